@@ -1,0 +1,82 @@
+//! Check: is the committed index what the sources would produce, and is the graph free of
+//! errors? Freshness is decided by content hashes (never mtimes), so it works in a fresh
+//! clone. When the index is stale, the current diagnostics are computed in memory so the
+//! user sees the real problems, not the ones recorded in the outdated index.
+
+use crate::config::Config;
+use crate::diag::{Code, Counts, Diagnostic, Severity};
+use crate::error::Error;
+use crate::index::{BuildOptions, build, file_map};
+use crate::scan::scan;
+use crate::sidecar;
+use serde::Serialize;
+
+/// The outcome of a check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// True when the check passes (fresh, no errors, and no warnings under `strict`).
+    pub ok: bool,
+    /// True when the index matches the sources and config.
+    pub fresh: bool,
+    /// Number of errors (staleness included).
+    pub errors: usize,
+    /// Number of warnings.
+    pub warnings: usize,
+    /// Staleness findings first, then the graph's diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Run the check. `strict` makes warnings fail it too.
+pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
+    let mut stale = Vec::new();
+    let index_name = cfg.display(&cfg.index_dir);
+    let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
+    match sidecar::read_meta(&cfg.index_dir) {
+        None => stale.push(stale_diag(
+            format!("{index_name}/{}", sidecar::META),
+            "no index here (missing or unreadable); run `mdgraph index`".into(),
+        )),
+        Some(meta) => {
+            if meta.schema != sidecar::SCHEMA_VERSION {
+                stale.push(stale_diag(
+                    format!("{index_name}/{}", sidecar::META),
+                    format!("index format {} is not the current {}; run `mdgraph index`", meta.schema, sidecar::SCHEMA_VERSION),
+                ));
+            }
+            if meta.config_digest != cfg.settings.digest() {
+                let at = cfg.config_file.as_ref().map(|p| cfg.display(p)).unwrap_or_else(|| "mdgraph.toml".into());
+                stale.push(stale_diag(at, "configuration changed since the index was built; run `mdgraph index`".into()));
+            }
+            for name in sidecar::damaged_outputs(&cfg.index_dir, &meta) {
+                stale.push(stale_diag(
+                    format!("{index_name}/{name}"),
+                    "index file is missing or does not match meta.json; run `mdgraph index`".into(),
+                ));
+            }
+            let now = file_map(&scan(&cfg.root, &cfg.index_dir, &cfg.settings.scan, false)?);
+            let mut all: Vec<&String> = now.keys().chain(meta.files.keys()).collect();
+            all.sort();
+            all.dedup();
+            for path in all {
+                let msg = match (meta.files.get(path), now.get(path)) {
+                    (Some(a), Some(b)) if a != b => "changed since the index was built",
+                    (None, Some(_)) => "new file, not in the index",
+                    (Some(_), None) => "deleted, but still in the index",
+                    _ => continue,
+                };
+                stale.push(stale_diag(path.clone(), format!("{msg}; run `mdgraph index`")));
+            }
+        }
+    }
+    let fresh = stale.is_empty();
+    let graph_diags = if fresh {
+        sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?
+    } else {
+        build(cfg, BuildOptions { full: false, write: false })?.diagnostics
+    };
+    let mut diagnostics = stale;
+    diagnostics.extend(graph_diags);
+    let c = Counts::of(&diagnostics);
+    let ok = c.errors == 0 && (!strict || c.warnings == 0);
+    Ok(CheckReport { ok, fresh, errors: c.errors, warnings: c.warnings, diagnostics })
+}

@@ -1,0 +1,70 @@
+//! Command-line arguments (clap derive). Validated into a [`crate::config::Config`] by
+//! [`crate::run`] before any work starts.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Derive a context graph from a Markdown backlog and answer questions from it.
+#[derive(Debug, Parser)]
+#[command(name = "mdgraph", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Config file (default: mdgraph.toml in the working directory or an ancestor).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Backlog root (overrides `root` in the config).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Index folder (overrides `index_dir` in the config).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub index_dir: Option<PathBuf>,
+    /// Print only errors.
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Output format of a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Format {
+    /// Human-readable text.
+    #[default]
+    Text,
+    /// JSON for scripts.
+    Json,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build or refresh the index (incremental; unchanged files are not re-parsed).
+    Index {
+        /// Re-parse every file instead of reusing unchanged ones.
+        #[arg(long)]
+        full: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Exit 1 if the index is stale or the graph has errors (for pre-commit hooks and CI).
+    Check {
+        /// Fail on warnings too.
+        #[arg(long)]
+        strict: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print one node (by id, `ID@uid`, or path) with its sections and edges.
+    Show {
+        /// Node id, raw id (any case) or root-relative path.
+        id: String,
+        /// Do not refresh a stale index first.
+        #[arg(long)]
+        no_refresh: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+}

@@ -1,0 +1,386 @@
+//! Configuration: `mdgraph.toml` (found in the working directory or its ancestors),
+//! validated into a typed [`Config`] before any work starts.
+//!
+//! Unknown keys and bad values are errors naming the file, line and key. Everything that
+//! changes what the index contains lives in [`Settings`], whose digest is stored in
+//! `meta.json` so a config change makes the index stale.
+
+use crate::error::Error;
+use crate::model::EdgeType;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The file name searched for.
+pub const CONFIG_FILE: &str = "mdgraph.toml";
+
+/// The raw file, as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    root: Option<PathBuf>,
+    index_dir: Option<PathBuf>,
+    #[serde(default)]
+    scan: ScanSettings,
+    #[serde(default)]
+    ids: IdSettings,
+    #[serde(default)]
+    fields: FieldSettings,
+    #[serde(default)]
+    kinds: KindSettings,
+    /// Frontmatter key path → edge type name, or `"ignore"`; merged over the defaults.
+    #[serde(default)]
+    edges: BTreeMap<String, String>,
+}
+
+/// What to scan.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScanSettings {
+    /// Globs (relative to the root) of files to index.
+    pub include: Vec<String>,
+    /// Globs of files to leave out.
+    pub exclude: Vec<String>,
+    /// Files larger than this many bytes are skipped with a diagnostic.
+    pub max_file_size: u64,
+}
+
+impl Default for ScanSettings {
+    fn default() -> Self {
+        ScanSettings {
+            include: vec!["**/*.md".into(), "**/*.markdown".into()],
+            exclude: vec![],
+            max_file_size: 8 * 1024 * 1024,
+        }
+    }
+}
+
+/// How documents are identified.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IdSettings {
+    /// Frontmatter keys holding the id, first present wins.
+    pub keys: Vec<String>,
+    /// Frontmatter keys holding the uid used by `ID@uidprefix` references.
+    pub uid_keys: Vec<String>,
+    /// Match ids case-insensitively (`back-12` finds `BACK-12`).
+    pub case_insensitive: bool,
+}
+
+impl Default for IdSettings {
+    fn default() -> Self {
+        IdSettings { keys: vec!["id".into()], uid_keys: vec!["uid".into()], case_insensitive: true }
+    }
+}
+
+/// Which frontmatter keys hold the title, state and type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FieldSettings {
+    /// Title keys, first present wins.
+    pub title: Vec<String>,
+    /// State keys, first present wins.
+    pub state: Vec<String>,
+    /// Type keys, first present wins.
+    pub r#type: Vec<String>,
+}
+
+impl Default for FieldSettings {
+    fn default() -> Self {
+        FieldSettings {
+            title: vec!["title".into()],
+            state: vec!["state".into(), "status".into()],
+            r#type: vec!["type".into()],
+        }
+    }
+}
+
+/// How documents are classified and which values are known.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct KindSettings {
+    /// `type` values that make a work item (matched case-insensitively).
+    pub item_types: Vec<String>,
+    /// Known work item states (matched case-insensitively).
+    pub item_states: Vec<String>,
+    /// Known ADR statuses (matched case-insensitively).
+    pub adr_states: Vec<String>,
+    /// Folder name that holds work items (kano: `items`); type and state are checked there.
+    pub items_dir: String,
+    /// Folder name that holds ADRs (kano: `decisions`).
+    pub decisions_dir: String,
+}
+
+impl Default for KindSettings {
+    fn default() -> Self {
+        let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect();
+        KindSettings {
+            item_types: v(&["Epic", "Feature", "UserStory", "Task", "Bug"]),
+            item_states: v(&[
+                "Proposed", "Planned", "Ready", "InProgress", "Review", "Done", "Blocked", "Dropped",
+            ]),
+            adr_states: v(&["Proposed", "Accepted", "Deprecated", "Superseded", "Rejected"]),
+            items_dir: "items".into(),
+            decisions_dir: "decisions".into(),
+        }
+    }
+}
+
+/// The default frontmatter key → edge type mapping (kano plus common variants).
+pub fn default_edges() -> BTreeMap<String, EdgeType> {
+    use EdgeType::*;
+    [
+        ("parent", Parent),
+        ("parent_task_id", Parent),
+        ("links.relates", Relates),
+        ("links.blocks", Blocks),
+        ("links.blocked_by", BlockedBy),
+        ("decisions", DecisionRef),
+        ("related_items", Relates),
+        ("related", Relates),
+        ("relates", Relates),
+        ("blocks", Blocks),
+        ("blocked_by", BlockedBy),
+        ("supersedes", Supersedes),
+        ("superseded_by", SupersededBy),
+        ("dependencies", DependsOn),
+        ("depends_on", DependsOn),
+        ("requires", DependsOn),
+    ]
+    .into_iter()
+    .map(|(k, t)| (k.to_string(), t))
+    .collect()
+}
+
+/// Everything that decides what the index contains. Its digest goes into `meta.json`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Settings {
+    /// What to scan.
+    pub scan: ScanSettings,
+    /// Id keys and matching.
+    pub ids: IdSettings,
+    /// Title, state and type keys.
+    pub fields: FieldSettings,
+    /// Classification.
+    pub kinds: KindSettings,
+    /// Effective frontmatter key path → edge type.
+    pub edges: BTreeMap<String, EdgeType>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            scan: ScanSettings::default(),
+            ids: IdSettings::default(),
+            fields: FieldSettings::default(),
+            kinds: KindSettings::default(),
+            edges: default_edges(),
+        }
+    }
+}
+
+impl Settings {
+    /// blake3 digest of the canonical JSON form of the settings.
+    pub fn digest(&self) -> String {
+        let json = serde_json::to_vec(self).unwrap_or_default();
+        blake3::hash(&json).to_hex().to_string()
+    }
+}
+
+/// The validated configuration of one run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The backlog root.
+    pub root: PathBuf,
+    /// The index folder.
+    pub index_dir: PathBuf,
+    /// The config file that was read, if any.
+    pub config_file: Option<PathBuf>,
+    /// The working directory of the run (paths in messages are shown relative to it).
+    pub cwd: PathBuf,
+    /// Index-shaping settings.
+    pub settings: Settings,
+}
+
+/// Command-line overrides applied on top of the file.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `--config FILE`.
+    pub config: Option<PathBuf>,
+    /// `--root DIR`.
+    pub root: Option<PathBuf>,
+    /// `--index-dir DIR`.
+    pub index_dir: Option<PathBuf>,
+}
+
+impl Config {
+    /// Find and load the configuration for a run started in `cwd`.
+    ///
+    /// `--config` names the file; otherwise `mdgraph.toml` is searched in `cwd` and its
+    /// ancestors. Paths in the file are relative to the file's folder; `--root` and
+    /// `--index-dir` are relative to `cwd`. Without a file the root is `.` and the index
+    /// folder `<root>/_index`.
+    pub fn load(cwd: &Path, ov: &Overrides) -> Result<Config, Error> {
+        let file = match &ov.config {
+            Some(p) => {
+                let p = cwd.join(p);
+                if !p.is_file() {
+                    return Err(Error::Config {
+                        path: p.display().to_string(),
+                        line: 0,
+                        message: "config file not found".into(),
+                    });
+                }
+                Some(p)
+            }
+            None => cwd.ancestors().map(|d| d.join(CONFIG_FILE)).find(|p| p.is_file()),
+        };
+        let (raw, base) = match &file {
+            Some(p) => {
+                let text = std::fs::read_to_string(p).map_err(|e| Error::Config {
+                    path: p.display().to_string(),
+                    line: 0,
+                    message: e.to_string(),
+                })?;
+                let raw = parse_file(&text).map_err(|(line, message)| Error::Config {
+                    path: p.display().to_string(),
+                    line,
+                    message,
+                })?;
+                (raw, p.parent().map(Path::to_path_buf).unwrap_or_else(|| cwd.to_path_buf()))
+            }
+            None => (ConfigFile::default(), cwd.to_path_buf()),
+        };
+        let cfg_name = file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+        let settings = validate(raw.scan, raw.ids, raw.fields, raw.kinds, raw.edges)
+            .map_err(|message| Error::Config { path: cfg_name.clone(), line: 0, message })?;
+        let root = match (&ov.root, &raw.root) {
+            (Some(r), _) => cwd.join(r),
+            (None, Some(r)) => base.join(r),
+            (None, None) => base.clone(),
+        };
+        let index_dir = match (&ov.index_dir, &raw.index_dir) {
+            (Some(d), _) => cwd.join(d),
+            (None, Some(d)) if ov.root.is_none() => base.join(d),
+            _ => root.join("_index"),
+        };
+        Ok(Config {
+            root: clean(&root),
+            index_dir: clean(&index_dir),
+            config_file: file,
+            cwd: cwd.to_path_buf(),
+            settings,
+        })
+    }
+
+    /// A path for messages: relative to the working directory when below it.
+    pub fn display(&self, p: &Path) -> String {
+        let rel = p.strip_prefix(&self.cwd).unwrap_or(p);
+        let s = crate::scan::rel_of(Path::new(""), rel);
+        if s.is_empty() { ".".into() } else { s }
+    }
+}
+
+/// Parse the TOML text; errors carry the 1-based line and the key.
+fn parse_file(text: &str) -> Result<ConfigFile, (u32, String)> {
+    toml::from_str::<ConfigFile>(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() as u32 + 1)
+            .unwrap_or(0);
+        (line, e.message().trim().to_string())
+    })
+}
+
+fn validate(
+    scan: ScanSettings,
+    ids: IdSettings,
+    fields: FieldSettings,
+    kinds: KindSettings,
+    edges: BTreeMap<String, String>,
+) -> Result<Settings, String> {
+    for g in scan.include.iter().chain(&scan.exclude) {
+        globset::Glob::new(g).map_err(|e| format!("scan: bad glob `{g}`: {e}"))?;
+    }
+    if ids.keys.is_empty() {
+        return Err("ids.keys: at least one id key is needed".into());
+    }
+    let mut map = default_edges();
+    for (key, value) in edges {
+        if key.is_empty() || key.split('.').any(str::is_empty) {
+            return Err(format!("edges: bad key `{key}` (use a field name or a dotted path)"));
+        }
+        if value == "ignore" {
+            map.remove(&key);
+        } else {
+            let t: EdgeType = value.parse().map_err(|e| format!("edges.{key}: {e} (or \"ignore\")"))?;
+            if matches!(t, EdgeType::SectionOf | EdgeType::Mentions | EdgeType::LinksTo) {
+                return Err(format!("edges.{key}: `{value}` is made from the body, not from frontmatter"));
+            }
+            map.insert(key, t);
+        }
+    }
+    Ok(Settings { scan, ids, fields, kinds, edges: map })
+}
+
+/// Lexically normalise a path (drop `.`, fold `..`) without touching the file system.
+fn clean(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_names_line_and_key() {
+        let err = parse_file("root = \".\"\n[scan]\nincluded = []\n").unwrap_err();
+        assert_eq!(err.0, 3);
+        assert!(err.1.contains("included"), "{}", err.1);
+    }
+
+    #[test]
+    fn edges_merge_and_ignore() {
+        let mut e = BTreeMap::new();
+        e.insert("requires".to_string(), "ignore".to_string());
+        e.insert("epic".to_string(), "parent".to_string());
+        let s = validate(
+            ScanSettings::default(),
+            IdSettings::default(),
+            FieldSettings::default(),
+            KindSettings::default(),
+            e,
+        )
+        .unwrap();
+        assert!(!s.edges.contains_key("requires"));
+        assert_eq!(s.edges["epic"], EdgeType::Parent);
+        assert_eq!(s.edges["parent"], EdgeType::Parent);
+    }
+
+    #[test]
+    fn bad_edge_type_is_named() {
+        let mut e = BTreeMap::new();
+        e.insert("x".to_string(), "child_of".to_string());
+        let err = validate(
+            ScanSettings::default(),
+            IdSettings::default(),
+            FieldSettings::default(),
+            KindSettings::default(),
+            e,
+        )
+        .unwrap_err();
+        assert!(err.contains("edges.x") && err.contains("child_of"), "{err}");
+    }
+}

@@ -1,0 +1,191 @@
+//! Diagnostics: what mdgraph found wrong with its input, with file, line and a stable code.
+//!
+//! A bad file never aborts a run: every stage records diagnostics and goes on. They are
+//! written to `diagnostics.jsonl`, printed compiler-style (`path:line:col: error[code]: …`)
+//! and decide the exit code of `mdgraph check`.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How serious a diagnostic is. `error` fails `mdgraph check`; `warning` fails it only
+/// under `--strict`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Something the graph cannot represent correctly (dangling parent, duplicate id, …).
+    Error,
+    /// Something suspicious that does not break the graph.
+    Warning,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        })
+    }
+}
+
+/// Stable diagnostic codes. The string form (kebab-case) is part of the JSON contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Code {
+    // --- scan stage: decided while walking and reading, recomputed on every run ---
+    /// A file larger than `scan.max_file_size`.
+    FileTooLarge,
+    /// A file whose bytes are not UTF-8.
+    NotUtf8,
+    /// A symlink whose target lies outside the root.
+    SymlinkOutsideRoot,
+    /// The walker could not read a directory entry.
+    WalkError,
+    /// A file could not be read.
+    ReadError,
+    // --- parse stage: a property of one file's bytes, cached with the file ---
+    /// Frontmatter that is not valid YAML.
+    InvalidYaml,
+    /// Frontmatter that is valid YAML but not a mapping (a list or a scalar).
+    FrontmatterNotMapping,
+    /// A `---` frontmatter block that is never closed.
+    UnclosedFrontmatter,
+    /// A frontmatter reference value of an unusable type (a mapping, a float, …).
+    BadReference,
+    /// A link whose target climbs out of the root.
+    LinkOutsideRoot,
+    // --- resolve stage: depends on the whole set of files ---
+    /// Two or more files share one id.
+    DuplicateId,
+    /// A frontmatter reference to an id that no file has.
+    DanglingReference,
+    /// A body link (wikilink or Markdown link) to a file or id that does not exist.
+    BrokenLink,
+    /// A reference that matches several files; resolved to the first by path.
+    AmbiguousReference,
+    /// A cycle of `parent` edges.
+    ParentCycle,
+    /// The frontmatter id disagrees with the id in the filename.
+    IdMismatch,
+    /// A work item or ADR without an id; one was derived from the filename.
+    MissingId,
+    /// A work item `type` that is not one of the configured types.
+    UnknownType,
+    /// A `state`/`status` that is not one of the configured states.
+    UnknownState,
+    // --- check stage ---
+    /// The index does not match the sources (or is missing or damaged).
+    StaleIndex,
+}
+
+impl Code {
+    /// The kebab-case name used in text output and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::FileTooLarge => "file-too-large",
+            Code::NotUtf8 => "not-utf8",
+            Code::SymlinkOutsideRoot => "symlink-outside-root",
+            Code::WalkError => "walk-error",
+            Code::ReadError => "read-error",
+            Code::InvalidYaml => "invalid-yaml",
+            Code::FrontmatterNotMapping => "frontmatter-not-mapping",
+            Code::UnclosedFrontmatter => "unclosed-frontmatter",
+            Code::BadReference => "bad-reference",
+            Code::LinkOutsideRoot => "link-outside-root",
+            Code::DuplicateId => "duplicate-id",
+            Code::DanglingReference => "dangling-reference",
+            Code::BrokenLink => "broken-link",
+            Code::AmbiguousReference => "ambiguous-reference",
+            Code::ParentCycle => "parent-cycle",
+            Code::IdMismatch => "id-mismatch",
+            Code::MissingId => "missing-id",
+            Code::UnknownType => "unknown-type",
+            Code::UnknownState => "unknown-state",
+            Code::StaleIndex => "stale-index",
+        }
+    }
+
+    /// True for diagnostics that depend only on one file's bytes (and the config), so
+    /// they can be kept for unchanged files on an incremental run.
+    pub fn is_parse_stage(self) -> bool {
+        matches!(
+            self,
+            Code::InvalidYaml
+                | Code::FrontmatterNotMapping
+                | Code::UnclosedFrontmatter
+                | Code::BadReference
+                | Code::LinkOutsideRoot
+        )
+    }
+}
+
+/// One finding, anchored to a root-relative path and a 1-based line and column
+/// (0 when the finding concerns the whole file).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Diagnostic {
+    /// Root-relative path with `/` separators.
+    pub path: String,
+    /// 1-based line, 0 for the whole file.
+    pub line: u32,
+    /// 1-based column, 0 when unknown.
+    pub col: u32,
+    /// `error` or `warning`.
+    pub severity: Severity,
+    /// Stable code.
+    pub code: Code,
+    /// Human explanation.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A new diagnostic.
+    pub fn new(
+        path: impl Into<String>,
+        line: u32,
+        severity: Severity,
+        code: Code,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic { path: path.into(), line, col: 0, severity, code, message: message.into() }
+    }
+
+    /// Same diagnostic with a column.
+    pub fn at_col(mut self, col: u32) -> Self {
+        self.col = col;
+        self
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `path:line:col: severity[code]: message`; line and column are 1 when unknown so
+    /// editors and CI annotators can still jump to the file.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}[{}]: {}",
+            self.path,
+            self.line.max(1),
+            self.col.max(1),
+            self.severity,
+            self.code.as_str(),
+            self.message
+        )
+    }
+}
+
+/// Counts of errors and warnings in a list of diagnostics.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Number of errors.
+    pub errors: usize,
+    /// Number of warnings.
+    pub warnings: usize,
+}
+
+impl Counts {
+    /// Count the diagnostics by severity.
+    pub fn of(diags: &[Diagnostic]) -> Counts {
+        let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
+        Counts { errors, warnings: diags.len() - errors }
+    }
+}

@@ -1,0 +1,43 @@
+//! Errors that stop a command (exit code 2). Problems with individual input files are not
+//! errors but [`crate::diag::Diagnostic`]s.
+
+use std::path::PathBuf;
+
+/// A run-stopping error, always naming the file it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A bad configuration file or value.
+    #[error("{path}:{line}: config error: {message}")]
+    Config {
+        /// The config file.
+        path: String,
+        /// 1-based line, 0 when unknown.
+        line: u32,
+        /// What is wrong, naming the key.
+        message: String,
+    },
+    /// An I/O failure on a file mdgraph must read or write.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The root folder does not exist or is not a folder.
+    #[error("{}: backlog root not found or not a folder", .0.display())]
+    NoRoot(PathBuf),
+    /// An id or path that matches no node.
+    #[error("no node matches `{0}`")]
+    NotFound(String),
+    /// Anything else, with its explanation.
+    #[error("{0}")]
+    Other(String),
+}
+
+impl Error {
+    /// Wrap an I/O error with its path.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io { path: path.into(), source }
+    }
+}

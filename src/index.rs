@@ -1,0 +1,191 @@
+//! Index: the scan → parse → resolve → sidecar pipeline, incremental by content hash.
+//!
+//! Unchanged files (same path, same blake3) are not re-parsed: their parse is rebuilt from
+//! the previous sidecar (the document node keeps its fields and raw references, chunk
+//! nodes keep the sections, parse-stage diagnostics are kept). Resolution always runs over
+//! all files, so the result is byte-identical to a full rebuild.
+
+use crate::config::Config;
+use crate::diag::{Counts, Diagnostic};
+use crate::error::Error;
+use crate::markdown::Section;
+use crate::model::{Graph, Kind, Node};
+use crate::parse::{ParsedFile, parse_file};
+use crate::resolve::resolve;
+use crate::scan::{Scan, scan};
+use crate::sidecar::{self, Loaded, Meta, MetaCounts};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap};
+
+/// How to build.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BuildOptions {
+    /// Ignore the previous index and parse every file.
+    pub full: bool,
+    /// Write the result to the index folder (false: compute only, as `check` does).
+    pub write: bool,
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Default)]
+pub struct BuildReport {
+    /// The index was already up to date; nothing was computed or written.
+    pub up_to_date: bool,
+    /// Files parsed in this run.
+    pub parsed: usize,
+    /// Files whose previous parse was reused.
+    pub reused: usize,
+    /// Output files that were (re)written.
+    pub written: Vec<String>,
+    /// The meta record of the result.
+    pub meta: Meta,
+    /// All diagnostics of the result, sorted.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The graph (empty when `up_to_date`).
+    pub graph: Graph,
+}
+
+/// The (path → hash) map of a scan.
+pub fn file_map(scan: &Scan) -> BTreeMap<String, String> {
+    scan.files.iter().map(|f| (f.rel.clone(), f.hash.clone())).collect()
+}
+
+/// Build or refresh the index.
+pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
+    let scanned = scan(&cfg.root, &cfg.index_dir, &cfg.settings.scan, true)?;
+    let files = file_map(&scanned);
+    let source_digest = sidecar::source_digest(&files);
+    let config_digest = cfg.settings.digest();
+
+    let prev_meta = sidecar::read_meta(&cfg.index_dir);
+    let compatible =
+        |m: &Meta| !opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == config_digest;
+    if let Some(m) = prev_meta.as_ref().filter(|m| compatible(m) && m.source_digest == source_digest) {
+        if sidecar::damaged_outputs(&cfg.index_dir, m).is_empty() {
+            let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?;
+            return Ok(BuildReport {
+                up_to_date: true,
+                reused: files.len(),
+                meta: m.clone(),
+                diagnostics,
+                ..BuildReport::default()
+            });
+        }
+    }
+    let prev = match prev_meta.as_ref().filter(|m| compatible(m)) {
+        Some(_) => sidecar::load(&cfg.index_dir).map(previous_parses).unwrap_or_default(),
+        None => HashMap::new(),
+    };
+
+    let mut reused = 0;
+    let mut to_parse = Vec::new();
+    let mut parsed: Vec<ParsedFile> = Vec::with_capacity(scanned.files.len());
+    for f in &scanned.files {
+        match prev.get(f.rel.as_str()) {
+            Some(p) if p.doc.hash.as_deref() == Some(f.hash.as_str()) => {
+                parsed.push(p.clone());
+                reused += 1;
+            }
+            _ => {
+                if f.text.is_some() {
+                    to_parse.push(f);
+                }
+            }
+        }
+    }
+    let fresh: Vec<ParsedFile> = to_parse
+        .par_iter()
+        .map(|f| parse_file(&f.rel, &f.hash, f.text.as_deref().unwrap_or(""), &cfg.settings))
+        .collect();
+    let n_parsed = fresh.len();
+    parsed.extend(fresh);
+
+    let (graph, resolve_diags) = resolve(&parsed, &cfg.settings);
+    let mut diagnostics = scanned.diagnostics;
+    diagnostics.extend(parsed.iter().flat_map(|p| p.diagnostics.iter().cloned()));
+    diagnostics.extend(resolve_diags);
+    diagnostics.sort();
+    diagnostics.dedup();
+
+    let nodes_bytes = sidecar::to_jsonl(&graph.nodes);
+    let edges_bytes = sidecar::to_jsonl(&graph.edges);
+    let diag_bytes = sidecar::to_jsonl(&diagnostics);
+    let digest = |b: &[u8]| blake3::hash(b).to_hex().to_string();
+    let counts = Counts::of(&diagnostics);
+    let chunks = graph.nodes.iter().filter(|n| n.kind == Kind::Chunk).count();
+    let meta = Meta {
+        schema: sidecar::SCHEMA_VERSION,
+        config_digest,
+        source_digest,
+        counts: MetaCounts {
+            files: files.len(),
+            documents: graph.nodes.len() - chunks,
+            chunks,
+            edges: graph.edges.len(),
+            errors: counts.errors,
+            warnings: counts.warnings,
+        },
+        outputs: [
+            (sidecar::DIAGNOSTICS.to_string(), digest(&diag_bytes)),
+            (sidecar::EDGES.to_string(), digest(&edges_bytes)),
+            (sidecar::NODES.to_string(), digest(&nodes_bytes)),
+        ]
+        .into_iter()
+        .collect(),
+        files,
+    };
+
+    let mut written = Vec::new();
+    if opts.write {
+        std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::io(&cfg.index_dir, e))?;
+        let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
+        meta_bytes.push(b'\n');
+        for (name, bytes) in [
+            (sidecar::NODES, &nodes_bytes),
+            (sidecar::EDGES, &edges_bytes),
+            (sidecar::DIAGNOSTICS, &diag_bytes),
+            (sidecar::META, &meta_bytes),
+        ] {
+            if sidecar::write_if_changed(&cfg.index_dir.join(name), bytes)? {
+                written.push(name.to_string());
+            }
+        }
+    }
+    Ok(BuildReport { up_to_date: false, parsed: n_parsed, reused, written, meta, diagnostics, graph })
+}
+
+/// Rebuild each file's parse from a loaded index, keyed by path.
+fn previous_parses(index: Loaded) -> HashMap<String, ParsedFile> {
+    let mut diags: HashMap<String, Vec<Diagnostic>> = HashMap::new();
+    for d in index.diagnostics.into_iter().filter(|d| d.code.is_parse_stage()) {
+        diags.entry(d.path.clone()).or_default().push(d);
+    }
+    let mut sections: HashMap<String, Vec<Section>> = HashMap::new();
+    let mut docs: Vec<Node> = Vec::new();
+    for n in index.nodes {
+        if n.kind == Kind::Chunk {
+            sections.entry(n.path.clone()).or_default().push(Section {
+                heading: n.heading.unwrap_or_default(),
+                level: n.level.unwrap_or(0),
+                line: n.line.unwrap_or(0),
+                text_line: n.text_line.unwrap_or(0),
+                text: n.text.unwrap_or_default(),
+            });
+        } else {
+            docs.push(n);
+        }
+    }
+    docs.into_iter()
+        .map(|mut doc| {
+            doc.id = doc.raw_id.clone().unwrap_or_default();
+            let mut secs = sections.remove(&doc.path).unwrap_or_default();
+            secs.sort_by_key(|s| s.line);
+            let mut ds = diags.remove(&doc.path).unwrap_or_default();
+            // Parse diagnostics are produced in file order; the sidecar stores them sorted,
+            // and the merged list is sorted again, so order here does not matter.
+            ds.sort();
+            let path = doc.path.clone();
+            (path, ParsedFile { doc, sections: secs, diagnostics: ds })
+        })
+        .collect()
+}

@@ -1,0 +1,172 @@
+//! mdgraph: derive a deterministic, rebuildable context graph from a Markdown backlog
+//! (work items and ADRs with YAML frontmatter) and answer questions from it.
+//!
+//! The pipeline is one module per stage: [`scan`] → [`parse`] (with [`frontmatter`] and
+//! [`markdown`]) → [`resolve`] → [`sidecar`], orchestrated by [`index`]; [`check`] and
+//! [`show`] read the result. The binary is a thin layer over [`run`].
+
+#![deny(missing_docs)]
+
+pub mod check;
+pub mod cli;
+pub mod config;
+pub mod diag;
+pub mod error;
+pub mod frontmatter;
+pub mod index;
+pub mod markdown;
+pub mod model;
+pub mod output;
+pub mod parse;
+pub mod resolve;
+pub mod scan;
+pub mod show;
+pub mod sidecar;
+
+use clap::Parser;
+use cli::{Cli, Command, Format};
+use config::{Config, Overrides};
+use error::Error;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::Path;
+
+/// Exit code: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit code: a check failed or nothing was found.
+pub const EXIT_FAIL: i32 = 1;
+/// Exit code: usage or runtime error.
+pub const EXIT_ERROR: i32 = 2;
+
+/// Run mdgraph with `args` (including the program name) in `cwd`, writing data to `out`
+/// and messages to `err`. Returns the process exit code.
+pub fn run(args: Vec<OsString>, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+            let text = e.render().ansi().to_string();
+            let _ = if e.use_stderr() { err.write_all(text.as_bytes()) } else { out.write_all(text.as_bytes()) };
+            return code;
+        }
+    };
+    match execute(&cli, cwd, out, err) {
+        Ok(code) => code,
+        Err(Failure::Pipe) => EXIT_OK,
+        Err(Failure::Error(e)) => {
+            let _ = writeln!(err, "mdgraph: error: {e}");
+            match e {
+                Error::NotFound(_) => EXIT_FAIL,
+                _ => EXIT_ERROR,
+            }
+        }
+    }
+}
+
+/// Why a command stopped early.
+enum Failure {
+    /// The reader of stdout went away (`| head`): not an error.
+    Pipe,
+    /// A real error.
+    Error(Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Error(e)
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Failure::Pipe
+        } else {
+            Failure::Error(Error::io("<stdout>", e))
+        }
+    }
+}
+
+fn json(v: &impl serde::Serialize) -> Result<String, Failure> {
+    serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| Failure::Error(Error::Other(e.to_string())))
+}
+
+fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
+    let ov = Overrides { config: cli.config.clone(), root: cli.root.clone(), index_dir: cli.index_dir.clone() };
+    let cfg = Config::load(cwd, &ov)?;
+    match &cli.command {
+        Command::Index { full, format } => {
+            let report = index::build(&cfg, index::BuildOptions { full: *full, write: true })?;
+            match format {
+                Format::Json => {
+                    #[derive(serde::Serialize)]
+                    struct IndexJson<'a> {
+                        up_to_date: bool,
+                        parsed: usize,
+                        reused: usize,
+                        written: &'a [String],
+                        counts: &'a sidecar::MetaCounts,
+                        diagnostics: &'a [diag::Diagnostic],
+                    }
+                    out.write_all(
+                        json(&IndexJson {
+                            up_to_date: report.up_to_date,
+                            parsed: report.parsed,
+                            reused: report.reused,
+                            written: &report.written,
+                            counts: &report.meta.counts,
+                            diagnostics: &report.diagnostics,
+                        })?
+                        .as_bytes(),
+                    )?;
+                }
+                Format::Text => {
+                    let shown: Vec<diag::Diagnostic> = report
+                        .diagnostics
+                        .iter()
+                        .filter(|d| !cli.quiet || d.severity == diag::Severity::Error)
+                        .cloned()
+                        .collect();
+                    err.write_all(output::diagnostics(&shown).as_bytes())?;
+                    if !cli.quiet {
+                        writeln!(err, "{}", output::build_summary(&report))?;
+                    }
+                }
+            }
+            Ok(EXIT_OK)
+        }
+        Command::Check { strict, format } => {
+            let report = check::check(&cfg, *strict)?;
+            match format {
+                Format::Json => out.write_all(json(&report)?.as_bytes())?,
+                Format::Text => {
+                    out.write_all(output::diagnostics(&report.diagnostics).as_bytes())?;
+                    if !cli.quiet {
+                        writeln!(err, "{}", output::check_summary(&report))?;
+                    }
+                }
+            }
+            Ok(if report.ok { EXIT_OK } else { EXIT_FAIL })
+        }
+        Command::Show { id, no_refresh, format } => {
+            let loaded = if *no_refresh { sidecar::load(&cfg.index_dir) } else { None };
+            let loaded = match loaded {
+                Some(l) => l,
+                None => {
+                    let r = index::build(&cfg, index::BuildOptions { full: false, write: true })?;
+                    if !r.up_to_date && !cli.quiet {
+                        writeln!(err, "{}", output::build_summary(&r))?;
+                    }
+                    sidecar::load(&cfg.index_dir)
+                        .ok_or_else(|| Error::Other(format!("cannot read the index at {}", cfg.display(&cfg.index_dir))))?
+                }
+            };
+            let view = show::show(&loaded, id)?;
+            match format {
+                Format::Json => out.write_all(json(&view)?.as_bytes())?,
+                Format::Text => out.write_all(output::shown(&view).as_bytes())?,
+            }
+            Ok(EXIT_OK)
+        }
+    }
+}

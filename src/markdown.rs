@@ -1,0 +1,218 @@
+//! Markdown bodies: split into sections at headings and extract body links (wikilinks and
+//! Markdown links to `.md` files) with pulldown-cmark. One function builds the parser
+//! options so every caller sees the same dialect.
+
+use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
+
+/// The CommonMark extensions mdgraph understands.
+pub fn cmark_options() -> Options {
+    Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_WIKILINKS
+}
+
+/// One section of a body: the text under a heading up to the next heading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// Heading text ("" for text before the first heading).
+    pub heading: String,
+    /// 1–6, 0 for text before the first heading.
+    pub level: u8,
+    /// 1-based line in the file.
+    pub line: u32,
+    /// 1-based line where `text` starts.
+    pub text_line: u32,
+    /// The Markdown under the heading, trimmed.
+    pub text: String,
+}
+
+/// A link found in the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// `[[target]]` (true) or `[text](target)` (false).
+    pub wiki: bool,
+    /// The destination as written (anchor removed).
+    pub target: String,
+    /// 1-based line in the file.
+    pub line: u32,
+}
+
+/// Sections and links of a body.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Body {
+    /// Sections in order.
+    pub sections: Vec<Section>,
+    /// Links in order.
+    pub links: Vec<Link>,
+}
+
+/// Byte offset → 1-based line, for one text.
+struct Lines {
+    starts: Vec<usize>,
+    first: u32,
+}
+
+impl Lines {
+    fn new(text: &str, first: u32) -> Self {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        Lines { starts, first }
+    }
+    fn line(&self, offset: usize) -> u32 {
+        let idx = self.starts.partition_point(|&s| s <= offset);
+        idx as u32 - 1 + self.first
+    }
+}
+
+fn level_num(l: HeadingLevel) -> u8 {
+    match l {
+        HeadingLevel::H1 => 1,
+        HeadingLevel::H2 => 2,
+        HeadingLevel::H3 => 3,
+        HeadingLevel::H4 => 4,
+        HeadingLevel::H5 => 5,
+        HeadingLevel::H6 => 6,
+    }
+}
+
+/// Parse a body whose first line is line `first_line` of the file.
+pub fn parse_body(body: &str, first_line: u32) -> Body {
+    let lines = Lines::new(body, first_line);
+    let mut out = Body::default();
+    // (heading, level, line, body start offset)
+    let mut current: (String, u8, u32, usize) = (String::new(), 0, 0, 0);
+    let mut in_heading: Option<(u8, usize)> = None;
+    let mut heading_text = String::new();
+    let mut link_depth = 0usize;
+
+    let close = |out: &mut Body, cur: &(String, u8, u32, usize), end: usize| {
+        let raw = &body[cur.3.min(end)..end];
+        let text = raw.trim();
+        let text_line = lines.line(cur.3.min(end) + (raw.len() - raw.trim_start().len()));
+        if cur.1 == 0 && text.is_empty() {
+            // No text before the first heading.
+            return;
+        }
+        let line = if cur.1 == 0 { text_line } else { cur.2 };
+        out.sections.push(Section { heading: cur.0.clone(), level: cur.1, line, text_line, text: text.to_string() });
+    };
+
+    for (event, range) in Parser::new_ext(body, cmark_options()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading { level, .. }) => {
+                close(&mut out, &current, range.start);
+                in_heading = Some((level_num(level), range.start));
+                heading_text.clear();
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((level, start)) = in_heading.take() {
+                    let text = heading_text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    current = (text, level, lines.line(start), range.end);
+                }
+            }
+            Event::Text(t) | Event::Code(t) if in_heading.is_some() => heading_text.push_str(&t),
+            Event::SoftBreak | Event::HardBreak if in_heading.is_some() => heading_text.push(' '),
+            Event::Start(Tag::Link { link_type, dest_url, .. }) => {
+                link_depth += 1;
+                if link_depth > 1 {
+                    continue;
+                }
+                let wiki = matches!(link_type, LinkType::WikiLink { .. });
+                let dest = dest_url.split('#').next().unwrap_or("").trim();
+                if dest.is_empty() {
+                    continue;
+                }
+                if !wiki && !is_local_markdown(dest) {
+                    continue;
+                }
+                out.links.push(Link { wiki, target: dest.to_string(), line: lines.line(range.start) });
+            }
+            Event::End(TagEnd::Link) => link_depth = link_depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if let Some((level, start)) = in_heading {
+        // Unterminated heading at end of input (cannot normally happen): keep it.
+        current = (heading_text.trim().to_string(), level, lines.line(start), body.len());
+    }
+    close(&mut out, &current, body.len());
+    out
+}
+
+/// A link destination that names a local Markdown file (no scheme, `.md`/`.markdown`,
+/// optional `?query`).
+fn is_local_markdown(dest: &str) -> bool {
+    if dest.contains("://") || dest.starts_with("mailto:") || dest.starts_with("data:") {
+        return false;
+    }
+    let path = dest.split('?').next().unwrap_or("").to_ascii_lowercase();
+    path.ends_with(".md") || path.ends_with(".markdown")
+}
+
+/// Decode `%XX` escapes in a link destination (`my%20file.md`); invalid escapes are kept.
+pub fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            let hex = |c: u8| (c as char).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_with_lines() {
+        let body = "intro text\n\n# Context\nWhy.\n\n## Detail\nMore\n# Goal\nG\n";
+        let b = parse_body(body, 5);
+        let got: Vec<(&str, u8, u32, u32, &str)> =
+            b.sections.iter().map(|s| (s.heading.as_str(), s.level, s.line, s.text_line, s.text.as_str())).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("", 0, 5, 5, "intro text"),
+                ("Context", 1, 7, 8, "Why."),
+                ("Detail", 2, 10, 11, "More"),
+                ("Goal", 1, 12, 13, "G")
+            ]
+        );
+    }
+
+    #[test]
+    fn links_wiki_and_markdown() {
+        let body = "See [[ADR-0006|the CRDT decision]] and [x](../a/B_c.md#h) and [web](https://x.y/a.md)\n\n![img](p.png) [[Foo]]\n";
+        let b = parse_body(body, 1);
+        let got: Vec<(bool, &str, u32)> = b.links.iter().map(|l| (l.wiki, l.target.as_str(), l.line)).collect();
+        assert_eq!(got, vec![(true, "ADR-0006", 1), (false, "../a/B_c.md", 1), (true, "Foo", 3)]);
+    }
+
+    #[test]
+    fn links_in_code_are_ignored() {
+        let b = parse_body("```\n[[A-1]]\n```\n`[[B-2]]`\n", 1);
+        assert!(b.links.is_empty());
+    }
+
+    #[test]
+    fn percent() {
+        assert_eq!(percent_decode("a%20b.md"), "a b.md");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz"), "%zz");
+    }
+}

@@ -1,0 +1,85 @@
+//! Human-readable rendering of command results. JSON output is the serde form of the
+//! same report types.
+
+use crate::check::CheckReport;
+use crate::diag::Diagnostic;
+use crate::index::BuildReport;
+use crate::show::Shown;
+use std::fmt::Write;
+
+/// Diagnostics, one compiler-style line each.
+pub fn diagnostics(diags: &[Diagnostic]) -> String {
+    let mut s = String::new();
+    for d in diags {
+        let _ = writeln!(s, "{d}");
+    }
+    s
+}
+
+/// The one-line summary of an index run.
+pub fn build_summary(r: &BuildReport) -> String {
+    let c = &r.meta.counts;
+    let tail = format!("{} errors, {} warnings", c.errors, c.warnings);
+    if r.up_to_date {
+        return format!("index is up to date: {} files, {} documents, {} edges; {tail}", c.files, c.documents, c.edges);
+    }
+    let wrote = if r.written.is_empty() { "nothing changed".to_string() } else { format!("wrote {}", r.written.join(", ")) };
+    format!(
+        "indexed {} files ({} parsed, {} unchanged): {} documents, {} sections, {} edges; {tail}; {wrote}",
+        c.files, r.parsed, r.reused, c.documents, c.chunks, c.edges
+    )
+}
+
+/// The summary line of a check.
+pub fn check_summary(r: &CheckReport) -> String {
+    let state = if r.fresh { "index is fresh" } else { "index is STALE" };
+    let verdict = if r.ok { "ok" } else { "FAILED" };
+    format!("check {verdict}: {state}; {} errors, {} warnings", r.errors, r.warnings)
+}
+
+/// A node with its sections and edges.
+pub fn shown(v: &Shown) -> String {
+    let n = &v.node;
+    let mut s = String::new();
+    let ty = n.r#type.as_deref().unwrap_or("");
+    let state = n.state.as_deref().unwrap_or("");
+    let _ = writeln!(s, "{}  {}", n.id, n.label());
+    let _ = writeln!(s, "  kind:   {}{}", n.kind.as_str(), if ty.is_empty() { String::new() } else { format!(" ({ty})") });
+    if !state.is_empty() {
+        let _ = writeln!(s, "  state:  {state}");
+    }
+    let _ = writeln!(s, "  path:   {}", n.path);
+    if let Some(u) = &n.uid {
+        let _ = writeln!(s, "  uid:    {u}");
+    }
+    if let Some(doc) = &n.doc {
+        let _ = writeln!(s, "  in:     {doc} (section, line {})", n.line.unwrap_or(0));
+    }
+    if !v.sections.is_empty() {
+        let _ = writeln!(s, "\nsections:");
+        for sec in &v.sections {
+            let name = if sec.heading.is_empty() { "(before first heading)" } else { &sec.heading };
+            let _ = writeln!(s, "  {:<4} {}{}", sec.line, "  ".repeat(sec.level.saturating_sub(1) as usize), name);
+        }
+    }
+    for (title, edges, arrow) in [("outgoing", &v.outgoing, "→"), ("incoming", &v.incoming, "←")] {
+        let _ = writeln!(s, "\n{title} ({}):", edges.len());
+        let w = edges.iter().map(|e| e.id.len()).max().unwrap_or(0);
+        for e in edges {
+            let _ = writeln!(
+                s,
+                "  {:<13} {arrow} {:<w$}  {}  ({}:{})",
+                e.r#type.as_str(),
+                e.id,
+                e.title,
+                e.path,
+                e.line,
+                w = w
+            );
+        }
+    }
+    if let Some(text) = &n.text {
+        let _ = writeln!(s, "\n{text}");
+    }
+    s
+}

@@ -1,0 +1,420 @@
+//! Resolve: give every document a unique node id, turn raw references into edges between
+//! node ids, find bare id mentions in section text, and report what does not resolve
+//! (duplicates, dangling references, broken links, ambiguity, parent cycles).
+
+use crate::config::Settings;
+use crate::diag::{Code, Diagnostic, Severity};
+use crate::model::{Edge, EdgeType, Graph, Kind, Node, Origin, RawRef, RefForm};
+use crate::parse::{ParsedFile, file_stem};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Build the graph from parsed files (any order; output is sorted).
+pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
+    let mut files: Vec<&ParsedFile> = files.iter().collect();
+    files.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
+    let ci = s.ids.case_insensitive;
+    let norm = |x: &str| if ci { x.to_lowercase() } else { x.to_string() };
+    let mut diags = Vec::new();
+
+    // 1. Unique ids.
+    let mut by_raw: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        by_raw.entry(norm(raw_id(f))).or_default().push(i);
+    }
+    let mut ids: Vec<String> = files.iter().map(|f| raw_id(f).to_string()).collect();
+    for group in by_raw.values().filter(|g| g.len() > 1) {
+        let prefixes: Vec<Option<String>> =
+            group.iter().map(|&i| files[i].doc.uid.as_ref().map(|u| u.chars().take(8).collect())).collect();
+        let unique_uids = prefixes.iter().all(Option::is_some)
+            && prefixes.iter().collect::<BTreeSet<_>>().len() == prefixes.len();
+        for (n, &i) in group.iter().enumerate() {
+            let f = files[i];
+            let raw = raw_id(f);
+            ids[i] = match (&prefixes[n], unique_uids) {
+                (Some(p), true) => format!("{raw}@{p}"),
+                _ => format!("{raw}@{}", f.doc.path),
+            };
+            let others: Vec<&str> =
+                group.iter().filter(|&&j| j != i).map(|&j| files[j].doc.path.as_str()).collect();
+            diags.push(Diagnostic::new(
+                &f.doc.path,
+                f.doc.line.unwrap_or(1),
+                Severity::Error,
+                Code::DuplicateId,
+                format!("id `{raw}` is also used by {}; this file is node `{}`", others.join(", "), ids[i]),
+            ));
+        }
+    }
+
+    // Lookup tables for references.
+    let mut by_node_id: HashMap<String, usize> = HashMap::new();
+    let mut by_path: HashMap<&str, usize> = HashMap::new();
+    let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        by_node_id.insert(norm(&ids[i]), i);
+        by_path.insert(f.doc.path.as_str(), i);
+        by_stem.entry(norm(file_stem(&f.doc.path))).or_default().push(i);
+    }
+    let lookup = Lookup { files: &files, by_raw: &by_raw, by_node_id: &by_node_id, by_path: &by_path, by_stem: &by_stem, ci };
+
+    // 2. Edges from references.
+    let mut edges: BTreeMap<(usize, EdgeType, usize), (Origin, u32, String)> = BTreeMap::new();
+    for (i, f) in files.iter().enumerate() {
+        for r in f.doc.refs.as_deref().unwrap_or_default() {
+            let found = lookup.resolve(r);
+            let t = match found {
+                Found::One(t) => t,
+                Found::Many(cands) => {
+                    let names: Vec<&str> = cands.iter().map(|&c| ids[c].as_str()).collect();
+                    diags.push(Diagnostic::new(
+                        &f.doc.path,
+                        r.line,
+                        Severity::Warning,
+                        Code::AmbiguousReference,
+                        format!(
+                            "`{}` matches {} files ({}); using the first. Write `ID@uidprefix` to choose",
+                            r.target,
+                            cands.len(),
+                            names.join(", ")
+                        ),
+                    ));
+                    cands[0]
+                }
+                Found::None(why) => {
+                    let (sev, code) = match r.form {
+                        RefForm::Id => (Severity::Error, Code::DanglingReference),
+                        _ => (Severity::Warning, Code::BrokenLink),
+                    };
+                    let what = match &r.key {
+                        Some(k) => format!("`{k}` refers to"),
+                        None => "link to".to_string(),
+                    };
+                    diags.push(Diagnostic::new(&f.doc.path, r.line, sev, code, format!("{what} `{}`, {why}", r.target)));
+                    continue;
+                }
+            };
+            if t == i && r.edge != EdgeType::Parent {
+                continue;
+            }
+            let origin = if r.key.is_some() { Origin::Frontmatter } else { Origin::Body };
+            edges.entry((i, r.edge, t)).or_insert((origin, r.line, f.doc.path.clone()));
+        }
+    }
+
+    // 3. Mentions: known ids written in section text, unless a stronger edge exists.
+    let linked: BTreeSet<(usize, usize)> = edges.keys().map(|&(a, _, b)| (a, b)).collect();
+    let mut mentions: BTreeMap<(usize, usize), u32> = BTreeMap::new();
+    for (i, f) in files.iter().enumerate() {
+        for sec in &f.sections {
+            let first = sec.text_line;
+            for (tok, line_off) in mention_candidates(&sec.text) {
+                if let Some(t) = lookup.mention(tok) {
+                    if t != i && !linked.contains(&(i, t)) {
+                        mentions.entry((i, t)).or_insert(first + line_off);
+                    }
+                }
+            }
+        }
+    }
+    for ((a, b), line) in mentions {
+        edges.insert((a, EdgeType::Mentions, b), (Origin::Body, line, files[a].doc.path.clone()));
+    }
+
+    // 4. Parent cycles.
+    let parents: Vec<(usize, usize, u32)> = edges
+        .iter()
+        .filter(|((_, t, _), _)| *t == EdgeType::Parent)
+        .map(|(&(a, _, b), (_, line, _))| (a, b, *line))
+        .collect();
+    for cycle in parent_cycles(files.len(), &parents, &ids) {
+        let first = cycle[0];
+        let line = parents.iter().find(|p| p.0 == first).map(|p| p.2).unwrap_or(1);
+        let mut names: Vec<&str> = cycle.iter().map(|&c| ids[c].as_str()).collect();
+        names.push(&ids[first]);
+        diags.push(Diagnostic::new(
+            &files[first].doc.path,
+            line,
+            Severity::Error,
+            Code::ParentCycle,
+            format!("parent cycle: {}", names.join(" → ")),
+        ));
+    }
+
+    // 5. Nodes: documents and their sections.
+    let mut nodes = Vec::with_capacity(files.len() * 6);
+    let mut out_edges: Vec<Edge> = edges
+        .into_iter()
+        .map(|((a, t, b), (origin, line, path))| Edge {
+            source: ids[a].clone(),
+            target: ids[b].clone(),
+            r#type: t,
+            origin,
+            path,
+            line,
+            weight: t.weight(),
+        })
+        .collect();
+    for (i, f) in files.iter().enumerate() {
+        let mut doc = f.doc.clone();
+        doc.id = ids[i].clone();
+        let mut slugs: HashMap<String, usize> = HashMap::new();
+        for sec in &f.sections {
+            let base = slug(&sec.heading, sec.level);
+            let n = slugs.entry(base.clone()).or_insert(0);
+            *n += 1;
+            let chunk_id = if *n == 1 { format!("{}#{base}", doc.id) } else { format!("{}#{base}-{n}", doc.id) };
+            out_edges.push(Edge {
+                source: chunk_id.clone(),
+                target: doc.id.clone(),
+                r#type: EdgeType::SectionOf,
+                origin: Origin::Structure,
+                path: doc.path.clone(),
+                line: sec.line,
+                weight: EdgeType::SectionOf.weight(),
+            });
+            nodes.push(Node {
+                id: chunk_id,
+                kind: Kind::Chunk,
+                path: doc.path.clone(),
+                doc: Some(doc.id.clone()),
+                heading: Some(sec.heading.clone()),
+                level: Some(sec.level),
+                line: Some(sec.line),
+                text_line: Some(sec.text_line),
+                text: Some(sec.text.clone()),
+                ..Node::default()
+            });
+        }
+        nodes.push(doc);
+    }
+    nodes.sort_by(|a, b| a.id.cmp(&b.id));
+    out_edges.sort_by(|a, b| {
+        (&a.source, a.r#type, &a.target, a.line).cmp(&(&b.source, b.r#type, &b.target, b.line))
+    });
+    (Graph { nodes, edges: out_edges }, diags)
+}
+
+fn raw_id(f: &ParsedFile) -> &str {
+    f.doc.raw_id.as_deref().unwrap_or(&f.doc.id)
+}
+
+/// A chunk id slug: `Acceptance Criteria` → `acceptance-criteria`; text before the first
+/// heading is `preamble`.
+pub fn slug(heading: &str, level: u8) -> String {
+    if level == 0 {
+        return "preamble".into();
+    }
+    let mut out = String::new();
+    for c in heading.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-');
+    if out.is_empty() { "section".into() } else { out.chars().take(80).collect() }
+}
+
+enum Found {
+    One(usize),
+    Many(Vec<usize>),
+    None(String),
+}
+
+struct Lookup<'a> {
+    files: &'a [&'a ParsedFile],
+    by_raw: &'a HashMap<String, Vec<usize>>,
+    by_node_id: &'a HashMap<String, usize>,
+    by_path: &'a HashMap<&'a str, usize>,
+    by_stem: &'a HashMap<String, Vec<usize>>,
+    ci: bool,
+}
+
+impl Lookup<'_> {
+    fn norm(&self, x: &str) -> String {
+        if self.ci { x.to_lowercase() } else { x.to_string() }
+    }
+
+    fn resolve(&self, r: &RawRef) -> Found {
+        match r.form {
+            RefForm::Id => self.by_id(&r.target),
+            RefForm::Path => match self.by_path.get(r.target.as_str()) {
+                Some(&i) => Found::One(i),
+                None => Found::None("no such file under the root".into()),
+            },
+            RefForm::Wiki => {
+                let t = r.target.trim_start_matches("./").trim_start_matches('/');
+                if let Found::One(i) = self.by_id(t) {
+                    return Found::One(i);
+                }
+                for p in [t.to_string(), format!("{t}.md")] {
+                    if let Some(&i) = self.by_path.get(p.as_str()) {
+                        return Found::One(i);
+                    }
+                }
+                let stem = t.rsplit('/').next().unwrap_or(t);
+                let stem = stem.strip_suffix(".md").unwrap_or(stem);
+                match self.by_stem.get(&self.norm(stem)).map(Vec::as_slice) {
+                    Some([i]) => Found::One(*i),
+                    Some(many) if many.len() > 1 => Found::Many(many.to_vec()),
+                    _ => match self.by_id(t) {
+                        Found::Many(m) => Found::Many(m),
+                        _ => Found::None("no file has that id, path or name".into()),
+                    },
+                }
+            }
+        }
+    }
+
+    /// An id, a node id (`ID@uid…`, `ID@path`) or `ID@uidprefix`.
+    fn by_id(&self, target: &str) -> Found {
+        if let Some(&i) = self.by_node_id.get(&self.norm(target)) {
+            // A unique raw id or an exact disambiguated node id.
+            if self.by_raw.get(&self.norm(target)).is_none_or(|g| g.len() == 1) {
+                return Found::One(i);
+            }
+        }
+        let (id, uid) = match target.split_once('@') {
+            Some((a, b)) => (a, Some(b)),
+            None => (target, None),
+        };
+        let Some(cands) = self.by_raw.get(&self.norm(id)) else {
+            return Found::None("no file has that id".into());
+        };
+        match uid {
+            None if cands.len() == 1 => Found::One(cands[0]),
+            None => Found::Many(cands.clone()),
+            Some(u) => {
+                let u = u.to_lowercase();
+                let hits: Vec<usize> = cands
+                    .iter()
+                    .copied()
+                    .filter(|&c| self.files[c].doc.uid.as_ref().is_some_and(|x| x.to_lowercase().starts_with(&u)))
+                    .collect();
+                match hits.as_slice() {
+                    [one] => Found::One(*one),
+                    [] => Found::None(format!("no file with id `{id}` has a uid starting with `{u}`")),
+                    _ => Found::Many(hits),
+                }
+            }
+        }
+    }
+
+    /// A bare mention resolves only to a unique id (never to paths or names).
+    fn mention(&self, tok: &str) -> Option<usize> {
+        match self.by_id(tok) {
+            Found::One(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+/// Id-like tokens in Markdown text with their 0-based line offset: runs of letters,
+/// digits and `-_.@` containing both a letter and a digit. Fenced code is skipped.
+pub fn mention_candidates(text: &str) -> Vec<(&str, u32)> {
+    let mut out = Vec::new();
+    let mut fence: Option<&str> = None;
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            continue;
+        }
+        if t.starts_with("```") {
+            fence = Some("```");
+            continue;
+        }
+        if t.starts_with("~~~") {
+            fence = Some("~~~");
+            continue;
+        }
+        let is_tok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@');
+        for tok in line.split(|c: char| !is_tok(c)) {
+            let tok = tok.trim_matches(|c: char| matches!(c, '-' | '_' | '.' | '@'));
+            if tok.len() < 2 || tok.len() > 128 {
+                continue;
+            }
+            let b = tok.as_bytes();
+            if b.iter().any(u8::is_ascii_digit) && b.iter().any(u8::is_ascii_alphabetic) {
+                out.push((tok, n as u32));
+            }
+        }
+    }
+    out
+}
+
+/// Cycles among `parent` edges, each listed once starting at its smallest node id.
+fn parent_cycles(n: usize, parents: &[(usize, usize, u32)], ids: &[String]) -> Vec<Vec<usize>> {
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &(a, b, _) in parents {
+        adj[a].push(b);
+    }
+    let mut state = vec![0u8; n]; // 0 new, 1 on stack, 2 done
+    let mut cycles: BTreeMap<Vec<usize>, ()> = BTreeMap::new();
+    for start in 0..n {
+        if state[start] != 0 {
+            continue;
+        }
+        // Iterative DFS keeping the current path.
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        let mut path: Vec<usize> = vec![start];
+        state[start] = 1;
+        while let Some(&mut (v, ref mut next)) = stack.last_mut() {
+            if *next < adj[v].len() {
+                let w = adj[v][*next];
+                *next += 1;
+                match state[w] {
+                    0 => {
+                        state[w] = 1;
+                        stack.push((w, 0));
+                        path.push(w);
+                    }
+                    1 => {
+                        let pos = path.iter().position(|&x| x == w).unwrap_or(0);
+                        let mut cyc = path[pos..].to_vec();
+                        let min = (0..cyc.len()).min_by(|&a, &b| ids[cyc[a]].cmp(&ids[cyc[b]])).unwrap_or(0);
+                        cyc.rotate_left(min);
+                        cycles.insert(cyc, ());
+                    }
+                    _ => {}
+                }
+            } else {
+                state[v] = 2;
+                stack.pop();
+                path.pop();
+            }
+        }
+    }
+    cycles.into_keys().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates() {
+        let got: Vec<(&str, u32)> = mention_candidates("See QRY-TSK-0011. And (ADR-0004's)\n```\nX-1\n```\nv2 and 2026-01-05 and a@b\n");
+        assert_eq!(got, vec![("QRY-TSK-0011", 0), ("ADR-0004", 0), ("v2", 4)]);
+    }
+
+    #[test]
+    fn slugs() {
+        assert_eq!(slug("Acceptance Criteria", 1), "acceptance-criteria");
+        assert_eq!(slug("Risks / Dependencies", 1), "risks-dependencies");
+        assert_eq!(slug("", 0), "preamble");
+        assert_eq!(slug("!!!", 2), "section");
+    }
+
+    #[test]
+    fn cycle_found_once() {
+        let ids: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let c = parent_cycles(3, &[(0, 1, 1), (1, 2, 1), (2, 0, 1)], &ids);
+        assert_eq!(c, vec![vec![0, 1, 2]]);
+        let self_loop = parent_cycles(3, &[(1, 1, 1)], &ids);
+        assert_eq!(self_loop, vec![vec![1]]);
+    }
+}

@@ -1,0 +1,120 @@
+//! Show: one node with its sections and its incoming and outgoing edges.
+
+use crate::error::Error;
+use crate::model::{EdgeType, Kind, Node, Origin};
+use crate::sidecar::Loaded;
+use serde::Serialize;
+
+/// An edge as seen from the shown node.
+#[derive(Debug, Clone, Serialize)]
+pub struct EdgeView {
+    /// Edge type.
+    pub r#type: EdgeType,
+    /// The node at the other end.
+    pub id: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// Its title.
+    pub title: String,
+    /// Where the edge was written.
+    pub origin: Origin,
+    /// The file it was written in.
+    pub path: String,
+    /// The line it was written on.
+    pub line: u32,
+}
+
+/// A section of the shown document.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionView {
+    /// Chunk node id.
+    pub id: String,
+    /// Heading.
+    pub heading: String,
+    /// Heading level.
+    pub level: u8,
+    /// Line.
+    pub line: u32,
+}
+
+/// A node with its neighbourhood.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shown {
+    /// The node.
+    pub node: Node,
+    /// Its sections (documents only).
+    pub sections: Vec<SectionView>,
+    /// Edges from it (section edges left out).
+    pub outgoing: Vec<EdgeView>,
+    /// Edges to it (section edges left out).
+    pub incoming: Vec<EdgeView>,
+}
+
+/// Find a node by node id, then case-insensitively by id or raw id, then by path.
+pub fn find<'a>(index: &'a Loaded, query: &str) -> Result<&'a Node, Error> {
+    if let Ok(i) = index.nodes.binary_search_by(|n| n.id.as_str().cmp(query)) {
+        return Ok(&index.nodes[i]);
+    }
+    let q = query.trim().trim_start_matches("./");
+    let hits: Vec<&Node> = index
+        .nodes
+        .iter()
+        .filter(|n| !n.is_chunk())
+        .filter(|n| {
+            n.id.eq_ignore_ascii_case(q) || n.raw_id.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(q)) || n.path == q
+        })
+        .collect();
+    match hits.as_slice() {
+        [one] => Ok(one),
+        [] => Err(Error::NotFound(query.to_string())),
+        many => {
+            let ids: Vec<&str> = many.iter().map(|n| n.id.as_str()).collect();
+            Err(Error::Other(format!("`{query}` matches several nodes: {}", ids.join(", "))))
+        }
+    }
+}
+
+/// Build the view of one node.
+pub fn show(index: &Loaded, query: &str) -> Result<Shown, Error> {
+    let node = find(index, query)?;
+    let by_id = |id: &str| index.nodes.binary_search_by(|n| n.id.as_str().cmp(id)).ok().map(|i| &index.nodes[i]);
+    let view = |id: &str, e: &crate::model::Edge| {
+        let other = by_id(id);
+        EdgeView {
+            r#type: e.r#type,
+            id: id.to_string(),
+            kind: other.map(|n| n.kind).unwrap_or_default(),
+            title: other.map(|n| n.label().to_string()).unwrap_or_default(),
+            origin: e.origin,
+            path: e.path.clone(),
+            line: e.line,
+        }
+    };
+    let mut outgoing = Vec::new();
+    let mut incoming = Vec::new();
+    let mut sections = Vec::new();
+    for e in &index.edges {
+        if e.r#type == EdgeType::SectionOf {
+            if e.target == node.id {
+                if let Some(c) = by_id(&e.source) {
+                    sections.push(SectionView {
+                        id: c.id.clone(),
+                        heading: c.heading.clone().unwrap_or_default(),
+                        level: c.level.unwrap_or(0),
+                        line: c.line.unwrap_or(0),
+                    });
+                }
+            }
+            continue;
+        }
+        if e.source == node.id {
+            outgoing.push(view(&e.target, e));
+        }
+        if e.target == node.id {
+            incoming.push(view(&e.source, e));
+        }
+    }
+    sections.sort_by_key(|s| s.line);
+    incoming.sort_by(|a, b| (a.r#type, &a.id).cmp(&(b.r#type, &b.id)));
+    Ok(Shown { node: node.clone(), sections, outgoing, incoming })
+}

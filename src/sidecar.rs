@@ -1,0 +1,177 @@
+//! The index folder: `graph_nodes.jsonl`, `graph_edges.jsonl`, `diagnostics.jsonl` and
+//! `meta.json`. Writes are atomic (temporary file + rename) and skipped when the bytes
+//! would not change; `meta.json` is written last and records the digest of every output,
+//! so a torn or hand-edited index is detected and rebuilt.
+
+use crate::diag::Diagnostic;
+use crate::error::Error;
+use crate::model::{Edge, Node};
+use serde::{Deserialize, Serialize};
+use serde_jsonlines::JsonLinesWriter;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+/// Version of the on-disk format; a different version makes the index stale.
+pub const SCHEMA_VERSION: u32 = 1;
+/// Node file name.
+pub const NODES: &str = "graph_nodes.jsonl";
+/// Edge file name.
+pub const EDGES: &str = "graph_edges.jsonl";
+/// Diagnostics file name.
+pub const DIAGNOSTICS: &str = "diagnostics.jsonl";
+/// Meta file name.
+pub const META: &str = "meta.json";
+
+/// Totals recorded in `meta.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetaCounts {
+    /// Source files seen (including skipped ones).
+    pub files: usize,
+    /// Document nodes.
+    pub documents: usize,
+    /// Chunk (section) nodes.
+    pub chunks: usize,
+    /// Edges.
+    pub edges: usize,
+    /// Error diagnostics.
+    pub errors: usize,
+    /// Warning diagnostics.
+    pub warnings: usize,
+}
+
+/// `meta.json`: what the index was built from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    /// Format version.
+    pub schema: u32,
+    /// Digest of the index-shaping settings.
+    pub config_digest: String,
+    /// Digest over every source path and content hash.
+    pub source_digest: String,
+    /// Totals.
+    pub counts: MetaCounts,
+    /// blake3 of each output file.
+    pub outputs: BTreeMap<String, String>,
+    /// Root-relative path → content hash of every source file.
+    pub files: BTreeMap<String, String>,
+}
+
+/// Digest of a set of (path, hash) pairs, independent of their order of discovery.
+pub fn source_digest(files: &BTreeMap<String, String>) -> String {
+    let mut h = blake3::Hasher::new();
+    for (p, hash) in files {
+        h.update(p.as_bytes());
+        h.update(b"\0");
+        h.update(hash.as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize().to_hex().to_string()
+}
+
+/// Serialize records as JSON lines.
+pub fn to_jsonl<T: Serialize>(items: &[T]) -> Vec<u8> {
+    let mut w = JsonLinesWriter::new(Vec::with_capacity(items.len() * 256));
+    for it in items {
+        // Serializing plain data into a Vec cannot fail.
+        let _ = w.write(it);
+    }
+    w.into_inner()
+}
+
+/// Write `bytes` to `path` atomically unless the file already holds exactly these bytes.
+/// Returns whether the file was written.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
+    if let Ok(old) = std::fs::read(path) {
+        if old == bytes {
+            return Ok(false);
+        }
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })?;
+    Ok(true)
+}
+
+/// Parse JSONL bytes into records; a bad line is an error naming the file and line.
+pub fn parse_jsonl<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<Vec<T>, Error> {
+    let mut out = Vec::new();
+    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let v = serde_json::from_slice(line)
+            .map_err(|e| Error::Other(format!("{}:{}: damaged index record: {e}", path.display(), n + 1)))?;
+        out.push(v);
+    }
+    Ok(out)
+}
+
+/// Read a JSONL file into records.
+pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, Error> {
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    parse_jsonl(path, &bytes)
+}
+
+/// Read `meta.json`, None when absent or unreadable (treated as no index).
+pub fn read_meta(index_dir: &Path) -> Option<Meta> {
+    let bytes = std::fs::read(index_dir.join(META)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// The bytes of an output file if they match the digest recorded in `meta.json`.
+fn read_verified(index_dir: &Path, name: &str, meta: &Meta) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(index_dir.join(name)).ok()?;
+    (meta.outputs.get(name)? == blake3::hash(&bytes).to_hex().as_str()).then_some(bytes)
+}
+
+/// Output files whose bytes no longer match the digest in `meta.json`.
+pub fn damaged_outputs(index_dir: &Path, meta: &Meta) -> Vec<String> {
+    [NODES, EDGES, DIAGNOSTICS]
+        .iter()
+        .filter(|name| read_verified(index_dir, name, meta).is_none())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The whole index as loaded from disk.
+#[derive(Debug, Clone, Default)]
+pub struct Loaded {
+    /// Meta.
+    pub meta: Meta,
+    /// Nodes, sorted by id.
+    pub nodes: Vec<Node>,
+    /// Edges, sorted.
+    pub edges: Vec<Edge>,
+    /// Diagnostics, sorted.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Load a complete, undamaged index; None when there is none, it has another schema
+/// version, or a file does not match its recorded digest.
+pub fn load(index_dir: &Path) -> Option<Loaded> {
+    let meta = read_meta(index_dir)?;
+    if meta.schema != SCHEMA_VERSION {
+        return None;
+    }
+    let get = |name: &str| read_verified(index_dir, name, &meta);
+    let (nodes, edges, diags) = (get(NODES)?, get(EDGES)?, get(DIAGNOSTICS)?);
+    Some(Loaded {
+        nodes: parse_jsonl(&index_dir.join(NODES), &nodes).ok()?,
+        edges: parse_jsonl(&index_dir.join(EDGES), &edges).ok()?,
+        diagnostics: parse_jsonl(&index_dir.join(DIAGNOSTICS), &diags).ok()?,
+        meta,
+    })
+}
