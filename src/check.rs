@@ -30,7 +30,9 @@ pub struct CheckReport {
 pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
     let mut stale = Vec::new();
     let index_name = cfg.display(&cfg.index_dir);
-    let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
+    let stale_diag = |path: String, msg: String| {
+        Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg)
+    };
     match sidecar::read_meta(&cfg.index_dir) {
         None => stale.push(stale_diag(
             format!("{index_name}/{}", sidecar::META),
@@ -40,12 +42,23 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
             if meta.schema != sidecar::SCHEMA_VERSION {
                 stale.push(stale_diag(
                     format!("{index_name}/{}", sidecar::META),
-                    format!("index format {} is not the current {}; run `mdgraph index`", meta.schema, sidecar::SCHEMA_VERSION),
+                    format!(
+                        "index format {} is not the current {}; run `mdgraph index`",
+                        meta.schema,
+                        sidecar::SCHEMA_VERSION
+                    ),
                 ));
             }
             if meta.config_digest != cfg.settings.digest() {
-                let at = cfg.config_file.as_ref().map(|p| cfg.display(p)).unwrap_or_else(|| "mdgraph.toml".into());
-                stale.push(stale_diag(at, "configuration changed since the index was built; run `mdgraph index`".into()));
+                let at = cfg
+                    .config_file
+                    .as_ref()
+                    .map(|p| cfg.display(p))
+                    .unwrap_or_else(|| "mdgraph.toml".into());
+                stale.push(stale_diag(
+                    at,
+                    "configuration changed since the index was built; run `mdgraph index`".into(),
+                ));
             }
             for name in sidecar::damaged_outputs(&cfg.index_dir, &meta) {
                 stale.push(stale_diag(
@@ -64,7 +77,10 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
                     (Some(_), None) => "deleted, but still in the index",
                     _ => continue,
                 };
-                stale.push(stale_diag(path.clone(), format!("{msg}; run `mdgraph index`")));
+                stale.push(stale_diag(
+                    path.clone(),
+                    format!("{msg}; run `mdgraph index`"),
+                ));
             }
         }
     }
@@ -72,11 +88,24 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
     let graph_diags = if fresh {
         sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?
     } else {
-        build(cfg, BuildOptions { full: false, write: false })?.diagnostics
+        build(
+            cfg,
+            BuildOptions {
+                full: false,
+                write: false,
+            },
+        )?
+        .diagnostics
     };
     let mut diagnostics = stale;
     diagnostics.extend(graph_diags);
     let c = Counts::of(&diagnostics);
     let ok = c.errors == 0 && (!strict || c.warnings == 0);
-    Ok(CheckReport { ok, fresh, errors: c.errors, warnings: c.warnings, diagnostics })
+    Ok(CheckReport {
+        ok,
+        fresh,
+        errors: c.errors,
+        warnings: c.warnings,
+        diagnostics,
+    })
 }

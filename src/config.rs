@@ -69,7 +69,11 @@ pub struct IdSettings {
 
 impl Default for IdSettings {
     fn default() -> Self {
-        IdSettings { keys: vec!["id".into()], uid_keys: vec!["uid".into()], case_insensitive: true }
+        IdSettings {
+            keys: vec!["id".into()],
+            uid_keys: vec!["uid".into()],
+            case_insensitive: true,
+        }
     }
 }
 
@@ -117,9 +121,22 @@ impl Default for KindSettings {
         KindSettings {
             item_types: v(&["Epic", "Feature", "UserStory", "Task", "Bug"]),
             item_states: v(&[
-                "Proposed", "Planned", "Ready", "InProgress", "Review", "Done", "Blocked", "Dropped",
+                "Proposed",
+                "Planned",
+                "Ready",
+                "InProgress",
+                "Review",
+                "Done",
+                "Blocked",
+                "Dropped",
             ]),
-            adr_states: v(&["Proposed", "Accepted", "Deprecated", "Superseded", "Rejected"]),
+            adr_states: v(&[
+                "Proposed",
+                "Accepted",
+                "Deprecated",
+                "Superseded",
+                "Rejected",
+            ]),
             items_dir: "items".into(),
             decisions_dir: "decisions".into(),
         }
@@ -233,7 +250,10 @@ impl Config {
                 }
                 Some(p)
             }
-            None => cwd.ancestors().map(|d| d.join(CONFIG_FILE)).find(|p| p.is_file()),
+            None => cwd
+                .ancestors()
+                .map(|d| d.join(CONFIG_FILE))
+                .find(|p| p.is_file()),
         };
         let (raw, base) = match &file {
             Some(p) => {
@@ -247,13 +267,27 @@ impl Config {
                     line,
                     message,
                 })?;
-                (raw, p.parent().map(Path::to_path_buf).unwrap_or_else(|| cwd.to_path_buf()))
+                (
+                    raw,
+                    p.parent()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_else(|| cwd.to_path_buf()),
+                )
             }
             None => (ConfigFile::default(), cwd.to_path_buf()),
         };
-        let cfg_name = file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-        let settings = validate(raw.scan, raw.ids, raw.fields, raw.kinds, raw.edges)
-            .map_err(|message| Error::Config { path: cfg_name.clone(), line: 0, message })?;
+        let cfg_name = file
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let settings =
+            validate(raw.scan, raw.ids, raw.fields, raw.kinds, raw.edges).map_err(|message| {
+                Error::Config {
+                    path: cfg_name.clone(),
+                    line: 0,
+                    message,
+                }
+            })?;
         let root = match (&ov.root, &raw.root) {
             (Some(r), _) => cwd.join(r),
             (None, Some(r)) => base.join(r),
@@ -308,19 +342,34 @@ fn validate(
     let mut map = default_edges();
     for (key, value) in edges {
         if key.is_empty() || key.split('.').any(str::is_empty) {
-            return Err(format!("edges: bad key `{key}` (use a field name or a dotted path)"));
+            return Err(format!(
+                "edges: bad key `{key}` (use a field name or a dotted path)"
+            ));
         }
         if value == "ignore" {
             map.remove(&key);
         } else {
-            let t: EdgeType = value.parse().map_err(|e| format!("edges.{key}: {e} (or \"ignore\")"))?;
-            if matches!(t, EdgeType::SectionOf | EdgeType::Mentions | EdgeType::LinksTo) {
-                return Err(format!("edges.{key}: `{value}` is made from the body, not from frontmatter"));
+            let t: EdgeType = value
+                .parse()
+                .map_err(|e| format!("edges.{key}: {e} (or \"ignore\")"))?;
+            if matches!(
+                t,
+                EdgeType::SectionOf | EdgeType::Mentions | EdgeType::LinksTo
+            ) {
+                return Err(format!(
+                    "edges.{key}: `{value}` is made from the body, not from frontmatter"
+                ));
             }
             map.insert(key, t);
         }
     }
-    Ok(Settings { scan, ids, fields, kinds, edges: map })
+    Ok(Settings {
+        scan,
+        ids,
+        fields,
+        kinds,
+        edges: map,
+    })
 }
 
 /// Lexically normalise a path (drop `.`, fold `..`) without touching the file system.

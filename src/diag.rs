@@ -53,6 +53,14 @@ pub enum Code {
     BadReference,
     /// A link whose target climbs out of the root.
     LinkOutsideRoot,
+    /// The frontmatter id disagrees with the id in the filename.
+    IdMismatch,
+    /// A work item or ADR without an id; one was derived from the filename.
+    MissingId,
+    /// A work item `type` that is not one of the configured types.
+    UnknownType,
+    /// A `state`/`status` that is not one of the configured states.
+    UnknownState,
     // --- resolve stage: depends on the whole set of files ---
     /// Two or more files share one id.
     DuplicateId,
@@ -64,14 +72,6 @@ pub enum Code {
     AmbiguousReference,
     /// A cycle of `parent` edges.
     ParentCycle,
-    /// The frontmatter id disagrees with the id in the filename.
-    IdMismatch,
-    /// A work item or ADR without an id; one was derived from the filename.
-    MissingId,
-    /// A work item `type` that is not one of the configured types.
-    UnknownType,
-    /// A `state`/`status` that is not one of the configured states.
-    UnknownState,
     // --- check stage ---
     /// The index does not match the sources (or is missing or damaged).
     StaleIndex,
@@ -114,6 +114,10 @@ impl Code {
                 | Code::UnclosedFrontmatter
                 | Code::BadReference
                 | Code::LinkOutsideRoot
+                | Code::IdMismatch
+                | Code::MissingId
+                | Code::UnknownType
+                | Code::UnknownState
         )
     }
 }
@@ -146,7 +150,14 @@ impl Diagnostic {
         code: Code,
         message: impl Into<String>,
     ) -> Self {
-        Diagnostic { path: path.into(), line, col: 0, severity, code, message: message.into() }
+        Diagnostic {
+            path: path.into(),
+            line,
+            col: 0,
+            severity,
+            code,
+            message: message.into(),
+        }
     }
 
     /// Same diagnostic with a column.
@@ -185,7 +196,13 @@ pub struct Counts {
 impl Counts {
     /// Count the diagnostics by severity.
     pub fn of(diags: &[Diagnostic]) -> Counts {
-        let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
-        Counts { errors, warnings: diags.len() - errors }
+        let errors = diags
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        Counts {
+            errors,
+            warnings: diags.len() - errors,
+        }
     }
 }

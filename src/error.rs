@@ -38,6 +38,9 @@ pub enum Error {
 impl Error {
     /// Wrap an I/O error with its path.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
 }

@@ -27,8 +27,15 @@ pub struct Split<'a> {
 
 /// Split `text` into frontmatter and body.
 pub fn split(text: &str) -> Split<'_> {
-    let none = Split { yaml: None, body: text, body_line: 1, unclosed: false };
-    let Some(first_end) = text.find('\n') else { return none };
+    let none = Split {
+        yaml: None,
+        body: text,
+        body_line: 1,
+        unclosed: false,
+    };
+    let Some(first_end) = text.find('\n') else {
+        return none;
+    };
     if text[..first_end].trim_end() != "---" {
         return none;
     }
@@ -36,7 +43,10 @@ pub fn split(text: &str) -> Split<'_> {
     let mut pos = yaml_start;
     let mut line = 2u32;
     while pos < text.len() {
-        let end = text[pos..].find('\n').map(|i| pos + i).unwrap_or(text.len());
+        let end = text[pos..]
+            .find('\n')
+            .map(|i| pos + i)
+            .unwrap_or(text.len());
         if text[pos..end].trim_end() == "---" {
             let body_start = (end + 1).min(text.len());
             return Split {
@@ -49,7 +59,10 @@ pub fn split(text: &str) -> Split<'_> {
         pos = end + 1;
         line += 1;
     }
-    Split { unclosed: true, ..none }
+    Split {
+        unclosed: true,
+        ..none
+    }
 }
 
 /// A YAML problem: 1-based line within the YAML text, column, message.
@@ -100,7 +113,11 @@ pub fn parse_yaml(yaml: &str) -> Parsed {
 
 fn load(yaml: &str) -> Result<Yaml, YamlError> {
     match YamlLoader::load_from_str(yaml) {
-        Ok(mut docs) => Ok(if docs.is_empty() { Yaml::Null } else { docs.swap_remove(0) }),
+        Ok(mut docs) => Ok(if docs.is_empty() {
+            Yaml::Null
+        } else {
+            docs.swap_remove(0)
+        }),
         Err(e) => Err(YamlError {
             line: e.marker().line() as u32,
             col: e.marker().col() as u32 + 1,
@@ -167,7 +184,10 @@ fn to_json_depth(y: &Yaml, depth: usize) -> Value {
         Yaml::Hash(h) => {
             let mut m = Map::new();
             for (k, v) in h {
-                m.insert(scalar_text(k).unwrap_or_default(), to_json_depth(v, depth + 1));
+                m.insert(
+                    scalar_text(k).unwrap_or_default(),
+                    to_json_depth(v, depth + 1),
+                );
             }
             Value::Object(m)
         }
@@ -205,7 +225,9 @@ pub struct KeyLines<'a> {
 impl<'a> KeyLines<'a> {
     /// Index the lines of a YAML block.
     pub fn new(yaml: &'a str) -> Self {
-        KeyLines { lines: yaml.lines().collect() }
+        KeyLines {
+            lines: yaml.lines().collect(),
+        }
     }
 
     /// 0-based index of the line that declares the dotted key path, with its indent.
@@ -222,7 +244,9 @@ impl<'a> KeyLines<'a> {
                     break;
                 }
                 let bare = t.strip_prefix(part).or_else(|| {
-                    t.strip_prefix('"').and_then(|r| r.strip_prefix(part)).and_then(|r| r.strip_prefix('"'))
+                    t.strip_prefix('"')
+                        .and_then(|r| r.strip_prefix(part))
+                        .and_then(|r| r.strip_prefix('"'))
                 });
                 if indent >= min_indent && bare.is_some_and(|r| r.trim_start().starts_with(':')) {
                     hit = Some((i, indent));
@@ -240,7 +264,9 @@ impl<'a> KeyLines<'a> {
     /// 1-based line (within the block) of `value` under the key `path`: the first line of
     /// the key's block that contains it, else the key's own line.
     pub fn value_line(&self, path: &str, value: &str) -> u32 {
-        let Some((k, indent)) = self.key_line(path) else { return 1 };
+        let Some((k, indent)) = self.key_line(path) else {
+            return 1;
+        };
         if self.lines[k].contains(value) {
             return k as u32 + 1;
         }
@@ -282,7 +308,10 @@ mod tests {
             Parsed::Invalid { error, recovered } => {
                 assert_eq!(error.line, 2);
                 let r = recovered.expect("repair works");
-                assert_eq!(to_json(get_path(&r, "assignee").unwrap()), Value::String("@dana".into()));
+                assert_eq!(
+                    to_json(get_path(&r, "assignee").unwrap()),
+                    Value::String("@dana".into())
+                );
             }
             other => panic!("expected invalid, got {other:?}"),
         }
@@ -290,15 +319,26 @@ mod tests {
 
     #[test]
     fn not_mapping() {
-        assert!(matches!(parse_yaml("- a\n- b\n"), Parsed::NotMapping("a list")));
-        assert!(matches!(parse_yaml("just text\n"), Parsed::NotMapping("a scalar")));
+        assert!(matches!(
+            parse_yaml("- a\n- b\n"),
+            Parsed::NotMapping("a list")
+        ));
+        assert!(matches!(
+            parse_yaml("just text\n"),
+            Parsed::NotMapping("a scalar")
+        ));
         assert!(matches!(parse_yaml(""), Parsed::Mapping(_)));
     }
 
     #[test]
     fn floats_keep_their_text() {
-        let Parsed::Mapping(y) = parse_yaml("parent_task_id: 4.10\n") else { panic!() };
-        assert_eq!(scalar_text(get_path(&y, "parent_task_id").unwrap()).unwrap(), "4.10");
+        let Parsed::Mapping(y) = parse_yaml("parent_task_id: 4.10\n") else {
+            panic!()
+        };
+        assert_eq!(
+            scalar_text(get_path(&y, "parent_task_id").unwrap()).unwrap(),
+            "4.10"
+        );
     }
 
     #[test]

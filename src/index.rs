@@ -47,7 +47,10 @@ pub struct BuildReport {
 
 /// The (path → hash) map of a scan.
 pub fn file_map(scan: &Scan) -> BTreeMap<String, String> {
-    scan.files.iter().map(|f| (f.rel.clone(), f.hash.clone())).collect()
+    scan.files
+        .iter()
+        .map(|f| (f.rel.clone(), f.hash.clone()))
+        .collect()
 }
 
 /// Build or refresh the index.
@@ -58,9 +61,13 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     let config_digest = cfg.settings.digest();
 
     let prev_meta = sidecar::read_meta(&cfg.index_dir);
-    let compatible =
-        |m: &Meta| !opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == config_digest;
-    if let Some(m) = prev_meta.as_ref().filter(|m| compatible(m) && m.source_digest == source_digest) {
+    let compatible = |m: &Meta| {
+        !opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == config_digest
+    };
+    if let Some(m) = prev_meta
+        .as_ref()
+        .filter(|m| compatible(m) && m.source_digest == source_digest)
+    {
         if sidecar::damaged_outputs(&cfg.index_dir, m).is_empty() {
             let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?;
             return Ok(BuildReport {
@@ -73,7 +80,9 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
         }
     }
     let prev = match prev_meta.as_ref().filter(|m| compatible(m)) {
-        Some(_) => sidecar::load(&cfg.index_dir).map(previous_parses).unwrap_or_default(),
+        Some(_) => sidecar::load(&cfg.index_dir)
+            .map(previous_parses)
+            .unwrap_or_default(),
         None => HashMap::new(),
     };
 
@@ -95,7 +104,14 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     }
     let fresh: Vec<ParsedFile> = to_parse
         .par_iter()
-        .map(|f| parse_file(&f.rel, &f.hash, f.text.as_deref().unwrap_or(""), &cfg.settings))
+        .map(|f| {
+            parse_file(
+                &f.rel,
+                &f.hash,
+                f.text.as_deref().unwrap_or(""),
+                &cfg.settings,
+            )
+        })
         .collect();
     let n_parsed = fresh.len();
     parsed.extend(fresh);
@@ -138,7 +154,8 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     let mut written = Vec::new();
     if opts.write {
         std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::io(&cfg.index_dir, e))?;
-        let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
+        let mut meta_bytes =
+            serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
         meta_bytes.push(b'\n');
         for (name, bytes) in [
             (sidecar::NODES, &nodes_bytes),
@@ -151,13 +168,25 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
             }
         }
     }
-    Ok(BuildReport { up_to_date: false, parsed: n_parsed, reused, written, meta, diagnostics, graph })
+    Ok(BuildReport {
+        up_to_date: false,
+        parsed: n_parsed,
+        reused,
+        written,
+        meta,
+        diagnostics,
+        graph,
+    })
 }
 
 /// Rebuild each file's parse from a loaded index, keyed by path.
 fn previous_parses(index: Loaded) -> HashMap<String, ParsedFile> {
     let mut diags: HashMap<String, Vec<Diagnostic>> = HashMap::new();
-    for d in index.diagnostics.into_iter().filter(|d| d.code.is_parse_stage()) {
+    for d in index
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.code.is_parse_stage())
+    {
         diags.entry(d.path.clone()).or_default().push(d);
     }
     let mut sections: HashMap<String, Vec<Section>> = HashMap::new();
@@ -185,7 +214,14 @@ fn previous_parses(index: Loaded) -> HashMap<String, ParsedFile> {
             // and the merged list is sorted again, so order here does not matter.
             ds.sort();
             let path = doc.path.clone();
-            (path, ParsedFile { doc, sections: secs, diagnostics: ds })
+            (
+                path,
+                ParsedFile {
+                    doc,
+                    sections: secs,
+                    diagnostics: ds,
+                },
+            )
         })
         .collect()
 }

@@ -46,7 +46,11 @@ pub fn run(args: Vec<OsString>, cwd: &Path, out: &mut dyn Write, err: &mut dyn W
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
             let text = e.render().ansi().to_string();
-            let _ = if e.use_stderr() { err.write_all(text.as_bytes()) } else { out.write_all(text.as_bytes()) };
+            let _ = if e.use_stderr() {
+                err.write_all(text.as_bytes())
+            } else {
+                out.write_all(text.as_bytes())
+            };
             return code;
         }
     };
@@ -88,15 +92,32 @@ impl From<std::io::Error> for Failure {
 }
 
 fn json(v: &impl serde::Serialize) -> Result<String, Failure> {
-    serde_json::to_string_pretty(v).map(|s| s + "\n").map_err(|e| Failure::Error(Error::Other(e.to_string())))
+    serde_json::to_string_pretty(v)
+        .map(|s| s + "\n")
+        .map_err(|e| Failure::Error(Error::Other(e.to_string())))
 }
 
-fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
-    let ov = Overrides { config: cli.config.clone(), root: cli.root.clone(), index_dir: cli.index_dir.clone() };
+fn execute(
+    cli: &Cli,
+    cwd: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, Failure> {
+    let ov = Overrides {
+        config: cli.config.clone(),
+        root: cli.root.clone(),
+        index_dir: cli.index_dir.clone(),
+    };
     let cfg = Config::load(cwd, &ov)?;
     match &cli.command {
         Command::Index { full, format } => {
-            let report = index::build(&cfg, index::BuildOptions { full: *full, write: true })?;
+            let report = index::build(
+                &cfg,
+                index::BuildOptions {
+                    full: *full,
+                    write: true,
+                },
+            )?;
             match format {
                 Format::Json => {
                     #[derive(serde::Serialize)]
@@ -148,17 +169,35 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             }
             Ok(if report.ok { EXIT_OK } else { EXIT_FAIL })
         }
-        Command::Show { id, no_refresh, format } => {
-            let loaded = if *no_refresh { sidecar::load(&cfg.index_dir) } else { None };
+        Command::Show {
+            id,
+            no_refresh,
+            format,
+        } => {
+            let loaded = if *no_refresh {
+                sidecar::load(&cfg.index_dir)
+            } else {
+                None
+            };
             let loaded = match loaded {
                 Some(l) => l,
                 None => {
-                    let r = index::build(&cfg, index::BuildOptions { full: false, write: true })?;
+                    let r = index::build(
+                        &cfg,
+                        index::BuildOptions {
+                            full: false,
+                            write: true,
+                        },
+                    )?;
                     if !r.up_to_date && !cli.quiet {
                         writeln!(err, "{}", output::build_summary(&r))?;
                     }
-                    sidecar::load(&cfg.index_dir)
-                        .ok_or_else(|| Error::Other(format!("cannot read the index at {}", cfg.display(&cfg.index_dir))))?
+                    sidecar::load(&cfg.index_dir).ok_or_else(|| {
+                        Error::Other(format!(
+                            "cannot read the index at {}",
+                            cfg.display(&cfg.index_dir)
+                        ))
+                    })?
                 }
             };
             let view = show::show(&loaded, id)?;

@@ -2,6 +2,11 @@
 
 fn main() {
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    let code = mdgraph::run(std::env::args_os().collect(), &cwd, &mut std::io::stdout().lock(), &mut std::io::stderr());
+    let code = mdgraph::run(
+        std::env::args_os().collect(),
+        &cwd,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr(),
+    );
     std::process::exit(code);
 }

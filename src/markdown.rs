@@ -96,7 +96,13 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
             return;
         }
         let line = if cur.1 == 0 { text_line } else { cur.2 };
-        out.sections.push(Section { heading: cur.0.clone(), level: cur.1, line, text_line, text: text.to_string() });
+        out.sections.push(Section {
+            heading: cur.0.clone(),
+            level: cur.1,
+            line,
+            text_line,
+            text: text.to_string(),
+        });
     };
 
     for (event, range) in Parser::new_ext(body, cmark_options()).into_offset_iter() {
@@ -108,13 +114,20 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
             }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, start)) = in_heading.take() {
-                    let text = heading_text.split_whitespace().collect::<Vec<_>>().join(" ");
+                    let text = heading_text
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ");
                     current = (text, level, lines.line(start), range.end);
                 }
             }
             Event::Text(t) | Event::Code(t) if in_heading.is_some() => heading_text.push_str(&t),
             Event::SoftBreak | Event::HardBreak if in_heading.is_some() => heading_text.push(' '),
-            Event::Start(Tag::Link { link_type, dest_url, .. }) => {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                ..
+            }) => {
                 link_depth += 1;
                 if link_depth > 1 {
                     continue;
@@ -127,7 +140,11 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
                 if !wiki && !is_local_markdown(dest) {
                     continue;
                 }
-                out.links.push(Link { wiki, target: dest.to_string(), line: lines.line(range.start) });
+                out.links.push(Link {
+                    wiki,
+                    target: dest.to_string(),
+                    line: lines.line(range.start),
+                });
             }
             Event::End(TagEnd::Link) => link_depth = link_depth.saturating_sub(1),
             _ => {}
@@ -135,7 +152,12 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
     }
     if let Some((level, start)) = in_heading {
         // Unterminated heading at end of input (cannot normally happen): keep it.
-        current = (heading_text.trim().to_string(), level, lines.line(start), body.len());
+        current = (
+            heading_text.trim().to_string(),
+            level,
+            lines.line(start),
+            body.len(),
+        );
     }
     close(&mut out, &current, body.len());
     out
@@ -182,8 +204,19 @@ mod tests {
     fn sections_with_lines() {
         let body = "intro text\n\n# Context\nWhy.\n\n## Detail\nMore\n# Goal\nG\n";
         let b = parse_body(body, 5);
-        let got: Vec<(&str, u8, u32, u32, &str)> =
-            b.sections.iter().map(|s| (s.heading.as_str(), s.level, s.line, s.text_line, s.text.as_str())).collect();
+        let got: Vec<(&str, u8, u32, u32, &str)> = b
+            .sections
+            .iter()
+            .map(|s| {
+                (
+                    s.heading.as_str(),
+                    s.level,
+                    s.line,
+                    s.text_line,
+                    s.text.as_str(),
+                )
+            })
+            .collect();
         assert_eq!(
             got,
             vec![
@@ -199,8 +232,19 @@ mod tests {
     fn links_wiki_and_markdown() {
         let body = "See [[ADR-0006|the CRDT decision]] and [x](../a/B_c.md#h) and [web](https://x.y/a.md)\n\n![img](p.png) [[Foo]]\n";
         let b = parse_body(body, 1);
-        let got: Vec<(bool, &str, u32)> = b.links.iter().map(|l| (l.wiki, l.target.as_str(), l.line)).collect();
-        assert_eq!(got, vec![(true, "ADR-0006", 1), (false, "../a/B_c.md", 1), (true, "Foo", 3)]);
+        let got: Vec<(bool, &str, u32)> = b
+            .links
+            .iter()
+            .map(|l| (l.wiki, l.target.as_str(), l.line))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (true, "ADR-0006", 1),
+                (false, "../a/B_c.md", 1),
+                (true, "Foo", 3)
+            ]
+        );
     }
 
     #[test]

@@ -21,9 +21,16 @@ pub fn build_summary(r: &BuildReport) -> String {
     let c = &r.meta.counts;
     let tail = format!("{} errors, {} warnings", c.errors, c.warnings);
     if r.up_to_date {
-        return format!("index is up to date: {} files, {} documents, {} edges; {tail}", c.files, c.documents, c.edges);
+        return format!(
+            "index is up to date: {} files, {} documents, {} edges; {tail}",
+            c.files, c.documents, c.edges
+        );
     }
-    let wrote = if r.written.is_empty() { "nothing changed".to_string() } else { format!("wrote {}", r.written.join(", ")) };
+    let wrote = if r.written.is_empty() {
+        "nothing changed".to_string()
+    } else {
+        format!("wrote {}", r.written.join(", "))
+    };
     format!(
         "indexed {} files ({} parsed, {} unchanged): {} documents, {} sections, {} edges; {tail}; {wrote}",
         c.files, r.parsed, r.reused, c.documents, c.chunks, c.edges
@@ -32,9 +39,16 @@ pub fn build_summary(r: &BuildReport) -> String {
 
 /// The summary line of a check.
 pub fn check_summary(r: &CheckReport) -> String {
-    let state = if r.fresh { "index is fresh" } else { "index is STALE" };
+    let state = if r.fresh {
+        "index is fresh"
+    } else {
+        "index is STALE"
+    };
     let verdict = if r.ok { "ok" } else { "FAILED" };
-    format!("check {verdict}: {state}; {} errors, {} warnings", r.errors, r.warnings)
+    format!(
+        "check {verdict}: {state}; {} errors, {} warnings",
+        r.errors, r.warnings
+    )
 }
 
 /// A node with its sections and edges.
@@ -44,7 +58,16 @@ pub fn shown(v: &Shown) -> String {
     let ty = n.r#type.as_deref().unwrap_or("");
     let state = n.state.as_deref().unwrap_or("");
     let _ = writeln!(s, "{}  {}", n.id, n.label());
-    let _ = writeln!(s, "  kind:   {}{}", n.kind.as_str(), if ty.is_empty() { String::new() } else { format!(" ({ty})") });
+    let _ = writeln!(
+        s,
+        "  kind:   {}{}",
+        n.kind.as_str(),
+        if ty.is_empty() {
+            String::new()
+        } else {
+            format!(" ({ty})")
+        }
+    );
     if !state.is_empty() {
         let _ = writeln!(s, "  state:  {state}");
     }
@@ -58,21 +81,38 @@ pub fn shown(v: &Shown) -> String {
     if !v.sections.is_empty() {
         let _ = writeln!(s, "\nsections:");
         for sec in &v.sections {
-            let name = if sec.heading.is_empty() { "(before first heading)" } else { &sec.heading };
-            let _ = writeln!(s, "  {:<4} {}{}", sec.line, "  ".repeat(sec.level.saturating_sub(1) as usize), name);
+            let name = if sec.heading.is_empty() {
+                "(before first heading)"
+            } else {
+                &sec.heading
+            };
+            let _ = writeln!(
+                s,
+                "  {:<4} {}{}",
+                sec.line,
+                "  ".repeat(sec.level.saturating_sub(1) as usize),
+                name
+            );
         }
     }
-    for (title, edges, arrow) in [("outgoing", &v.outgoing, "→"), ("incoming", &v.incoming, "←")] {
+    for (title, edges, arrow) in [
+        ("outgoing", &v.outgoing, "→"),
+        ("incoming", &v.incoming, "←"),
+    ] {
         let _ = writeln!(s, "\n{title} ({}):", edges.len());
         let w = edges.iter().map(|e| e.id.len()).max().unwrap_or(0);
         for e in edges {
+            let origin = match e.origin {
+                crate::model::Origin::Frontmatter => "frontmatter",
+                crate::model::Origin::Body => "body",
+                crate::model::Origin::Structure => "structure",
+            };
             let _ = writeln!(
                 s,
-                "  {:<13} {arrow} {:<w$}  {}  ({}:{})",
+                "  {:<13} {arrow} {:<w$}  {}  ({origin}, line {})",
                 e.r#type.as_str(),
                 e.id,
                 e.title,
-                e.path,
                 e.line,
                 w = w
             );

@@ -85,21 +85,40 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     };
     let fm_id = first_scalar(&s.ids.keys);
     let from_filename = filename_id(stem);
-    let raw_id = fm_id.as_ref().map(|(_, v)| v.clone()).unwrap_or_else(|| from_filename.clone());
+    let raw_id = fm_id
+        .as_ref()
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| from_filename.clone());
     let id_line = fm_id.as_ref().map(|(k, v)| fm_line(k, v)).unwrap_or(1);
     let uid = first_scalar(&s.ids.uid_keys).map(|(_, v)| v);
     let ty = first_scalar(&s.fields.r#type);
     let state = first_scalar(&s.fields.state);
     let title = first_scalar(&s.fields.title)
         .map(|(_, v)| v)
-        .or_else(|| body.sections.iter().find(|s| s.level > 0 && !s.heading.is_empty()).map(|s| s.heading.clone()))
+        .or_else(|| {
+            body.sections
+                .iter()
+                .find(|s| s.level > 0 && !s.heading.is_empty())
+                .map(|s| s.heading.clone())
+        })
         .unwrap_or_else(|| stem.to_string());
 
     let has_fm = yaml_doc.is_some();
     let ci_in = |list: &[String], v: &str| list.iter().any(|x| x.eq_ignore_ascii_case(v));
-    let in_dir = |d: &str| rel.split('/').rev().skip(1).any(|c| c.eq_ignore_ascii_case(d));
-    let adr_like = raw_id.len() > 4 && raw_id[..4].eq_ignore_ascii_case("adr-") && raw_id[4..].starts_with(|c: char| c.is_ascii_digit());
-    let kind = if ty.as_ref().is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t)) || (has_fm && in_dir(&s.kinds.items_dir)) {
+    let in_dir = |d: &str| {
+        rel.split('/')
+            .rev()
+            .skip(1)
+            .any(|c| c.eq_ignore_ascii_case(d))
+    };
+    let adr_like = raw_id.len() > 4
+        && raw_id[..4].eq_ignore_ascii_case("adr-")
+        && raw_id[4..].starts_with(|c: char| c.is_ascii_digit());
+    let kind = if ty
+        .as_ref()
+        .is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t))
+        || (has_fm && in_dir(&s.kinds.items_dir))
+    {
         Kind::WorkItem
     } else if (has_fm && in_dir(&s.kinds.decisions_dir)) || adr_like {
         Kind::Adr
@@ -114,7 +133,10 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             1,
             Severity::Warning,
             Code::MissingId,
-            format!("no `{}` field; using `{raw_id}` from the filename", s.ids.keys[0]),
+            format!(
+                "no `{}` field; using `{raw_id}` from the filename",
+                s.ids.keys[0]
+            ),
         ));
     }
     if let Some((_, id)) = &fm_id {
@@ -135,14 +157,24 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
                 fm_line(k, t),
                 Severity::Warning,
                 Code::UnknownType,
-                format!("unknown work item type `{t}` (known: {})", s.kinds.item_types.join(", ")),
+                format!(
+                    "unknown work item type `{t}` (known: {})",
+                    s.kinds.item_types.join(", ")
+                ),
             )),
             None => diags.push(Diagnostic::new(
                 rel,
                 1,
                 Severity::Warning,
                 Code::UnknownType,
-                format!("work item has no `{}` field", s.fields.r#type.first().map(String::as_str).unwrap_or("type")),
+                format!(
+                    "work item has no `{}` field",
+                    s.fields
+                        .r#type
+                        .first()
+                        .map(String::as_str)
+                        .unwrap_or("type")
+                ),
             )),
             _ => {}
         }
@@ -159,7 +191,11 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
                 fm_line(k, st),
                 Severity::Warning,
                 Code::UnknownState,
-                format!("unknown {} state `{st}` (known: {})", kind.as_str().replace('_', " "), list.join(", ")),
+                format!(
+                    "unknown {} state `{st}` (known: {})",
+                    kind.as_str().replace('_', " "),
+                    list.join(", ")
+                ),
             ));
         }
     }
@@ -167,7 +203,9 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     // References: frontmatter keys in config order, then body links in file order.
     let mut refs = Vec::new();
     for (key, &edge) in &s.edges {
-        let Some(v) = frontmatter::get_path(y, key) else { continue };
+        let Some(v) = frontmatter::get_path(y, key) else {
+            continue;
+        };
         for target in ref_values(v, &mut |what| {
             diags.push(Diagnostic::new(
                 rel,
@@ -178,7 +216,13 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             ))
         }) {
             let line = fm_line(key, &target);
-            refs.push(RawRef { edge, target, form: RefForm::Id, line, key: Some(key.clone()) });
+            refs.push(RawRef {
+                edge,
+                target,
+                form: RefForm::Id,
+                line,
+                key: Some(key.clone()),
+            });
         }
     }
     for link in &body.links {
@@ -193,7 +237,13 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             continue;
         }
         match join_link(rel, &link.target) {
-            Some(path) => refs.push(RawRef { edge: EdgeType::LinksTo, target: path, form: RefForm::Path, line: link.line, key: None }),
+            Some(path) => refs.push(RawRef {
+                edge: EdgeType::LinksTo,
+                target: path,
+                form: RefForm::Path,
+                line: link.line,
+                key: None,
+            }),
             None => diags.push(Diagnostic::new(
                 rel,
                 link.line,
@@ -223,7 +273,11 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         line: Some(id_line),
         ..Node::default()
     };
-    ParsedFile { doc, sections: body.sections, diagnostics: diags }
+    ParsedFile {
+        doc,
+        sections: body.sections,
+        diagnostics: diags,
+    }
 }
 
 /// Reference targets in a frontmatter value: a string (comma-separated allowed), an int, or
@@ -232,7 +286,11 @@ fn ref_values(v: &Yaml, bad: &mut dyn FnMut(&str)) -> Vec<String> {
     let mut out = Vec::new();
     let push_str = |s: &str, out: &mut Vec<String>| {
         for part in s.split(',') {
-            let t = part.trim().trim_start_matches("[[").trim_end_matches("]]").trim();
+            let t = part
+                .trim()
+                .trim_start_matches("[[")
+                .trim_end_matches("]]")
+                .trim();
             if !t.is_empty() {
                 out.push(t.to_string());
             }
@@ -275,19 +333,31 @@ pub fn file_stem(rel: &str) -> &str {
 pub fn filename_id(stem: &str) -> String {
     let head = stem.split(['_', ' ']).next().unwrap_or(stem);
     let groups: Vec<&str> = head.split('-').collect();
-    let numeric = |g: &str| !g.is_empty() && g.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let numeric = |g: &str| {
+        !g.is_empty()
+            && g.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    };
     let alpha = |g: &str| g.bytes().any(|b| b.is_ascii_alphabetic());
     if let Some(i) = groups.iter().position(|g| numeric(g)) {
         if i > 0 && groups[..i].iter().all(|g| alpha(g)) {
             return groups[..=i].join("-");
         }
     }
-    if head.is_empty() { stem.to_string() } else { head.to_string() }
+    if head.is_empty() {
+        stem.to_string()
+    } else {
+        head.to_string()
+    }
 }
 
 /// A filename-derived id that really is an id (letters then a number), not a plain name.
 fn looks_like_id(fid: &str) -> bool {
-    fid.contains('-') && fid.rsplit('-').next().is_some_and(|g| g.starts_with(|c: char| c.is_ascii_digit()))
+    fid.contains('-')
+        && fid
+            .rsplit('-')
+            .next()
+            .is_some_and(|g| g.starts_with(|c: char| c.is_ascii_digit()))
 }
 
 /// Whether a filename id and a frontmatter id agree: equal ignoring case, or the filename
@@ -326,8 +396,14 @@ mod tests {
     fn filename_ids() {
         assert_eq!(filename_id("QRY-TSK-0007_resumable-upload"), "QRY-TSK-0007");
         assert_eq!(filename_id("ADR-0004_tus"), "ADR-0004");
-        assert_eq!(filename_id("back-100.9 - Integrate-TaskDetail"), "back-100.9");
-        assert_eq!(filename_id("back-196-add-nixos-packaging-support"), "back-196");
+        assert_eq!(
+            filename_id("back-100.9 - Integrate-TaskDetail"),
+            "back-100.9"
+        );
+        assert_eq!(
+            filename_id("back-196-add-nixos-packaging-support"),
+            "back-196"
+        );
         assert_eq!(filename_id("eip-1559"), "eip-1559");
         assert_eq!(filename_id("README"), "README");
         assert_eq!(filename_id("2026-01-05-notes"), "2026-01-05-notes");
@@ -343,9 +419,18 @@ mod tests {
 
     #[test]
     fn links_join() {
-        assert_eq!(join_link("items/task/0000/a.md", "../../../decisions/ADR-1.md").as_deref(), Some("decisions/ADR-1.md"));
-        assert_eq!(join_link("items/a.md", "b.md").as_deref(), Some("items/b.md"));
-        assert_eq!(join_link("items/a.md", "/x/y.md").as_deref(), Some("x/y.md"));
+        assert_eq!(
+            join_link("items/task/0000/a.md", "../../../decisions/ADR-1.md").as_deref(),
+            Some("decisions/ADR-1.md")
+        );
+        assert_eq!(
+            join_link("items/a.md", "b.md").as_deref(),
+            Some("items/b.md")
+        );
+        assert_eq!(
+            join_link("items/a.md", "/x/y.md").as_deref(),
+            Some("x/y.md")
+        );
         assert_eq!(join_link("a.md", "../../etc/passwd.md"), None);
     }
 
@@ -354,7 +439,13 @@ mod tests {
         let s = Settings::default();
         let text = "---\nid: T-1\nparent: F-1\nrequires: 155, 1559\ndependencies: [task-8, 12]\nlinks:\n  relates:\n    - \"[[R-1]]\"\n    - R-2@0192ab\n---\n# Goal\nSee [[W-1]] and [x](../other/O-1_x.md).\n";
         let p = parse_file("notes/T-1_x.md", "h", text, &s);
-        let got: Vec<(String, String, u32)> = p.doc.refs.unwrap().iter().map(|r| (r.edge.to_string(), r.target.clone(), r.line)).collect();
+        let got: Vec<(String, String, u32)> = p
+            .doc
+            .refs
+            .unwrap()
+            .iter()
+            .map(|r| (r.edge.to_string(), r.target.clone(), r.line))
+            .collect();
         let want = [
             ("depends_on", "task-8", 5),
             ("depends_on", "12", 5),
@@ -366,7 +457,10 @@ mod tests {
             ("links_to", "W-1", 12),
             ("links_to", "other/O-1_x.md", 12),
         ];
-        let want: Vec<(String, String, u32)> = want.iter().map(|(a, b, c)| (a.to_string(), b.to_string(), *c)).collect();
+        let want: Vec<(String, String, u32)> = want
+            .iter()
+            .map(|(a, b, c)| (a.to_string(), b.to_string(), *c))
+            .collect();
         assert_eq!(got, want);
         assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
     }

@@ -6,6 +6,7 @@ use crate::config::Settings;
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::model::{Edge, EdgeType, Graph, Kind, Node, Origin, RawRef, RefForm};
 use crate::parse::{ParsedFile, file_stem};
+use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Build the graph from parsed files (any order; output is sorted).
@@ -22,27 +23,65 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
         by_raw.entry(norm(raw_id(f))).or_default().push(i);
     }
     let mut ids: Vec<String> = files.iter().map(|f| raw_id(f).to_string()).collect();
+    let explicit = |f: &ParsedFile| {
+        let fields = f.doc.fields.as_ref();
+        s.ids
+            .keys
+            .iter()
+            .any(|k| fields.is_some_and(|m| m.contains_key(k)))
+    };
     for group in by_raw.values().filter(|g| g.len() > 1) {
-        let prefixes: Vec<Option<String>> =
-            group.iter().map(|&i| files[i].doc.uid.as_ref().map(|u| u.chars().take(8).collect())).collect();
+        // Files that declare the id claim it; files whose id only comes from their name
+        // (README.md in every folder) step aside to `name@path` without complaint.
+        let (claimed, derived): (Vec<usize>, Vec<usize>) =
+            group.iter().partition(|&&i| explicit(files[i]));
+        for &i in &derived {
+            ids[i] = format!("{}@{}", raw_id(files[i]), files[i].doc.path);
+        }
+        if claimed.len() < 2 {
+            continue;
+        }
+        let prefixes: Vec<Option<String>> = claimed
+            .iter()
+            .map(|&i| {
+                files[i]
+                    .doc
+                    .uid
+                    .as_ref()
+                    .map(|u| u.chars().take(8).collect())
+            })
+            .collect();
         let unique_uids = prefixes.iter().all(Option::is_some)
             && prefixes.iter().collect::<BTreeSet<_>>().len() == prefixes.len();
-        for (n, &i) in group.iter().enumerate() {
+        for (n, &i) in claimed.iter().enumerate() {
             let f = files[i];
             let raw = raw_id(f);
             ids[i] = match (&prefixes[n], unique_uids) {
                 (Some(p), true) => format!("{raw}@{p}"),
                 _ => format!("{raw}@{}", f.doc.path),
             };
-            let others: Vec<&str> =
-                group.iter().filter(|&&j| j != i).map(|&j| files[j].doc.path.as_str()).collect();
+            let others: Vec<&str> = claimed
+                .iter()
+                .filter(|&&j| j != i)
+                .map(|&j| files[j].doc.path.as_str())
+                .collect();
             diags.push(Diagnostic::new(
                 &f.doc.path,
                 f.doc.line.unwrap_or(1),
                 Severity::Error,
                 Code::DuplicateId,
-                format!("id `{raw}` is also used by {}; this file is node `{}`", others.join(", "), ids[i]),
+                format!(
+                    "id `{raw}` is also declared by {}; this file is node `{}`",
+                    others.join(", "),
+                    ids[i]
+                ),
             ));
+        }
+    }
+    // A raw id resolves to the files that claim it; name-derived ids only when unclaimed.
+    for group in by_raw.values_mut() {
+        if group.len() > 1 && group.iter().any(|&i| explicit(files[i])) {
+            group.retain(|&i| explicit(files[i]));
         }
     }
 
@@ -53,9 +92,19 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
     for (i, f) in files.iter().enumerate() {
         by_node_id.insert(norm(&ids[i]), i);
         by_path.insert(f.doc.path.as_str(), i);
-        by_stem.entry(norm(file_stem(&f.doc.path))).or_default().push(i);
+        by_stem
+            .entry(norm(file_stem(&f.doc.path)))
+            .or_default()
+            .push(i);
     }
-    let lookup = Lookup { files: &files, by_raw: &by_raw, by_node_id: &by_node_id, by_path: &by_path, by_stem: &by_stem, ci };
+    let lookup = Lookup {
+        files: &files,
+        by_raw: &by_raw,
+        by_node_id: &by_node_id,
+        by_path: &by_path,
+        by_stem: &by_stem,
+        ci,
+    };
 
     // 2. Edges from references.
     let mut edges: BTreeMap<(usize, EdgeType, usize), (Origin, u32, String)> = BTreeMap::new();
@@ -89,35 +138,59 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
                         Some(k) => format!("`{k}` refers to"),
                         None => "link to".to_string(),
                     };
-                    diags.push(Diagnostic::new(&f.doc.path, r.line, sev, code, format!("{what} `{}`, {why}", r.target)));
+                    diags.push(Diagnostic::new(
+                        &f.doc.path,
+                        r.line,
+                        sev,
+                        code,
+                        format!("{what} `{}`, {why}", r.target),
+                    ));
                     continue;
                 }
             };
             if t == i && r.edge != EdgeType::Parent {
                 continue;
             }
-            let origin = if r.key.is_some() { Origin::Frontmatter } else { Origin::Body };
-            edges.entry((i, r.edge, t)).or_insert((origin, r.line, f.doc.path.clone()));
+            let origin = if r.key.is_some() {
+                Origin::Frontmatter
+            } else {
+                Origin::Body
+            };
+            edges
+                .entry((i, r.edge, t))
+                .or_insert((origin, r.line, f.doc.path.clone()));
         }
     }
 
     // 3. Mentions: known ids written in section text, unless a stronger edge exists.
     let linked: BTreeSet<(usize, usize)> = edges.keys().map(|&(a, _, b)| (a, b)).collect();
-    let mut mentions: BTreeMap<(usize, usize), u32> = BTreeMap::new();
-    for (i, f) in files.iter().enumerate() {
-        for sec in &f.sections {
-            let first = sec.text_line;
-            for (tok, line_off) in mention_candidates(&sec.text) {
-                if let Some(t) = lookup.mention(tok) {
-                    if t != i && !linked.contains(&(i, t)) {
-                        mentions.entry((i, t)).or_insert(first + line_off);
+    let found: Vec<Vec<(usize, usize, u32)>> = files
+        .par_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut buf = String::new();
+            let mut hits = Vec::new();
+            for sec in &f.sections {
+                for (tok, line_off) in mention_candidates(&sec.text) {
+                    if let Some(t) = lookup.mention(tok, &mut buf) {
+                        if t != i && !linked.contains(&(i, t)) {
+                            hits.push((i, t, sec.text_line + line_off));
+                        }
                     }
                 }
             }
-        }
+            hits
+        })
+        .collect();
+    let mut mentions: BTreeMap<(usize, usize), u32> = BTreeMap::new();
+    for (a, b, line) in found.into_iter().flatten() {
+        mentions.entry((a, b)).or_insert(line);
     }
     for ((a, b), line) in mentions {
-        edges.insert((a, EdgeType::Mentions, b), (Origin::Body, line, files[a].doc.path.clone()));
+        edges.insert(
+            (a, EdgeType::Mentions, b),
+            (Origin::Body, line, files[a].doc.path.clone()),
+        );
     }
 
     // 4. Parent cycles.
@@ -128,7 +201,11 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
         .collect();
     for cycle in parent_cycles(files.len(), &parents, &ids) {
         let first = cycle[0];
-        let line = parents.iter().find(|p| p.0 == first).map(|p| p.2).unwrap_or(1);
+        let line = parents
+            .iter()
+            .find(|p| p.0 == first)
+            .map(|p| p.2)
+            .unwrap_or(1);
         let mut names: Vec<&str> = cycle.iter().map(|&c| ids[c].as_str()).collect();
         names.push(&ids[first]);
         diags.push(Diagnostic::new(
@@ -162,7 +239,11 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
             let base = slug(&sec.heading, sec.level);
             let n = slugs.entry(base.clone()).or_insert(0);
             *n += 1;
-            let chunk_id = if *n == 1 { format!("{}#{base}", doc.id) } else { format!("{}#{base}-{n}", doc.id) };
+            let chunk_id = if *n == 1 {
+                format!("{}#{base}", doc.id)
+            } else {
+                format!("{}#{base}-{n}", doc.id)
+            };
             out_edges.push(Edge {
                 source: chunk_id.clone(),
                 target: doc.id.clone(),
@@ -191,7 +272,13 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
     out_edges.sort_by(|a, b| {
         (&a.source, a.r#type, &a.target, a.line).cmp(&(&b.source, b.r#type, &b.target, b.line))
     });
-    (Graph { nodes, edges: out_edges }, diags)
+    (
+        Graph {
+            nodes,
+            edges: out_edges,
+        },
+        diags,
+    )
 }
 
 fn raw_id(f: &ParsedFile) -> &str {
@@ -213,7 +300,11 @@ pub fn slug(heading: &str, level: u8) -> String {
         }
     }
     let out = out.trim_end_matches('-');
-    if out.is_empty() { "section".into() } else { out.chars().take(80).collect() }
+    if out.is_empty() {
+        "section".into()
+    } else {
+        out.chars().take(80).collect()
+    }
 }
 
 enum Found {
@@ -233,7 +324,11 @@ struct Lookup<'a> {
 
 impl Lookup<'_> {
     fn norm(&self, x: &str) -> String {
-        if self.ci { x.to_lowercase() } else { x.to_string() }
+        if self.ci {
+            x.to_lowercase()
+        } else {
+            x.to_string()
+        }
     }
 
     fn resolve(&self, r: &RawRef) -> Found {
@@ -271,7 +366,11 @@ impl Lookup<'_> {
     fn by_id(&self, target: &str) -> Found {
         if let Some(&i) = self.by_node_id.get(&self.norm(target)) {
             // A unique raw id or an exact disambiguated node id.
-            if self.by_raw.get(&self.norm(target)).is_none_or(|g| g.len() == 1) {
+            if self
+                .by_raw
+                .get(&self.norm(target))
+                .is_none_or(|g| g.len() == 1)
+            {
                 return Found::One(i);
             }
         }
@@ -290,21 +389,43 @@ impl Lookup<'_> {
                 let hits: Vec<usize> = cands
                     .iter()
                     .copied()
-                    .filter(|&c| self.files[c].doc.uid.as_ref().is_some_and(|x| x.to_lowercase().starts_with(&u)))
+                    .filter(|&c| {
+                        self.files[c]
+                            .doc
+                            .uid
+                            .as_ref()
+                            .is_some_and(|x| x.to_lowercase().starts_with(&u))
+                    })
                     .collect();
                 match hits.as_slice() {
                     [one] => Found::One(*one),
-                    [] => Found::None(format!("no file with id `{id}` has a uid starting with `{u}`")),
+                    [] => Found::None(format!(
+                        "no file with id `{id}` has a uid starting with `{u}`"
+                    )),
                     _ => Found::Many(hits),
                 }
             }
         }
     }
 
-    /// A bare mention resolves only to a unique id (never to paths or names).
-    fn mention(&self, tok: &str) -> Option<usize> {
-        match self.by_id(tok) {
-            Found::One(i) => Some(i),
+    /// A bare mention resolves only to a unique id (never to paths or names). `buf` is
+    /// scratch space so the hot loop does not allocate per token.
+    fn mention(&self, tok: &str, buf: &mut String) -> Option<usize> {
+        if tok.contains('@') {
+            return match self.by_id(tok) {
+                Found::One(i) => Some(i),
+                _ => None,
+            };
+        }
+        let key = if self.ci {
+            buf.clear();
+            buf.extend(tok.chars().flat_map(char::to_lowercase));
+            buf.as_str()
+        } else {
+            tok
+        };
+        match self.by_raw.get(key).map(Vec::as_slice) {
+            Some([one]) => Some(*one),
             _ => None,
         }
     }
@@ -331,15 +452,31 @@ pub fn mention_candidates(text: &str) -> Vec<(&str, u32)> {
             fence = Some("~~~");
             continue;
         }
-        let is_tok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@');
-        for tok in line.split(|c: char| !is_tok(c)) {
-            let tok = tok.trim_matches(|c: char| matches!(c, '-' | '_' | '.' | '@'));
-            if tok.len() < 2 || tok.len() > 128 {
+        // Byte scan: token bytes are ASCII, so every cut is a char boundary.
+        let is_tok = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'@');
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if !is_tok(b[i]) {
+                i += 1;
                 continue;
             }
-            let b = tok.as_bytes();
-            if b.iter().any(u8::is_ascii_digit) && b.iter().any(u8::is_ascii_alphabetic) {
-                out.push((tok, n as u32));
+            let start = i;
+            let (mut digit, mut alpha) = (false, false);
+            while i < b.len() && is_tok(b[i]) {
+                digit |= b[i].is_ascii_digit();
+                alpha |= b[i].is_ascii_alphabetic();
+                i += 1;
+            }
+            if !(digit && alpha) {
+                continue;
+            }
+            let tok = line[start..i].trim_matches(|c: char| matches!(c, '-' | '_' | '.' | '@'));
+            if tok.len() >= 2 && tok.len() <= 128 {
+                let tb = tok.as_bytes();
+                if tb.iter().any(u8::is_ascii_digit) && tb.iter().any(u8::is_ascii_alphabetic) {
+                    out.push((tok, n as u32));
+                }
             }
         }
     }
@@ -375,7 +512,9 @@ fn parent_cycles(n: usize, parents: &[(usize, usize, u32)], ids: &[String]) -> V
                     1 => {
                         let pos = path.iter().position(|&x| x == w).unwrap_or(0);
                         let mut cyc = path[pos..].to_vec();
-                        let min = (0..cyc.len()).min_by(|&a, &b| ids[cyc[a]].cmp(&ids[cyc[b]])).unwrap_or(0);
+                        let min = (0..cyc.len())
+                            .min_by(|&a, &b| ids[cyc[a]].cmp(&ids[cyc[b]]))
+                            .unwrap_or(0);
                         cyc.rotate_left(min);
                         cycles.insert(cyc, ());
                     }
@@ -397,7 +536,9 @@ mod tests {
 
     #[test]
     fn candidates() {
-        let got: Vec<(&str, u32)> = mention_candidates("See QRY-TSK-0011. And (ADR-0004's)\n```\nX-1\n```\nv2 and 2026-01-05 and a@b\n");
+        let got: Vec<(&str, u32)> = mention_candidates(
+            "See QRY-TSK-0011. And (ADR-0004's)\n```\nX-1\n```\nv2 and 2026-01-05 and a@b\n",
+        );
         assert_eq!(got, vec![("QRY-TSK-0011", 0), ("ADR-0004", 0), ("v2", 4)]);
     }
 

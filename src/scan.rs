@@ -36,7 +36,10 @@ fn globset(globs: &[String]) -> GlobSet {
     let mut b = GlobSetBuilder::new();
     for g in globs {
         // Globs were validated when the config was loaded.
-        if let Ok(glob) = globset::GlobBuilder::new(g).literal_separator(false).build() {
+        if let Ok(glob) = globset::GlobBuilder::new(g)
+            .literal_separator(false)
+            .build()
+        {
             b.add(glob);
         }
     }
@@ -45,7 +48,12 @@ fn globset(globs: &[String]) -> GlobSet {
 
 /// Walk `root` and return the candidate paths (root-relative, sorted) and diagnostics.
 /// `keep_text` decides whether file contents are kept (parsing) or only hashed (checking).
-pub fn scan(root: &Path, index_dir: &Path, settings: &ScanSettings, keep_text: bool) -> Result<Scan, Error> {
+pub fn scan(
+    root: &Path,
+    index_dir: &Path,
+    settings: &ScanSettings,
+    keep_text: bool,
+) -> Result<Scan, Error> {
     if !root.is_dir() {
         return Err(Error::NoRoot(root.to_path_buf()));
     }
@@ -63,7 +71,10 @@ pub fn scan(root: &Path, index_dir: &Path, settings: &ScanSettings, keep_text: b
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(move |e| {
             // Never index the index folder itself.
-            match (&index_abs, e.file_type().map(|t| t.is_dir()).unwrap_or(false)) {
+            match (
+                &index_abs,
+                e.file_type().map(|t| t.is_dir()).unwrap_or(false),
+            ) {
                 (Some(ix), true) => e.path().canonicalize().map(|p| &p != ix).unwrap_or(true),
                 _ => true,
             }
@@ -77,11 +88,19 @@ pub fn scan(root: &Path, index_dir: &Path, settings: &ScanSettings, keep_text: b
                     ignore::Error::WithPath { path, .. } => rel_of(root, path),
                     _ => String::new(),
                 };
-                diagnostics.push(Diagnostic::new(path, 0, Severity::Warning, Code::WalkError, err.to_string()));
+                diagnostics.push(Diagnostic::new(
+                    path,
+                    0,
+                    Severity::Warning,
+                    Code::WalkError,
+                    err.to_string(),
+                ));
                 continue;
             }
         };
-        let Some(ft) = entry.file_type() else { continue };
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
         if ft.is_dir() {
             continue;
         }
@@ -97,7 +116,10 @@ pub fn scan(root: &Path, index_dir: &Path, settings: &ScanSettings, keep_text: b
                         0,
                         Severity::Warning,
                         Code::SymlinkOutsideRoot,
-                        format!("symlink leads outside the root (to {}); skipped", target.display()),
+                        format!(
+                            "symlink leads outside the root (to {}); skipped",
+                            target.display()
+                        ),
                     ));
                     continue;
                 }
@@ -120,8 +142,10 @@ pub fn scan(root: &Path, index_dir: &Path, settings: &ScanSettings, keep_text: b
     paths.sort();
 
     let max = settings.max_file_size;
-    let results: Vec<(SourceFile, Option<Diagnostic>)> =
-        paths.into_par_iter().map(|(rel, abs)| read_one(rel, &abs, max, keep_text)).collect();
+    let results: Vec<(SourceFile, Option<Diagnostic>)> = paths
+        .into_par_iter()
+        .map(|(rel, abs)| read_one(rel, &abs, max, keep_text))
+        .collect();
     let mut files = Vec::with_capacity(results.len());
     for (f, d) in results {
         diagnostics.extend(d);
@@ -130,7 +154,12 @@ pub fn scan(root: &Path, index_dir: &Path, settings: &ScanSettings, keep_text: b
     Ok(Scan { files, diagnostics })
 }
 
-fn read_one(rel: String, abs: &Path, max: u64, keep_text: bool) -> (SourceFile, Option<Diagnostic>) {
+fn read_one(
+    rel: String,
+    abs: &Path,
+    max: u64,
+    keep_text: bool,
+) -> (SourceFile, Option<Diagnostic>) {
     let size = std::fs::metadata(abs).map(|m| m.len()).unwrap_or(0);
     if size > max {
         let d = Diagnostic::new(
@@ -138,15 +167,37 @@ fn read_one(rel: String, abs: &Path, max: u64, keep_text: bool) -> (SourceFile, 
             0,
             Severity::Warning,
             Code::FileTooLarge,
-            format!("file is {size} bytes, over the {max}-byte limit (scan.max_file_size); skipped"),
+            format!(
+                "file is {size} bytes, over the {max}-byte limit (scan.max_file_size); skipped"
+            ),
         );
-        return (SourceFile { rel, hash: format!("size:{size}"), text: None }, Some(d));
+        return (
+            SourceFile {
+                rel,
+                hash: format!("size:{size}"),
+                text: None,
+            },
+            Some(d),
+        );
     }
     let bytes = match std::fs::read(abs) {
         Ok(b) => b,
         Err(e) => {
-            let d = Diagnostic::new(rel.clone(), 0, Severity::Warning, Code::ReadError, format!("cannot read: {e}"));
-            return (SourceFile { rel, hash: "unreadable".into(), text: None }, Some(d));
+            let d = Diagnostic::new(
+                rel.clone(),
+                0,
+                Severity::Warning,
+                Code::ReadError,
+                format!("cannot read: {e}"),
+            );
+            return (
+                SourceFile {
+                    rel,
+                    hash: "unreadable".into(),
+                    text: None,
+                },
+                Some(d),
+            );
         }
     };
     let hash = blake3::hash(&bytes).to_hex().to_string();
@@ -155,7 +206,14 @@ fn read_one(rel: String, abs: &Path, max: u64, keep_text: bool) -> (SourceFile, 
             if s.starts_with('\u{feff}') {
                 s.drain(..3);
             }
-            (SourceFile { rel, hash, text: keep_text.then_some(s) }, None)
+            (
+                SourceFile {
+                    rel,
+                    hash,
+                    text: keep_text.then_some(s),
+                },
+                None,
+            )
         }
         Err(e) => {
             let bytes = e.as_bytes();
@@ -168,7 +226,14 @@ fn read_one(rel: String, abs: &Path, max: u64, keep_text: bool) -> (SourceFile, 
                 Code::NotUtf8,
                 format!("not UTF-8 (invalid byte at offset {at}); skipped"),
             );
-            (SourceFile { rel, hash, text: None }, Some(d))
+            (
+                SourceFile {
+                    rel,
+                    hash,
+                    text: None,
+                },
+                Some(d),
+            )
         }
     }
 }

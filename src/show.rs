@@ -61,7 +61,11 @@ pub fn find<'a>(index: &'a Loaded, query: &str) -> Result<&'a Node, Error> {
         .iter()
         .filter(|n| !n.is_chunk())
         .filter(|n| {
-            n.id.eq_ignore_ascii_case(q) || n.raw_id.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(q)) || n.path == q
+            n.id.eq_ignore_ascii_case(q)
+                || n.raw_id
+                    .as_deref()
+                    .is_some_and(|r| r.eq_ignore_ascii_case(q))
+                || n.path == q
         })
         .collect();
     match hits.as_slice() {
@@ -69,7 +73,10 @@ pub fn find<'a>(index: &'a Loaded, query: &str) -> Result<&'a Node, Error> {
         [] => Err(Error::NotFound(query.to_string())),
         many => {
             let ids: Vec<&str> = many.iter().map(|n| n.id.as_str()).collect();
-            Err(Error::Other(format!("`{query}` matches several nodes: {}", ids.join(", "))))
+            Err(Error::Other(format!(
+                "`{query}` matches several nodes: {}",
+                ids.join(", ")
+            )))
         }
     }
 }
@@ -77,7 +84,13 @@ pub fn find<'a>(index: &'a Loaded, query: &str) -> Result<&'a Node, Error> {
 /// Build the view of one node.
 pub fn show(index: &Loaded, query: &str) -> Result<Shown, Error> {
     let node = find(index, query)?;
-    let by_id = |id: &str| index.nodes.binary_search_by(|n| n.id.as_str().cmp(id)).ok().map(|i| &index.nodes[i]);
+    let by_id = |id: &str| {
+        index
+            .nodes
+            .binary_search_by(|n| n.id.as_str().cmp(id))
+            .ok()
+            .map(|i| &index.nodes[i])
+    };
     let view = |id: &str, e: &crate::model::Edge| {
         let other = by_id(id);
         EdgeView {
@@ -116,5 +129,10 @@ pub fn show(index: &Loaded, query: &str) -> Result<Shown, Error> {
     }
     sections.sort_by_key(|s| s.line);
     incoming.sort_by(|a, b| (a.r#type, &a.id).cmp(&(b.r#type, &b.id)));
-    Ok(Shown { node: node.clone(), sections, outgoing, incoming })
+    Ok(Shown {
+        node: node.clone(),
+        sections,
+        outgoing,
+        incoming,
+    })
 }

@@ -90,7 +90,10 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
         }
     }
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
@@ -106,14 +109,22 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
 }
 
 /// Parse JSONL bytes into records; a bad line is an error naming the file and line.
-pub fn parse_jsonl<T: serde::de::DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<Vec<T>, Error> {
+pub fn parse_jsonl<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<Vec<T>, Error> {
     let mut out = Vec::new();
     for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let v = serde_json::from_slice(line)
-            .map_err(|e| Error::Other(format!("{}:{}: damaged index record: {e}", path.display(), n + 1)))?;
+        let v = serde_json::from_slice(line).map_err(|e| {
+            Error::Other(format!(
+                "{}:{}: damaged index record: {e}",
+                path.display(),
+                n + 1
+            ))
+        })?;
         out.push(v);
     }
     Ok(out)

@@ -1,0 +1,170 @@
+//! `mdgraph check`: freshness by content hash, graph errors, strictness, JSON shape.
+
+use crate::common::*;
+use crate::snap;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckJson {
+    ok: bool,
+    fresh: bool,
+    errors: usize,
+    warnings: usize,
+    diagnostics: Vec<DiagJson>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct DiagJson {
+    path: String,
+    line: u32,
+    col: u32,
+    severity: String,
+    code: String,
+    message: String,
+}
+
+#[test]
+fn fresh_index_passes() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(out.stdout, "");
+    let out = f.run(&["check", "--format", "json"]);
+    let v: CheckJson = serde_json::from_str(&out.stdout).unwrap();
+    assert!(v.ok && v.fresh && v.errors == 0, "{v:?}");
+}
+
+#[test]
+fn edited_file_makes_index_stale_until_reindexed() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let readme = f.root().join("README.md");
+    let mut text = std::fs::read_to_string(&readme).unwrap();
+    text.push_str("\nEdited.\n");
+    std::fs::write(&readme, text).unwrap();
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout
+            .contains("README.md:1:1: error[stale-index]: changed since the index was built"),
+        "{}",
+        out.stdout
+    );
+    // A new and a deleted file are named too.
+    std::fs::write(f.root().join("NEW.md"), "# New\n").unwrap();
+    let out = f.run(&["check"]);
+    assert!(
+        out.stdout
+            .contains("NEW.md:1:1: error[stale-index]: new file"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(f.run(&["index"]).code, 0);
+    assert_eq!(f.run(&["check"]).code, 0);
+    std::fs::remove_file(f.root().join("NEW.md")).unwrap();
+    let out = f.run(&["check"]);
+    assert!(
+        out.stdout
+            .contains("NEW.md:1:1: error[stale-index]: deleted"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn damaged_or_missing_index_fails() {
+    let f = Fixture::new("backlog-fixtures");
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout
+            .contains("_index/meta.json:1:1: error[stale-index]: no index"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(f.run(&["index"]).code, 0);
+    let edges = f.index().join("graph_edges.jsonl");
+    let text = std::fs::read_to_string(&edges).unwrap();
+    std::fs::write(&edges, &text[..text.len() / 2]).unwrap();
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout
+            .contains("_index/graph_edges.jsonl:1:1: error[stale-index]"),
+        "{}",
+        out.stdout
+    );
+    // index repairs it even though no source changed.
+    assert_eq!(f.run(&["index"]).code, 0);
+    assert_eq!(f.run(&["check"]).code, 0);
+}
+
+#[test]
+fn broken_graph_fails_with_compiler_style_diagnostics() {
+    let f = Fixture::new("tests/fixtures/broken");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 1);
+    snap!("broken_check_stdout", out.stdout);
+    assert!(
+        out.stderr.contains("check FAILED: index is fresh;"),
+        "{}",
+        out.stderr
+    );
+    let v: CheckJson = serde_json::from_str(&f.run(&["check", "--format", "json"]).stdout).unwrap();
+    assert!(!v.ok && v.fresh && v.errors > 0 && v.warnings > 0);
+    let codes: std::collections::BTreeSet<&str> =
+        v.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    for code in [
+        "invalid-yaml",
+        "duplicate-id",
+        "dangling-reference",
+        "parent-cycle",
+        "id-mismatch",
+        "broken-link",
+    ] {
+        assert!(codes.contains(code), "missing {code} in {codes:?}");
+    }
+}
+
+#[test]
+fn stale_check_reports_current_problems() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    std::fs::write(
+        f.root().join("BAD.md"),
+        "---\nid: X-1\nparent: NOPE-1\n---\n# x\n",
+    )
+    .unwrap();
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout
+            .contains("BAD.md:3:1: error[dangling-reference]: `parent` refers to `NOPE-1`"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn strict_fails_on_warnings() {
+    let f = Fixture::new("backlog-fixtures");
+    std::fs::write(
+        f.root().join("LINK.md"),
+        "# Note\nSee [[does-not-exist]].\n",
+    )
+    .unwrap();
+    assert_eq!(f.run(&["index"]).code, 0);
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("LINK.md:2:1: warning[broken-link]"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(f.run(&["check", "--strict"]).code, 1);
+}

@@ -1,0 +1,110 @@
+//! Shared helpers: fixture copies, running the binary with a clean environment, hashing
+//! trees, and snapshot settings.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_mdgraph");
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Copy a folder recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let t = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &t);
+        } else {
+            std::fs::copy(e.path(), t).unwrap();
+        }
+    }
+}
+
+/// A temp dir holding a copy of a fixture folder as `backlog/`.
+pub struct Fixture {
+    pub dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    pub fn new(src: &str) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&repo().join(src), &dir.path().join("backlog"));
+        Fixture { dir }
+    }
+    pub fn root(&self) -> PathBuf {
+        self.dir.path().join("backlog")
+    }
+    pub fn index(&self) -> PathBuf {
+        self.dir.path().join("_index")
+    }
+    /// Run mdgraph in the temp dir with `--root backlog --index-dir _index`.
+    pub fn run(&self, args: &[&str]) -> Output {
+        let mut full = vec!["--root", "backlog", "--index-dir", "_index"];
+        full.extend_from_slice(args);
+        run_in(self.dir.path(), &full)
+    }
+    pub fn read_index(&self, name: &str) -> String {
+        std::fs::read_to_string(self.index().join(name)).unwrap()
+    }
+}
+
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run the binary in `cwd` with a cleared environment.
+pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .output()
+        .unwrap();
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// blake3 of every file under `dir`, by relative path.
+pub fn tree_hashes(dir: &Path) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+                out.insert(
+                    rel,
+                    blake3::hash(&std::fs::read(&p).unwrap())
+                        .to_hex()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// Snapshot settings: files under the top-level `snapshots/`.
+#[macro_export]
+macro_rules! snap {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true}, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}

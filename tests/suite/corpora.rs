@@ -1,0 +1,46 @@
+//! The real corpora in `../shared/corpora/` index without a panic (skipped when absent).
+
+use crate::common::*;
+
+#[test]
+fn real_corpora_index_without_panic() {
+    let base = repo().join("../shared/corpora");
+    for corpus in ["eips", "backlog-md/backlog"] {
+        let root = base.join(corpus);
+        if !root.is_dir() {
+            eprintln!("skipping {corpus}: {} not found", root.display());
+            continue;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let index = dir.path().join("_index");
+        let out = run_in(
+            dir.path(),
+            &[
+                "--root",
+                root.to_str().unwrap(),
+                "--index-dir",
+                index.to_str().unwrap(),
+                "index",
+            ],
+        );
+        assert_eq!(out.code, 0, "{corpus}: {}", out.stderr);
+        assert!(out.stderr.contains("indexed "), "{corpus}: {}", out.stderr);
+        let check = run_in(
+            dir.path(),
+            &[
+                "--root",
+                root.to_str().unwrap(),
+                "--index-dir",
+                index.to_str().unwrap(),
+                "check",
+            ],
+        );
+        // The corpora have real errors (dangling references, duplicate ids): exit 1, not 2.
+        assert_eq!(check.code, 1, "{corpus}: {}", check.stderr);
+        assert!(
+            check.stderr.contains("index is fresh"),
+            "{corpus}: {}",
+            check.stderr
+        );
+    }
+}

@@ -1,0 +1,145 @@
+//! `mdgraph index`: sidecar contents, determinism, no-op reruns, bad input.
+
+use crate::common::*;
+use crate::snap;
+
+#[test]
+fn fixtures_sidecar_snapshot() {
+    let f = Fixture::new("backlog-fixtures");
+    let out = f.run(&["index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    snap!("fixtures_graph_nodes", f.read_index("graph_nodes.jsonl"));
+    snap!("fixtures_graph_edges", f.read_index("graph_edges.jsonl"));
+    snap!("fixtures_diagnostics", f.read_index("diagnostics.jsonl"));
+    snap!("fixtures_meta", f.read_index("meta.json"));
+}
+
+#[test]
+fn broken_fixture_is_indexed_with_diagnostics() {
+    let f = Fixture::new("tests/fixtures/broken");
+    let out = f.run(&["index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    snap!("broken_index_stderr", out.stderr);
+    snap!("broken_diagnostics", f.read_index("diagnostics.jsonl"));
+    // The file with invalid YAML is still a node, with fields read leniently.
+    let nodes = f.read_index("graph_nodes.jsonl");
+    let bad: serde_json::Value = nodes
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|n| n["id"] == "BRK-TSK-0001")
+        .expect("the invalid-YAML file is indexed");
+    assert_eq!(bad["fields"]["assignee"], "@dana");
+    assert_eq!(bad["title"], "Render the PDF");
+}
+
+#[test]
+fn rebuild_is_byte_identical_across_folders() {
+    let a = Fixture::new("backlog-fixtures");
+    let b = Fixture::new("backlog-fixtures");
+    assert_eq!(a.run(&["index"]).code, 0);
+    assert_eq!(b.run(&["index", "--full"]).code, 0);
+    let first = tree_hashes(&a.index());
+    assert_eq!(first, tree_hashes(&b.index()));
+    // A full rebuild in place produces the same bytes again.
+    std::fs::remove_dir_all(a.index()).unwrap();
+    assert_eq!(a.run(&["index", "--full"]).code, 0);
+    assert_eq!(first, tree_hashes(&a.index()));
+}
+
+#[test]
+fn second_index_rewrites_nothing() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let mtimes = |f: &Fixture| -> Vec<std::time::SystemTime> {
+        let mut v: Vec<_> = std::fs::read_dir(f.index())
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().modified().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = mtimes(&f);
+    let out = f.run(&["index"]);
+    assert_eq!(out.code, 0);
+    assert!(out.stderr.contains("index is up to date"), "{}", out.stderr);
+    assert_eq!(before, mtimes(&f));
+    // --full recomputes but writes nothing when the bytes are the same.
+    let out = f.run(&["index", "--full"]);
+    assert!(out.stderr.contains("nothing changed"), "{}", out.stderr);
+    assert_eq!(before, mtimes(&f));
+}
+
+#[test]
+fn incremental_reparses_only_changed_files() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let adr = std::fs::read_dir(f.root().join("decisions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut text = std::fs::read_to_string(&adr).unwrap();
+    text.push_str("\nAn added line.\n");
+    std::fs::write(&adr, text).unwrap();
+    let out = f.run(&["index", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["parsed"], 1, "{}", out.stdout);
+    assert!(v["reused"].as_u64().unwrap() > 40);
+}
+
+#[test]
+fn commands_never_touch_sources() {
+    for fixture in ["backlog-fixtures", "tests/fixtures/broken"] {
+        let f = Fixture::new(fixture);
+        let before = tree_hashes(&f.root());
+        for args in [
+            &["index"][..],
+            &["index", "--full"],
+            &["check"],
+            &["check", "--strict"],
+            &["show", "ADR-0001"],
+        ] {
+            f.run(args);
+            assert_eq!(
+                before,
+                tree_hashes(&f.root()),
+                "{fixture}: mdgraph {args:?} changed a source file"
+            );
+        }
+        // Everything mdgraph wrote is inside the index folder.
+        let top: Vec<String> = std::fs::read_dir(f.dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(top, ["_index", "backlog"]);
+    }
+}
+
+#[test]
+fn config_errors_name_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mdgraph.toml"),
+        "root = \".\"\n\n[ids]\ncase_insensitve = true\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["index"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("mdgraph.toml:4:"), "{}", out.stderr);
+    assert!(out.stderr.contains("case_insensitve"), "{}", out.stderr);
+}
+
+#[test]
+fn missing_root_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), &["--root", "nope", "index"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("nope: backlog root not found"),
+        "{}",
+        out.stderr
+    );
+}

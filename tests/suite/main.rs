@@ -1,0 +1,10 @@
+//! Integration tests: the real binary on fixture copies in temp dirs, plus property tests
+//! through the library API.
+
+mod common;
+
+mod check;
+mod corpora;
+mod incremental;
+mod index;
+mod show;

@@ -1,0 +1,51 @@
+//! `mdgraph show`: a node with its sections and edges.
+
+use crate::common::*;
+use crate::snap;
+
+#[test]
+fn show_feature_and_adr() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let out = f.run(&["show", "ADR-0006"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    snap!("show_adr_0006", out.stdout);
+    // Any case, and by path.
+    let lower = f.run(&["show", "adr-0006"]);
+    assert_eq!(lower.stdout, out.stdout);
+    let json = f.run(&["show", "ADR-0006", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let path = v["node"]["path"].as_str().unwrap().to_string();
+    assert_eq!(f.run(&["show", &path]).stdout, out.stdout);
+    // Every edge shown is a real edge of the sidecar.
+    let edges = f.read_index("graph_edges.jsonl");
+    for e in v["outgoing"].as_array().unwrap() {
+        let needle = format!(
+            "{{\"source\":\"ADR-0006\",\"target\":\"{}\",\"type\":\"{}\"",
+            e["id"].as_str().unwrap(),
+            e["type"].as_str().unwrap()
+        );
+        assert!(edges.contains(&needle), "{needle}");
+    }
+}
+
+#[test]
+fn show_builds_a_missing_index() {
+    let f = Fixture::new("backlog-fixtures");
+    let out = f.run(&["show", "QRY-FTR-0001"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("QRY-FTR-0001  "), "{}", out.stdout);
+    assert!(f.index().join("meta.json").is_file());
+}
+
+#[test]
+fn show_unknown_id_exits_1() {
+    let f = Fixture::new("backlog-fixtures");
+    let out = f.run(&["show", "NOPE-404"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr.contains("no node matches `NOPE-404`"),
+        "{}",
+        out.stderr
+    );
+}
