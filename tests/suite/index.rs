@@ -143,3 +143,91 @@ fn missing_root_is_an_error() {
         out.stderr
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_root_and_loops_are_skipped() {
+    let f = Fixture::new("backlog-fixtures");
+    let outside = f.dir.path().join("outside.md");
+    std::fs::write(&outside, "---\nid: OUT-1\n---\n# Outside\n").unwrap();
+    std::os::unix::fs::symlink(&outside, f.root().join("escape.md")).unwrap();
+    std::os::unix::fs::symlink(f.root().join("items"), f.root().join("items/loop")).unwrap();
+    std::os::unix::fs::symlink(f.root().join("README.md"), f.root().join("alias.md")).unwrap();
+    let out = f.run(&["index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("escape.md:1:1: warning[symlink-outside-root]"),
+        "{}",
+        out.stderr
+    );
+    let nodes = f.read_index("graph_nodes.jsonl");
+    assert!(
+        !nodes.contains("\"OUT-1\""),
+        "a file outside the root was indexed"
+    );
+    assert!(
+        !nodes.contains("items/loop/"),
+        "a symlinked folder was walked twice"
+    );
+    assert!(
+        nodes.contains("\"path\":\"alias.md\""),
+        "a symlink to a file inside the root is indexed"
+    );
+}
+
+#[test]
+fn gitignore_and_globs_are_honoured() {
+    let f = Fixture::new("backlog-fixtures");
+    std::fs::create_dir_all(f.root().join("drafts")).unwrap();
+    std::fs::write(f.root().join("drafts/D-1_draft.md"), "# Draft\n").unwrap();
+    std::fs::write(f.root().join("notes.txt"), "not markdown").unwrap();
+    std::fs::write(f.root().join(".gitignore"), "drafts/\n").unwrap();
+    assert_eq!(f.run(&["index"]).code, 0);
+    let meta = f.read_index("meta.json");
+    assert!(
+        !meta.contains("drafts/") && !meta.contains("notes.txt"),
+        "{meta}"
+    );
+    // An exclude glob in the config drops the ADRs.
+    std::fs::write(
+        f.dir.path().join("mdgraph.toml"),
+        "root = \"backlog\"\n[scan]\nexclude = [\"decisions/**\"]\n",
+    )
+    .unwrap();
+    let out = run_in(f.dir.path(), &["index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let meta = std::fs::read_to_string(f.root().join("_index/meta.json")).unwrap();
+    assert!(!meta.contains("decisions/ADR-"), "exclude glob ignored");
+    // References to the excluded ADRs now dangle, and say so.
+    assert!(
+        out.stderr
+            .contains("error[dangling-reference]: `decisions` refers to `ADR-"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn oversized_file_is_skipped_with_a_diagnostic() {
+    let f = Fixture::new("backlog-fixtures");
+    std::fs::write(
+        f.dir.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n[scan]\nmax_file_size = 1000\n",
+    )
+    .unwrap();
+    std::fs::write(f.root().join("SMALL.md"), "# Small\n").unwrap();
+    let out = run_in(f.dir.path(), &["index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("README.md:1:1: warning[file-too-large]"),
+        "{}",
+        out.stderr
+    );
+    // Small files are still indexed.
+    assert!(
+        f.read_index("graph_nodes.jsonl")
+            .contains("\"path\":\"SMALL.md\"")
+    );
+}
