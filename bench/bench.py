@@ -64,6 +64,11 @@ class Result:
                 return f"killed by signal {-self.rc}"
         return f"exit {self.rc}"
 
+    def why(self):
+        """Status plus the first output line, for notes."""
+        line = self.first_error_line()
+        return f"{self.status() or 'exit 0'}: {line}" if line else (self.status() or "exit 0")
+
     def first_error_line(self):
         for text in (self.stderr, self.stdout):
             for line in (text or "").splitlines():
@@ -295,7 +300,7 @@ def bench_corpus(row, root, index_dir, cwd, args, mdgraph, incremental):
 
     def record(kind, res, expect=(0,)):
         if res.rc not in expect:
-            row.note(f"{kind}: {res.status()}: {res.first_error_line()}")
+            row.note(f"{kind}: {res.why()}")
 
     # Full index.
     for _ in range(args.runs):
@@ -344,14 +349,14 @@ def bench_corpus(row, root, index_dir, cwd, args, mdgraph, incremental):
         res = run(base + ["check"], cwd, t)
         expected = row.check[-1].rc if row.check else 0
         if res.rc != expected:
-            row.note(f"check after incremental index: {res.status() or 'exit 0'} "
-                     f"(no-change check gave {row.check[-1].status() or 'exit 0'}): {res.first_error_line()}")
+            row.note(f"check after incremental index: {res.why()} "
+                     f"(the no-change check gave {row.check[-1].status() or 'exit 0'})")
         # The incremental result must equal a full rebuild (index.rs promises byte-identity).
         verify = index_dir + "-full-verify"
         rm_index(verify)
         res = run([mdgraph, "--root", root, "--index-dir", verify, "index", "--full"], cwd, t)
         if res.rc != 0:
-            row.note(f"verification full index: {res.status()}: {res.first_error_line()}")
+            row.note(f"verification full index: {res.why()}")
         else:
             differ = []
             for f in INDEX_FILES:
@@ -500,7 +505,7 @@ def main(argv=None):
                     shutil.copytree(src, copy, symlinks=True)
                     r = run([mdgraph, "--root", copy, "--index-dir", copy_index, "index"], cwd, args.timeout)
                     if r.rc != 0:
-                        row.note(f"index of the corpus copy: {r.status()}: {r.first_error_line()}")
+                        row.note(f"index of the corpus copy: {r.why()}")
                         return None
                     state["ready"] = True
                 k = edit_copy(copy, 1, 1000 + i, skip=None)
@@ -546,12 +551,20 @@ def main(argv=None):
     print(f"Runs per measurement: {args.runs}. Times are wall clock (perf_counter around subprocess.run).")
     if gen_lines:
         print("Generation: " + "; ".join(gen_lines))
-    notes = [(r.name, n) for r in rows for n in r.notes]
+    notes = []  # (corpus, note, count), repeated notes collapsed, first-seen order
+    for r in rows:
+        for n in r.notes:
+            for i, (name, text, count) in enumerate(notes):
+                if name == r.name and text == n:
+                    notes[i] = (name, text, count + 1)
+                    break
+            else:
+                notes.append((r.name, n, 1))
     if notes:
         print()
         print("Notes:")
-        for name, n in notes:
-            print(f"- {name}: {n}")
+        for name, n, count in notes:
+            print(f"- {name}: {n}" + (f" (×{count})" if count > 1 else ""))
     return 1 if any(r.failed for r in rows) else 0
 
 
@@ -572,7 +585,7 @@ def bench_corpus_split(row, src, index_dir, copy, copy_index, cwd, args, mdgraph
         res = run([mdgraph, "--root", copy, "--index-dir", copy_index, "index"], cwd, args.timeout)
         incr_row.incr.append(res)
         if res.rc != 0:
-            row.note(f"incremental index ({what}): {res.status()}: {res.first_error_line()}")
+            row.note(f"incremental index ({what}): {res.why()}")
         m = _SUMMARY.search(res.stderr)
         if m and i == 0:
             row.notes.append(f"incremental runs on a copy; first run re-parsed {m.group(1)} files")
@@ -589,7 +602,7 @@ def bench_corpus_split(row, src, index_dir, copy, copy_index, cwd, args, mdgraph
                          + describe_diag_diff(os.path.join(copy_index, "diagnostics.jsonl"),
                                               os.path.join(verify, "diagnostics.jsonl")))
         else:
-            row.note(f"verification full index: {res.status()}: {res.first_error_line()}")
+            row.note(f"verification full index: {res.why()}")
         rm_index(verify)
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import bisect
-import math
 import os
 import re
 import shutil
@@ -1135,7 +1134,6 @@ def main(argv=None):
     ap.add_argument("--force", action="store_true", help="remove and recreate OUT_DIR if it is not empty")
     ap.add_argument("--edit-percent", type=float, metavar="P",
                     help="instead of generating, edit P%% of the existing item files in place")
-    ap.add_argument("--quiet", "-q", action="store_true", help="print only the essential line")
     a = ap.parse_args(argv)
 
     if a.edit_percent is not None:
