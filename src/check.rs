@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::index::{BuildOptions, build, file_map};
 use crate::scan::scan;
 use crate::sidecar;
+use crate::statcache::StatCache;
 use serde::Serialize;
 
 /// The outcome of a check.
@@ -39,6 +40,7 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
             "no index here (missing or unreadable); run `mdgraph index`".into(),
         )),
         Some(meta) => {
+            let cache = StatCache::load(&cfg.index_dir);
             if meta.schema != sidecar::SCHEMA_VERSION {
                 stale.push(stale_diag(
                     format!("{index_name}/{}", sidecar::META),
@@ -60,13 +62,19 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
                     "configuration changed since the index was built; run `mdgraph index`".into(),
                 ));
             }
-            for name in sidecar::damaged_outputs(&cfg.index_dir, &meta) {
+            for name in sidecar::damaged_outputs(&cfg.index_dir, &meta, &cache) {
                 stale.push(stale_diag(
                     format!("{index_name}/{name}"),
                     "index file is missing or does not match meta.json; run `mdgraph index`".into(),
                 ));
             }
-            let now = file_map(&scan(&cfg.root, &cfg.index_dir, &cfg.settings.scan, false)?);
+            let now = file_map(&scan(
+                &cfg.root,
+                &cfg.index_dir,
+                &cfg.settings.scan,
+                Some(&cache),
+                false,
+            )?);
             let mut all: Vec<&String> = now.keys().chain(meta.files.keys()).collect();
             all.sort();
             all.dedup();

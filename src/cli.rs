@@ -18,8 +18,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub index_dir: Option<PathBuf>,
     /// Print only errors.
-    #[arg(long, short, global = true)]
+    #[arg(long, short, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Print phase timings and more detail.
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
     /// The command.
     #[command(subcommand)]
     pub command: Command,

@@ -14,6 +14,8 @@ use crate::parse::{ParsedFile, parse_file};
 use crate::resolve::resolve;
 use crate::scan::{Scan, scan};
 use crate::sidecar::{self, Loaded, Meta, MetaCounts};
+use crate::statcache::{self, Stamp, StatCache};
+use crate::timing::Timings;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
@@ -43,6 +45,8 @@ pub struct BuildReport {
     pub diagnostics: Vec<Diagnostic>,
     /// The graph (empty when `up_to_date`).
     pub graph: Graph,
+    /// How long each phase took.
+    pub timings: Timings,
 }
 
 /// The (path → hash) map of a scan.
@@ -55,73 +59,90 @@ pub fn file_map(scan: &Scan) -> BTreeMap<String, String> {
 
 /// Build or refresh the index.
 pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
-    let scanned = scan(&cfg.root, &cfg.index_dir, &cfg.settings.scan, true)?;
+    let mut timings = Timings::default();
+    let scan_start = statcache::now_ns();
+    let config_digest = cfg.settings.digest();
+    let prev_meta = sidecar::read_meta(&cfg.index_dir);
+    let compatible = prev_meta.as_ref().is_some_and(|m| {
+        !opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == config_digest
+    });
+    // The stat cache may stand in for reading a file only when its previous parse can
+    // be reused; otherwise every file is read.
+    let old_cache = StatCache::load(&cfg.index_dir);
+    let scanned = scan(
+        &cfg.root,
+        &cfg.index_dir,
+        &cfg.settings.scan,
+        compatible.then_some(&old_cache),
+        true,
+    )?;
     let files = file_map(&scanned);
     let source_digest = sidecar::source_digest(&files);
-    let config_digest = cfg.settings.digest();
+    timings.mark("scan");
 
-    let prev_meta = sidecar::read_meta(&cfg.index_dir);
-    let compatible = |m: &Meta| {
-        !opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == config_digest
-    };
     if let Some(m) = prev_meta
         .as_ref()
-        .filter(|m| compatible(m) && m.source_digest == source_digest)
+        .filter(|m| compatible && m.source_digest == source_digest)
     {
-        if sidecar::damaged_outputs(&cfg.index_dir, m).is_empty() {
+        if sidecar::damaged_outputs(&cfg.index_dir, m, &old_cache).is_empty() {
             let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?;
+            if opts.write {
+                save_cache(cfg, &scanned, scan_start);
+            }
+            timings.mark("verify");
             return Ok(BuildReport {
                 up_to_date: true,
                 reused: files.len(),
                 meta: m.clone(),
                 diagnostics,
+                timings,
                 ..BuildReport::default()
             });
         }
     }
-    let prev = match prev_meta.as_ref().filter(|m| compatible(m)) {
-        Some(_) => sidecar::load(&cfg.index_dir)
+    let mut prev = match compatible {
+        true => sidecar::load_parts(&cfg.index_dir, false)
             .map(previous_parses)
             .unwrap_or_default(),
-        None => HashMap::new(),
+        false => HashMap::new(),
     };
+    timings.mark("load previous");
 
     let mut reused = 0;
     let mut to_parse = Vec::new();
     let mut parsed: Vec<ParsedFile> = Vec::with_capacity(scanned.files.len());
-    for f in &scanned.files {
-        match prev.get(f.rel.as_str()) {
+    for f in scanned.files.iter().filter(|f| f.indexable()) {
+        match prev.remove(f.rel.as_str()) {
             Some(p) if p.doc.hash.as_deref() == Some(f.hash.as_str()) => {
-                parsed.push(p.clone());
+                parsed.push(p);
                 reused += 1;
             }
-            _ => {
-                if f.text.is_some() {
-                    to_parse.push(f);
-                }
-            }
+            _ => to_parse.push(f),
         }
     }
+    drop(prev);
     let fresh: Vec<ParsedFile> = to_parse
         .par_iter()
-        .map(|f| {
-            parse_file(
-                &f.rel,
-                &f.hash,
-                f.text.as_deref().unwrap_or(""),
-                &cfg.settings,
-            )
+        .filter_map(|f| {
+            // Read now if the scan took the hash from the stat cache; a file that changed
+            // since the scan is indexed as it was scanned (its hash), then seen as stale.
+            let (text, _) = f.load_text()?;
+            Some(parse_file(&f.rel, &f.hash, &text, &cfg.settings))
         })
         .collect();
     let n_parsed = fresh.len();
     parsed.extend(fresh);
+    timings.mark("parse");
 
-    let (graph, resolve_diags) = resolve(&parsed, &cfg.settings);
-    let mut diagnostics = scanned.diagnostics;
-    diagnostics.extend(parsed.iter().flat_map(|p| p.diagnostics.iter().cloned()));
+    let mut diagnostics = scanned.diagnostics.clone();
+    for p in &mut parsed {
+        diagnostics.append(&mut p.diagnostics);
+    }
+    let (graph, resolve_diags) = resolve(parsed, &cfg.settings);
     diagnostics.extend(resolve_diags);
     diagnostics.sort();
     diagnostics.dedup();
+    timings.mark("resolve");
 
     let nodes_bytes = sidecar::to_jsonl(&graph.nodes);
     let edges_bytes = sidecar::to_jsonl(&graph.edges);
@@ -150,6 +171,7 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
         .collect(),
         files,
     };
+    timings.mark("serialize");
 
     let mut written = Vec::new();
     if opts.write {
@@ -167,7 +189,13 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
                 written.push(name.to_string());
             }
         }
+        sidecar::write_if_changed(
+            &cfg.index_dir.join(".gitignore"),
+            sidecar::GITIGNORE.as_bytes(),
+        )?;
+        save_cache(cfg, &scanned, scan_start);
     }
+    timings.mark("write");
     Ok(BuildReport {
         up_to_date: false,
         parsed: n_parsed,
@@ -176,7 +204,27 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
         meta,
         diagnostics,
         graph,
+        timings,
     })
+}
+
+/// Record the stamps of the scanned sources and of the index files just written.
+fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128) {
+    let mut cache = StatCache::default();
+    for f in &scanned.files {
+        if let Some(stamp) = f.stamp {
+            cache.insert(f.rel.clone(), stamp, f.hash.clone(), scan_start);
+        }
+    }
+    if let Some(meta) = sidecar::read_meta(&cfg.index_dir) {
+        for name in sidecar::OUTPUTS {
+            let path = cfg.index_dir.join(name);
+            if let (Ok(md), Some(d)) = (std::fs::metadata(&path), meta.outputs.get(name)) {
+                cache.insert_output(name, Stamp::of(&md), d.clone());
+            }
+        }
+    }
+    cache.save(&cfg.index_dir);
 }
 
 /// Rebuild each file's parse from a loaded index, keyed by path.

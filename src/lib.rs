@@ -22,6 +22,8 @@ pub mod resolve;
 pub mod scan;
 pub mod show;
 pub mod sidecar;
+pub mod statcache;
+pub mod timing;
 
 use clap::Parser;
 use cli::{Cli, Command, Format};
@@ -153,6 +155,9 @@ fn execute(
                         writeln!(err, "{}", output::build_summary(&report))?;
                     }
                 }
+            }
+            if cli.verbose {
+                writeln!(err, "{}", report.timings.render())?;
             }
             Ok(EXIT_OK)
         }

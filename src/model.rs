@@ -2,7 +2,7 @@
 //! sidecar. These types are the JSONL contract; field order here is the order on disk.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::value::RawValue;
 use std::fmt;
 use std::str::FromStr;
 
@@ -183,7 +183,7 @@ pub enum RefForm {
 ///
 /// One flat record so the JSONL stays readable and fast to load; the document fields are
 /// set on documents, the chunk fields on chunks (see [`Node::is_chunk`]).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Node {
     /// Unique node id (`ID`, `ID@uidprefix`, `ID@path`; chunks: `DOCID#slug`).
@@ -211,9 +211,14 @@ pub struct Node {
     /// blake3 hash of the file's bytes (hex).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
-    /// The whole frontmatter as JSON (empty when there is none or it is invalid).
+    /// True when the id was derived from the filename (no id field in the frontmatter).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub id_derived: bool,
+    /// The whole frontmatter as a JSON object (`{}` when there is none or it is invalid).
+    /// Kept as raw JSON: mdgraph itself reads only the fields it extracted, so loading an
+    /// index does not build a map per document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fields: Option<Map<String, Value>>,
+    pub fields: Option<Box<RawValue>>,
     /// References as written, in file order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refs: Option<Vec<RawRef>>,
@@ -239,6 +244,14 @@ pub struct Node {
 }
 
 impl Node {
+    /// The frontmatter as a JSON object (empty when there is none).
+    pub fn fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.fields
+            .as_ref()
+            .and_then(|r| serde_json::from_str(r.get()).ok())
+            .unwrap_or_default()
+    }
+
     /// True for section nodes.
     pub fn is_chunk(&self) -> bool {
         self.kind == Kind::Chunk
@@ -274,7 +287,7 @@ pub struct Edge {
 }
 
 /// The resolved graph: nodes sorted by id, edges sorted by (source, type, target, line).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct Graph {
     /// All nodes, sorted by id.
     pub nodes: Vec<Node>,

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use yaml_rust2::Yaml;
 
 /// The parse of one file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ParsedFile {
     /// The document node; `id` is still the id as written (resolve disambiguates it).
     pub doc: Node,
@@ -255,9 +255,10 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     }
 
     let fields = match yaml_doc.as_ref().map(frontmatter::to_json) {
-        Some(Value::Object(m)) => m,
-        _ => Map::new(),
-    };
+        Some(v @ Value::Object(_)) => serde_json::value::to_raw_value(&v).ok(),
+        _ => None,
+    }
+    .or_else(|| serde_json::value::to_raw_value(&Map::new()).ok());
     let doc = Node {
         id: raw_id.clone(),
         kind,
@@ -268,7 +269,8 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         state: state.map(|(_, v)| v),
         uid,
         hash: Some(hash.to_string()),
-        fields: Some(fields),
+        id_derived: fm_id.is_none(),
+        fields,
         refs: Some(refs),
         line: Some(id_line),
         ..Node::default()

@@ -10,9 +10,20 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Build the graph from parsed files (any order; output is sorted).
-pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
-    let mut files: Vec<&ParsedFile> = files.iter().collect();
-    files.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
+/// The parsed files are consumed: their fields and section texts move into the nodes.
+pub fn resolve(mut owned: Vec<ParsedFile>, s: &Settings) -> (Graph, Vec<Diagnostic>) {
+    owned.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
+    let (ids, edges, diags) = link(&owned.iter().collect::<Vec<_>>(), s);
+    (build_graph(owned, &ids, edges), diags)
+}
+
+/// Where an edge was written: (origin, line, path).
+type EdgeSite = (Origin, u32, String);
+/// Edges between file indexes, keyed (source, type, target).
+type FileEdges = BTreeMap<(usize, EdgeType, usize), EdgeSite>;
+
+/// Ids, edges and diagnostics for files sorted by path.
+fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Diagnostic>) {
     let ci = s.ids.case_insensitive;
     let norm = |x: &str| if ci { x.to_lowercase() } else { x.to_string() };
     let mut diags = Vec::new();
@@ -23,13 +34,7 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
         by_raw.entry(norm(raw_id(f))).or_default().push(i);
     }
     let mut ids: Vec<String> = files.iter().map(|f| raw_id(f).to_string()).collect();
-    let explicit = |f: &ParsedFile| {
-        let fields = f.doc.fields.as_ref();
-        s.ids
-            .keys
-            .iter()
-            .any(|k| fields.is_some_and(|m| m.contains_key(k)))
-    };
+    let explicit = |f: &ParsedFile| !f.doc.id_derived;
     for group in by_raw.values().filter(|g| g.len() > 1) {
         // Files that declare the id claim it; files whose id only comes from their name
         // (README.md in every folder) step aside to `name@path` without complaint.
@@ -98,7 +103,7 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
             .push(i);
     }
     let lookup = Lookup {
-        files: &files,
+        files,
         by_raw: &by_raw,
         by_node_id: &by_node_id,
         by_path: &by_path,
@@ -107,7 +112,7 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
     };
 
     // 2. Edges from references.
-    let mut edges: BTreeMap<(usize, EdgeType, usize), (Origin, u32, String)> = BTreeMap::new();
+    let mut edges: FileEdges = BTreeMap::new();
     for (i, f) in files.iter().enumerate() {
         for r in f.doc.refs.as_deref().unwrap_or_default() {
             let found = lookup.resolve(r);
@@ -217,8 +222,12 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
         ));
     }
 
-    // 5. Nodes: documents and their sections.
-    let mut nodes = Vec::with_capacity(files.len() * 6);
+    (ids, edges, diags)
+}
+
+/// Nodes (documents and their sections) and edges, sorted.
+fn build_graph(files: Vec<ParsedFile>, ids: &[String], edges: FileEdges) -> Graph {
+    let mut nodes = Vec::with_capacity(files.len() * 7);
     let mut out_edges: Vec<Edge> = edges
         .into_iter()
         .map(|((a, t, b), (origin, line, path))| Edge {
@@ -231,11 +240,11 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
             weight: t.weight(),
         })
         .collect();
-    for (i, f) in files.iter().enumerate() {
-        let mut doc = f.doc.clone();
+    for (i, f) in files.into_iter().enumerate() {
+        let mut doc = f.doc;
         doc.id = ids[i].clone();
         let mut slugs: HashMap<String, usize> = HashMap::new();
-        for sec in &f.sections {
+        for sec in f.sections {
             let base = slug(&sec.heading, sec.level);
             let n = slugs.entry(base.clone()).or_insert(0);
             *n += 1;
@@ -258,27 +267,24 @@ pub fn resolve(files: &[ParsedFile], s: &Settings) -> (Graph, Vec<Diagnostic>) {
                 kind: Kind::Chunk,
                 path: doc.path.clone(),
                 doc: Some(doc.id.clone()),
-                heading: Some(sec.heading.clone()),
+                heading: Some(sec.heading),
                 level: Some(sec.level),
                 line: Some(sec.line),
                 text_line: Some(sec.text_line),
-                text: Some(sec.text.clone()),
+                text: Some(sec.text),
                 ..Node::default()
             });
         }
         nodes.push(doc);
     }
-    nodes.sort_by(|a, b| a.id.cmp(&b.id));
-    out_edges.sort_by(|a, b| {
+    nodes.par_sort_unstable_by(|a, b| a.id.cmp(&b.id));
+    out_edges.par_sort_unstable_by(|a, b| {
         (&a.source, a.r#type, &a.target, a.line).cmp(&(&b.source, b.r#type, &b.target, b.line))
     });
-    (
-        Graph {
-            nodes,
-            edges: out_edges,
-        },
-        diags,
-    )
+    Graph {
+        nodes,
+        edges: out_edges,
+    }
 }
 
 fn raw_id(f: &ParsedFile) -> &str {

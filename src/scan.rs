@@ -8,19 +8,53 @@
 use crate::config::ScanSettings;
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::error::Error;
+use crate::statcache::{Stamp, StatCache};
 use globset::{GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
-/// One source file found by the walk, read and hashed.
+/// One source file found by the walk, hashed (read, or looked up in the stat cache).
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     /// Root-relative path with `/` separators.
     pub rel: String,
+    /// Path on disk.
+    pub abs: PathBuf,
     /// Content hash: blake3 hex of the bytes, or `size:N` for a file too large to read.
     pub hash: String,
-    /// The text, when it was read and is UTF-8 (BOM removed).
+    /// The text, when it was read (and kept) and is UTF-8 (BOM removed).
     pub text: Option<String>,
+    /// The file's stamp, for files that are indexable (readable UTF-8 under the size
+    /// limit); None for skipped files.
+    pub stamp: Option<Stamp>,
+}
+
+impl SourceFile {
+    /// True when the file is indexable (not skipped with a diagnostic).
+    pub fn indexable(&self) -> bool {
+        self.stamp.is_some()
+    }
+
+    /// The text, reading the file now if the scan took its hash from the stat cache.
+    /// Returns the text and the hash of what was read.
+    pub fn load_text(&self) -> Option<(std::borrow::Cow<'_, str>, std::borrow::Cow<'_, str>)> {
+        if let Some(t) = &self.text {
+            return Some((t.as_str().into(), self.hash.as_str().into()));
+        }
+        let bytes = std::fs::read(&self.abs).ok()?;
+        let hash = blake3::hash(&bytes).to_hex().to_string();
+        let text = decode(bytes).ok()?;
+        Some((text.into(), hash.into()))
+    }
+}
+
+/// UTF-8 text without a byte-order mark.
+fn decode(bytes: Vec<u8>) -> Result<String, std::string::FromUtf8Error> {
+    let mut s = String::from_utf8(bytes)?;
+    if s.starts_with('\u{feff}') {
+        s.drain(..3);
+    }
+    Ok(s)
 }
 
 /// The result of a scan: files sorted by path, plus scan-stage diagnostics.
@@ -46,12 +80,14 @@ fn globset(globs: &[String]) -> GlobSet {
     b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
-/// Walk `root` and return the candidate paths (root-relative, sorted) and diagnostics.
-/// `keep_text` decides whether file contents are kept (parsing) or only hashed (checking).
+/// Walk `root` and return the candidate files (root-relative, sorted) and diagnostics.
+/// Files whose stamp matches `cache` are not read. `keep_text` decides whether the text
+/// of files that are read is kept (indexing) or only hashed (checking).
 pub fn scan(
     root: &Path,
     index_dir: &Path,
     settings: &ScanSettings,
+    cache: Option<&StatCache>,
     keep_text: bool,
 ) -> Result<Scan, Error> {
     if !root.is_dir() {
@@ -144,7 +180,7 @@ pub fn scan(
     let max = settings.max_file_size;
     let results: Vec<(SourceFile, Option<Diagnostic>)> = paths
         .into_par_iter()
-        .map(|(rel, abs)| read_one(rel, &abs, max, keep_text))
+        .map(|(rel, abs)| read_one(rel, abs, max, cache, keep_text))
         .collect();
     let mut files = Vec::with_capacity(results.len());
     for (f, d) in results {
@@ -156,14 +192,41 @@ pub fn scan(
 
 fn read_one(
     rel: String,
-    abs: &Path,
+    abs: PathBuf,
     max: u64,
+    cache: Option<&StatCache>,
     keep_text: bool,
 ) -> (SourceFile, Option<Diagnostic>) {
-    let size = std::fs::metadata(abs).map(|m| m.len()).unwrap_or(0);
-    if size > max {
+    let skipped = |rel: String, abs: PathBuf, hash: String, d: Diagnostic| {
+        (
+            SourceFile {
+                rel,
+                abs,
+                hash,
+                text: None,
+                stamp: None,
+            },
+            Some(d),
+        )
+    };
+    let md = match std::fs::metadata(&abs) {
+        Ok(m) => m,
+        Err(e) => {
+            let d = Diagnostic::new(
+                &rel,
+                0,
+                Severity::Warning,
+                Code::ReadError,
+                format!("cannot read: {e}"),
+            );
+            return skipped(rel, abs, "unreadable".into(), d);
+        }
+    };
+    let stamp = Stamp::of(&md);
+    if md.len() > max {
+        let size = md.len();
         let d = Diagnostic::new(
-            rel.clone(),
+            &rel,
             0,
             Severity::Warning,
             Code::FileTooLarge,
@@ -171,69 +234,58 @@ fn read_one(
                 "file is {size} bytes, over the {max}-byte limit (scan.max_file_size); skipped"
             ),
         );
+        return skipped(rel, abs, format!("size:{size}"), d);
+    }
+    if let Some(hash) = cache.and_then(|c| c.get(&rel, &stamp)) {
+        let hash = hash.to_string();
         return (
             SourceFile {
                 rel,
-                hash: format!("size:{size}"),
+                abs,
+                hash,
                 text: None,
+                stamp: Some(stamp),
             },
-            Some(d),
+            None,
         );
     }
-    let bytes = match std::fs::read(abs) {
+    let bytes = match std::fs::read(&abs) {
         Ok(b) => b,
         Err(e) => {
             let d = Diagnostic::new(
-                rel.clone(),
+                &rel,
                 0,
                 Severity::Warning,
                 Code::ReadError,
                 format!("cannot read: {e}"),
             );
-            return (
-                SourceFile {
-                    rel,
-                    hash: "unreadable".into(),
-                    text: None,
-                },
-                Some(d),
-            );
+            return skipped(rel, abs, "unreadable".into(), d);
         }
     };
     let hash = blake3::hash(&bytes).to_hex().to_string();
-    match String::from_utf8(bytes) {
-        Ok(mut s) => {
-            if s.starts_with('\u{feff}') {
-                s.drain(..3);
-            }
-            (
-                SourceFile {
-                    rel,
-                    hash,
-                    text: keep_text.then_some(s),
-                },
-                None,
-            )
-        }
+    match decode(bytes) {
+        Ok(s) => (
+            SourceFile {
+                rel,
+                abs,
+                hash,
+                text: keep_text.then_some(s),
+                stamp: Some(stamp),
+            },
+            None,
+        ),
         Err(e) => {
             let bytes = e.as_bytes();
             let at = e.utf8_error().valid_up_to();
             let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() as u32 + 1;
             let d = Diagnostic::new(
-                rel.clone(),
+                &rel,
                 line,
                 Severity::Warning,
                 Code::NotUtf8,
                 format!("not UTF-8 (invalid byte at offset {at}); skipped"),
             );
-            (
-                SourceFile {
-                    rel,
-                    hash,
-                    text: None,
-                },
-                Some(d),
-            )
+            skipped(rel, abs, hash, d)
         }
     }
 }

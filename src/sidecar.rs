@@ -6,6 +6,8 @@
 use crate::diag::Diagnostic;
 use crate::error::Error;
 use crate::model::{Edge, Node};
+use crate::statcache::{Stamp, StatCache};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_jsonlines::JsonLinesWriter;
 use std::collections::BTreeMap;
@@ -13,7 +15,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// Version of the on-disk format; a different version makes the index stale.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 /// Node file name.
 pub const NODES: &str = "graph_nodes.jsonl";
 /// Edge file name.
@@ -22,6 +24,10 @@ pub const EDGES: &str = "graph_edges.jsonl";
 pub const DIAGNOSTICS: &str = "diagnostics.jsonl";
 /// Meta file name.
 pub const META: &str = "meta.json";
+/// The output files whose digests `meta.json` records.
+pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
+/// The index folder's own `.gitignore`: local caches and the SQLite mirror stay out of git.
+pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n";
 
 /// Totals recorded in `meta.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,23 +77,54 @@ pub fn source_digest(files: &BTreeMap<String, String>) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// Serialize records as JSON lines.
-pub fn to_jsonl<T: Serialize>(items: &[T]) -> Vec<u8> {
-    let mut w = JsonLinesWriter::new(Vec::with_capacity(items.len() * 256));
-    for it in items {
-        // Serializing plain data into a Vec cannot fail.
-        let _ = w.write(it);
+/// Serialize records as JSON lines (in parallel blocks; the bytes are the same as one
+/// sequential pass).
+pub fn to_jsonl<T: Serialize + Sync>(items: &[T]) -> Vec<u8> {
+    let blocks: Vec<Vec<u8>> = items
+        .par_chunks(2048)
+        .map(|chunk| {
+            let mut w = JsonLinesWriter::new(Vec::with_capacity(chunk.len() * 256));
+            for it in chunk {
+                // Serializing plain data into a Vec cannot fail.
+                let _ = w.write(it);
+            }
+            w.into_inner()
+        })
+        .collect();
+    blocks.concat()
+}
+
+/// True when the file at `path` holds exactly `bytes` (compared in blocks, without
+/// reading the whole file into memory).
+fn same_contents(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    if f.metadata().map(|m| m.len()).ok() != Some(bytes.len() as u64) {
+        return false;
     }
-    w.into_inner()
+    let mut buf = vec![0u8; 1 << 16];
+    let mut pos = 0;
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => return pos == bytes.len(),
+            Ok(n) => {
+                if pos + n > bytes.len() || buf[..n] != bytes[pos..pos + n] {
+                    return false;
+                }
+                pos += n;
+            }
+            Err(_) => return false,
+        }
+    }
 }
 
 /// Write `bytes` to `path` atomically unless the file already holds exactly these bytes.
 /// Returns whether the file was written.
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
-    if let Ok(old) = std::fs::read(path) {
-        if old == bytes {
-            return Ok(false);
-        }
+    if same_contents(path, bytes) {
+        return Ok(false);
     }
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
@@ -108,30 +145,33 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
     Ok(true)
 }
 
-/// Parse JSONL bytes into records; a bad line is an error naming the file and line.
-pub fn parse_jsonl<T: serde::de::DeserializeOwned>(
+/// Parse JSONL bytes into records (in parallel); a bad line is an error naming the file
+/// and line.
+pub fn parse_jsonl<T: serde::de::DeserializeOwned + Send>(
     path: &Path,
     bytes: &[u8],
 ) -> Result<Vec<T>, Error> {
-    let mut out = Vec::new();
-    for (n, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let v = serde_json::from_slice(line).map_err(|e| {
-            Error::Other(format!(
-                "{}:{}: damaged index record: {e}",
-                path.display(),
-                n + 1
-            ))
-        })?;
-        out.push(v);
-    }
-    Ok(out)
+    let lines: Vec<(usize, &[u8])> = bytes
+        .split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
+        .collect();
+    lines
+        .par_iter()
+        .map(|(n, line)| {
+            serde_json::from_slice(line).map_err(|e| {
+                Error::Other(format!(
+                    "{}:{}: damaged index record: {e}",
+                    path.display(),
+                    n + 1
+                ))
+            })
+        })
+        .collect()
 }
 
 /// Read a JSONL file into records.
-pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, Error> {
+pub fn read_jsonl<T: serde::de::DeserializeOwned + Send>(path: &Path) -> Result<Vec<T>, Error> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     parse_jsonl(path, &bytes)
 }
@@ -148,11 +188,30 @@ fn read_verified(index_dir: &Path, name: &str, meta: &Meta) -> Option<Vec<u8>> {
     (meta.outputs.get(name)? == blake3::hash(&bytes).to_hex().as_str()).then_some(bytes)
 }
 
-/// Output files whose bytes no longer match the digest in `meta.json`.
-pub fn damaged_outputs(index_dir: &Path, meta: &Meta) -> Vec<String> {
-    [NODES, EDGES, DIAGNOSTICS]
+/// The blake3 digest of a file, computed by streaming.
+pub fn file_digest(path: &Path) -> Option<String> {
+    let f = std::fs::File::open(path).ok()?;
+    let mut h = blake3::Hasher::new();
+    h.update_reader(f).ok()?;
+    Some(h.finalize().to_hex().to_string())
+}
+
+/// Output files whose bytes no longer match the digest in `meta.json`. A file whose stat
+/// is unchanged since mdgraph wrote it (per the stat cache) is not re-hashed.
+pub fn damaged_outputs(index_dir: &Path, meta: &Meta, cache: &StatCache) -> Vec<String> {
+    OUTPUTS
         .iter()
-        .filter(|name| read_verified(index_dir, name, meta).is_none())
+        .filter(|name| {
+            let path = index_dir.join(name);
+            let want = meta.outputs.get(**name);
+            let stamp = std::fs::metadata(&path).ok().map(|m| Stamp::of(&m));
+            if let (Some(st), Some(w)) = (stamp, want) {
+                if cache.output(name, &st) == Some(w.as_str()) {
+                    return false;
+                }
+            }
+            file_digest(&path).as_ref() != want
+        })
         .map(|s| s.to_string())
         .collect()
 }
@@ -173,15 +232,25 @@ pub struct Loaded {
 /// Load a complete, undamaged index; None when there is none, it has another schema
 /// version, or a file does not match its recorded digest.
 pub fn load(index_dir: &Path) -> Option<Loaded> {
+    load_parts(index_dir, true)
+}
+
+/// Like [`load`], optionally without the edges (an incremental run does not need them).
+pub fn load_parts(index_dir: &Path, with_edges: bool) -> Option<Loaded> {
     let meta = read_meta(index_dir)?;
     if meta.schema != SCHEMA_VERSION {
         return None;
     }
     let get = |name: &str| read_verified(index_dir, name, &meta);
-    let (nodes, edges, diags) = (get(NODES)?, get(EDGES)?, get(DIAGNOSTICS)?);
+    let (nodes, diags) = (get(NODES)?, get(DIAGNOSTICS)?);
+    let edges = if with_edges {
+        parse_jsonl(&index_dir.join(EDGES), &get(EDGES)?).ok()?
+    } else {
+        Vec::new()
+    };
     Some(Loaded {
         nodes: parse_jsonl(&index_dir.join(NODES), &nodes).ok()?,
-        edges: parse_jsonl(&index_dir.join(EDGES), &edges).ok()?,
+        edges,
         diagnostics: parse_jsonl(&index_dir.join(DIAGNOSTICS), &diags).ok()?,
         meta,
     })

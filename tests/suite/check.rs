@@ -168,3 +168,58 @@ fn strict_fails_on_warnings() {
     );
     assert_eq!(f.run(&["check", "--strict"]).code, 1);
 }
+
+/// Set every file's mtime an hour back so the stat cache trusts them.
+fn age_files(dir: &std::path::Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            age_files(&p);
+        } else {
+            std::fs::File::options()
+                .write(true)
+                .open(&p)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
+    }
+}
+
+#[test]
+fn stat_cache_never_hides_an_edit() {
+    let f = Fixture::new("backlog-fixtures");
+    age_files(&f.root());
+    // Setting the mtime makes the ctime "now"; files changed within 2 s are never cached.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(f.run(&["index"]).code, 0);
+    let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
+    assert!(
+        cache.contains(" README.md\n"),
+        "aged files are cached:\n{cache}"
+    );
+    assert_eq!(f.run(&["check"]).code, 0);
+    // Same size, same mtime, different bytes: the ctime gives it away.
+    let readme = f.root().join("README.md");
+    let text = std::fs::read_to_string(&readme).unwrap();
+    let mtime = std::fs::metadata(&readme).unwrap().modified().unwrap();
+    std::fs::write(&readme, text.replacen('Q', "X", 1)).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&readme)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("README.md:1:1: error[stale-index]"),
+        "{}",
+        out.stdout
+    );
+    // Deleting the cache changes nothing but speed.
+    assert_eq!(f.run(&["index"]).code, 0);
+    std::fs::remove_file(f.index().join(".stat-cache")).unwrap();
+    assert_eq!(f.run(&["check"]).code, 0);
+}
