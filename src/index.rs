@@ -144,10 +144,23 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     diagnostics.dedup();
     timings.mark("resolve");
 
-    let nodes_bytes = sidecar::to_jsonl(&graph.nodes);
-    let edges_bytes = sidecar::to_jsonl(&graph.edges);
-    let diag_bytes = sidecar::to_jsonl(&diagnostics);
-    let digest = |b: &[u8]| blake3::hash(b).to_hex().to_string();
+    // Each output is serialized, hashed and written before the next, so peak memory
+    // holds one serialized file, not three.
+    let mut written = Vec::new();
+    let mut outputs = std::collections::BTreeMap::new();
+    if opts.write {
+        std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::io(&cfg.index_dir, e))?;
+    }
+    let mut emit = |name: &str, blocks: sidecar::Blocks| -> Result<(), Error> {
+        outputs.insert(name.to_string(), blocks.digest());
+        if opts.write && sidecar::write_blocks_if_changed(&cfg.index_dir.join(name), &blocks)? {
+            written.push(name.to_string());
+        }
+        Ok(())
+    };
+    emit(sidecar::NODES, sidecar::to_jsonl_blocks(&graph.nodes))?;
+    emit(sidecar::EDGES, sidecar::to_jsonl_blocks(&graph.edges))?;
+    emit(sidecar::DIAGNOSTICS, sidecar::to_jsonl_blocks(&diagnostics))?;
     let counts = Counts::of(&diagnostics);
     let chunks = graph.nodes.iter().filter(|n| n.kind == Kind::Chunk).count();
     let meta = Meta {
@@ -162,32 +175,15 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
             errors: counts.errors,
             warnings: counts.warnings,
         },
-        outputs: [
-            (sidecar::DIAGNOSTICS.to_string(), digest(&diag_bytes)),
-            (sidecar::EDGES.to_string(), digest(&edges_bytes)),
-            (sidecar::NODES.to_string(), digest(&nodes_bytes)),
-        ]
-        .into_iter()
-        .collect(),
+        outputs,
         files,
     };
-    timings.mark("serialize");
-
-    let mut written = Vec::new();
     if opts.write {
-        std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::io(&cfg.index_dir, e))?;
         let mut meta_bytes =
             serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
         meta_bytes.push(b'\n');
-        for (name, bytes) in [
-            (sidecar::NODES, &nodes_bytes),
-            (sidecar::EDGES, &edges_bytes),
-            (sidecar::DIAGNOSTICS, &diag_bytes),
-            (sidecar::META, &meta_bytes),
-        ] {
-            if sidecar::write_if_changed(&cfg.index_dir.join(name), bytes)? {
-                written.push(name.to_string());
-            }
+        if sidecar::write_if_changed(&cfg.index_dir.join(sidecar::META), &meta_bytes)? {
+            written.push(sidecar::META.to_string());
         }
         sidecar::write_if_changed(
             &cfg.index_dir.join(".gitignore"),

@@ -1,5 +1,8 @@
 //! The `mdgraph` binary: parse arguments, run, map the result to an exit code.
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     let code = mdgraph::run(

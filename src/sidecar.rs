@@ -77,21 +77,88 @@ pub fn source_digest(files: &BTreeMap<String, String>) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// Serialize records as JSON lines (in parallel blocks; the bytes are the same as one
-/// sequential pass).
-pub fn to_jsonl<T: Serialize + Sync>(items: &[T]) -> Vec<u8> {
-    let blocks: Vec<Vec<u8>> = items
-        .par_chunks(2048)
-        .map(|chunk| {
-            let mut w = JsonLinesWriter::new(Vec::with_capacity(chunk.len() * 256));
-            for it in chunk {
-                // Serializing plain data into a Vec cannot fail.
-                let _ = w.write(it);
-            }
-            w.into_inner()
-        })
-        .collect();
-    blocks.concat()
+/// A serialized file as a sequence of byte blocks (concatenated, they are the file).
+#[derive(Debug, Default)]
+pub struct Blocks(pub Vec<Vec<u8>>);
+
+impl Blocks {
+    /// blake3 of the concatenation.
+    pub fn digest(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        for b in &self.0 {
+            h.update(b);
+        }
+        h.finalize().to_hex().to_string()
+    }
+
+    /// Total length in bytes.
+    pub fn len(&self) -> usize {
+        self.0.iter().map(Vec::len).sum()
+    }
+
+    /// True when there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Serialize records as JSON lines, in parallel blocks; the bytes are those of one
+/// sequential pass.
+pub fn to_jsonl_blocks<T: Serialize + Sync>(items: &[T]) -> Blocks {
+    Blocks(
+        items
+            .par_chunks(2048)
+            .map(|chunk| {
+                let mut w = JsonLinesWriter::new(Vec::with_capacity(chunk.len() * 256));
+                for it in chunk {
+                    // Serializing plain data into a Vec cannot fail.
+                    let _ = w.write(it);
+                }
+                w.into_inner()
+            })
+            .collect(),
+    )
+}
+
+/// Write `blocks` to `path` atomically unless the file already holds these bytes (same
+/// length and digest, compared by streaming). Returns whether the file was written.
+pub fn write_blocks_if_changed(path: &Path, blocks: &Blocks) -> Result<bool, Error> {
+    let same_len = std::fs::metadata(path)
+        .map(|m| m.len() == blocks.len() as u64)
+        .unwrap_or(false);
+    if same_len && file_digest(path).is_some_and(|d| d == blocks.digest()) {
+        return Ok(false);
+    }
+    atomic_write(path, |f| {
+        for b in &blocks.0 {
+            f.write_all(b)?;
+        }
+        Ok(())
+    })?;
+    Ok(true)
+}
+
+/// Write through a temporary file in the same folder, fsync, rename over `path`.
+fn atomic_write(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<(), Error> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        fill(&mut f)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
 }
 
 /// True when the file at `path` holds exactly `bytes` (compared in blocks, without
@@ -126,22 +193,7 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
     if same_contents(path, bytes) {
         return Ok(false);
     }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(path, e)
-    })?;
+    atomic_write(path, |f| f.write_all(bytes))?;
     Ok(true)
 }
 
