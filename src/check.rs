@@ -31,9 +31,7 @@ pub struct CheckReport {
 pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
     let mut stale = Vec::new();
     let index_name = cfg.display(&cfg.index_dir);
-    let stale_diag = |path: String, msg: String| {
-        Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg)
-    };
+    let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
     match sidecar::read_meta(&cfg.index_dir) {
         None => stale.push(stale_diag(
             format!("{index_name}/{}", sidecar::META),
@@ -85,10 +83,7 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
                     (Some(_), None) => "deleted, but still in the index",
                     _ => continue,
                 };
-                stale.push(stale_diag(
-                    path.clone(),
-                    format!("{msg}; run `mdgraph index`"),
-                ));
+                stale.push(stale_diag(path.clone(), format!("{msg}; run `mdgraph index`")));
             }
         }
     }

@@ -20,6 +20,9 @@ pub struct Cli {
     /// Print only errors.
     #[arg(long, short, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Do not build or use the SQLite mirror (search runs from the JSONL sidecar).
+    #[arg(long, global = true)]
+    pub no_sqlite: bool,
     /// Print phase timings and more detail.
     #[arg(long, short, global = true)]
     pub verbose: bool,
@@ -55,6 +58,20 @@ pub enum Command {
         /// Fail on warnings too.
         #[arg(long)]
         strict: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Full-text search: ranked documents with the reason each matched.
+    Search {
+        /// The question or keywords (plain text; no query syntax).
+        query: String,
+        /// Most results to print.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Do not refresh a stale index first.
+        #[arg(long)]
+        no_refresh: bool,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,

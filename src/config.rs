@@ -31,6 +31,118 @@ struct ConfigFile {
     /// Frontmatter key path → edge type name, or `"ignore"`; merged over the defaults.
     #[serde(default)]
     edges: BTreeMap<String, String>,
+    /// Keep the SQLite mirror (default true).
+    sqlite: Option<bool>,
+    #[serde(default)]
+    retrieval: Retrieval,
+}
+
+/// Query-time settings (they do not change the index, so they are not in its digest).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Retrieval {
+    /// Most seed documents kept from full-text search.
+    pub seeds: usize,
+    /// Seeds scoring below this share of the best seed are dropped (the relevance cliff).
+    pub cliff: f64,
+    /// Most matching sections considered per query (best first).
+    pub max_sections: usize,
+    /// Weights.
+    pub weights: Weights,
+}
+
+impl Default for Retrieval {
+    fn default() -> Self {
+        Retrieval {
+            seeds: 10,
+            cliff: 0.2,
+            max_sections: 1000,
+            weights: Weights::default(),
+        }
+    }
+}
+
+/// Ranking weights.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Weights {
+    /// BM25 column weights.
+    pub field: FieldWeights,
+    /// Section weights by heading (lowercase, e.g. `"acceptance criteria"`); others 1.0.
+    pub section: BTreeMap<String, f64>,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        let section = [
+            ("decision", 1.5),
+            ("acceptance criteria", 1.2),
+            ("context", 1.0),
+            ("goal", 1.0),
+            ("worklog", 0.3),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        Weights {
+            field: FieldWeights::default(),
+            section,
+        }
+    }
+}
+
+/// BM25 column weights: a match in the title counts more than in a heading, which counts
+/// more than in the body.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FieldWeights {
+    /// Document id and title.
+    pub title: f64,
+    /// Section heading.
+    pub heading: f64,
+    /// Section text.
+    pub body: f64,
+}
+
+impl Default for FieldWeights {
+    fn default() -> Self {
+        FieldWeights {
+            title: 4.0,
+            heading: 2.0,
+            body: 1.0,
+        }
+    }
+}
+
+impl Retrieval {
+    fn validate(mut self) -> Result<Retrieval, String> {
+        let bad = |k: &str, v: f64| format!("retrieval.{k}: {v} is not a finite number >= 0");
+        let f = self.weights.field;
+        for (k, v) in [
+            ("weights.field.title", f.title),
+            ("weights.field.heading", f.heading),
+            ("weights.field.body", f.body),
+        ] {
+            if !v.is_finite() || v < 0.0 {
+                return Err(bad(k, v));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.cliff) {
+            return Err(format!("retrieval.cliff: {} must be between 0 and 1", self.cliff));
+        }
+        if self.seeds == 0 || self.max_sections == 0 {
+            return Err("retrieval.seeds and retrieval.max_sections must be at least 1".into());
+        }
+        let mut section = BTreeMap::new();
+        for (k, v) in self.weights.section {
+            if !v.is_finite() || v < 0.0 {
+                return Err(bad(&format!("weights.section.\"{k}\""), v));
+            }
+            section.insert(crate::store::section_name(&k), v);
+        }
+        self.weights.section = section;
+        Ok(self)
+    }
 }
 
 /// What to scan.
@@ -130,13 +242,7 @@ impl Default for KindSettings {
                 "Blocked",
                 "Dropped",
             ]),
-            adr_states: v(&[
-                "Proposed",
-                "Accepted",
-                "Deprecated",
-                "Superseded",
-                "Rejected",
-            ]),
+            adr_states: v(&["Proposed", "Accepted", "Deprecated", "Superseded", "Rejected"]),
             items_dir: "items".into(),
             decisions_dir: "decisions".into(),
         }
@@ -217,6 +323,10 @@ pub struct Config {
     pub cwd: PathBuf,
     /// Index-shaping settings.
     pub settings: Settings,
+    /// Keep the SQLite mirror.
+    pub sqlite: bool,
+    /// Query-time settings.
+    pub retrieval: Retrieval,
 }
 
 /// Command-line overrides applied on top of the file.
@@ -228,6 +338,8 @@ pub struct Overrides {
     pub root: Option<PathBuf>,
     /// `--index-dir DIR`.
     pub index_dir: Option<PathBuf>,
+    /// `--no-sqlite`.
+    pub no_sqlite: bool,
 }
 
 impl Config {
@@ -250,10 +362,7 @@ impl Config {
                 }
                 Some(p)
             }
-            None => cwd
-                .ancestors()
-                .map(|d| d.join(CONFIG_FILE))
-                .find(|p| p.is_file()),
+            None => cwd.ancestors().map(|d| d.join(CONFIG_FILE)).find(|p| p.is_file()),
         };
         let (raw, base) = match &file {
             Some(p) => {
@@ -269,25 +378,24 @@ impl Config {
                 })?;
                 (
                     raw,
-                    p.parent()
-                        .map(Path::to_path_buf)
-                        .unwrap_or_else(|| cwd.to_path_buf()),
+                    p.parent().map(Path::to_path_buf).unwrap_or_else(|| cwd.to_path_buf()),
                 )
             }
             None => (ConfigFile::default(), cwd.to_path_buf()),
         };
-        let cfg_name = file
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
+        let cfg_name = file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         let settings =
-            validate(raw.scan, raw.ids, raw.fields, raw.kinds, raw.edges).map_err(|message| {
-                Error::Config {
-                    path: cfg_name.clone(),
-                    line: 0,
-                    message,
-                }
+            validate(raw.scan, raw.ids, raw.fields, raw.kinds, raw.edges).map_err(|message| Error::Config {
+                path: cfg_name.clone(),
+                line: 0,
+                message,
             })?;
+        let retrieval = raw.retrieval.validate().map_err(|message| Error::Config {
+            path: cfg_name.clone(),
+            line: 0,
+            message,
+        })?;
+        let sqlite = !ov.no_sqlite && raw.sqlite.unwrap_or(true);
         let root = match (&ov.root, &raw.root) {
             (Some(r), _) => cwd.join(r),
             (None, Some(r)) => base.join(r),
@@ -304,6 +412,8 @@ impl Config {
             config_file: file,
             cwd: cwd.to_path_buf(),
             settings,
+            sqlite,
+            retrieval,
         })
     }
 
@@ -342,20 +452,13 @@ fn validate(
     let mut map = default_edges();
     for (key, value) in edges {
         if key.is_empty() || key.split('.').any(str::is_empty) {
-            return Err(format!(
-                "edges: bad key `{key}` (use a field name or a dotted path)"
-            ));
+            return Err(format!("edges: bad key `{key}` (use a field name or a dotted path)"));
         }
         if value == "ignore" {
             map.remove(&key);
         } else {
-            let t: EdgeType = value
-                .parse()
-                .map_err(|e| format!("edges.{key}: {e} (or \"ignore\")"))?;
-            if matches!(
-                t,
-                EdgeType::SectionOf | EdgeType::Mentions | EdgeType::LinksTo
-            ) {
+            let t: EdgeType = value.parse().map_err(|e| format!("edges.{key}: {e} (or \"ignore\")"))?;
+            if matches!(t, EdgeType::SectionOf | EdgeType::Mentions | EdgeType::LinksTo) {
                 return Err(format!(
                     "edges.{key}: `{value}` is made from the body, not from frontmatter"
                 ));

@@ -143,13 +143,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A new diagnostic.
-    pub fn new(
-        path: impl Into<String>,
-        line: u32,
-        severity: Severity,
-        code: Code,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn new(path: impl Into<String>, line: u32, severity: Severity, code: Code, message: impl Into<String>) -> Self {
         Diagnostic {
             path: path.into(),
             line,
@@ -196,10 +190,7 @@ pub struct Counts {
 impl Counts {
     /// Count the diagnostics by severity.
     pub fn of(diags: &[Diagnostic]) -> Counts {
-        let errors = diags
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .count();
+        let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
         Counts {
             errors,
             warnings: diags.len() - errors,

@@ -43,10 +43,7 @@ pub fn split(text: &str) -> Split<'_> {
     let mut pos = yaml_start;
     let mut line = 2u32;
     while pos < text.len() {
-        let end = text[pos..]
-            .find('\n')
-            .map(|i| pos + i)
-            .unwrap_or(text.len());
+        let end = text[pos..].find('\n').map(|i| pos + i).unwrap_or(text.len());
         if text[pos..end].trim_end() == "---" {
             let body_start = (end + 1).min(text.len());
             return Split {
@@ -59,10 +56,7 @@ pub fn split(text: &str) -> Split<'_> {
         pos = end + 1;
         line += 1;
     }
-    Split {
-        unclosed: true,
-        ..none
-    }
+    Split { unclosed: true, ..none }
 }
 
 /// A YAML problem: 1-based line within the YAML text, column, message.
@@ -184,10 +178,7 @@ fn to_json_depth(y: &Yaml, depth: usize) -> Value {
         Yaml::Hash(h) => {
             let mut m = Map::new();
             for (k, v) in h {
-                m.insert(
-                    scalar_text(k).unwrap_or_default(),
-                    to_json_depth(v, depth + 1),
-                );
+                m.insert(scalar_text(k).unwrap_or_default(), to_json_depth(v, depth + 1));
             }
             Value::Object(m)
         }
@@ -319,14 +310,8 @@ mod tests {
 
     #[test]
     fn not_mapping() {
-        assert!(matches!(
-            parse_yaml("- a\n- b\n"),
-            Parsed::NotMapping("a list")
-        ));
-        assert!(matches!(
-            parse_yaml("just text\n"),
-            Parsed::NotMapping("a scalar")
-        ));
+        assert!(matches!(parse_yaml("- a\n- b\n"), Parsed::NotMapping("a list")));
+        assert!(matches!(parse_yaml("just text\n"), Parsed::NotMapping("a scalar")));
         assert!(matches!(parse_yaml(""), Parsed::Mapping(_)));
     }
 
@@ -335,10 +320,7 @@ mod tests {
         let Parsed::Mapping(y) = parse_yaml("parent_task_id: 4.10\n") else {
             panic!()
         };
-        assert_eq!(
-            scalar_text(get_path(&y, "parent_task_id").unwrap()).unwrap(),
-            "4.10"
-        );
+        assert_eq!(scalar_text(get_path(&y, "parent_task_id").unwrap()).unwrap(), "4.10");
     }
 
     #[test]

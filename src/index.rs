@@ -51,10 +51,7 @@ pub struct BuildReport {
 
 /// The (path → hash) map of a scan.
 pub fn file_map(scan: &Scan) -> BTreeMap<String, String> {
-    scan.files
-        .iter()
-        .map(|f| (f.rel.clone(), f.hash.clone()))
-        .collect()
+    scan.files.iter().map(|f| (f.rel.clone(), f.hash.clone())).collect()
 }
 
 /// Build or refresh the index.
@@ -63,9 +60,9 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     let scan_start = statcache::now_ns();
     let config_digest = cfg.settings.digest();
     let prev_meta = sidecar::read_meta(&cfg.index_dir);
-    let compatible = prev_meta.as_ref().is_some_and(|m| {
-        !opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == config_digest
-    });
+    let compatible = prev_meta
+        .as_ref()
+        .is_some_and(|m| !opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == config_digest);
     // The stat cache may stand in for reading a file only when its previous parse can
     // be reused; otherwise every file is read.
     let old_cache = StatCache::load(&cfg.index_dir);
@@ -179,16 +176,12 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
         files,
     };
     if opts.write {
-        let mut meta_bytes =
-            serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
+        let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
         meta_bytes.push(b'\n');
         if sidecar::write_if_changed(&cfg.index_dir.join(sidecar::META), &meta_bytes)? {
             written.push(sidecar::META.to_string());
         }
-        sidecar::write_if_changed(
-            &cfg.index_dir.join(".gitignore"),
-            sidecar::GITIGNORE.as_bytes(),
-        )?;
+        sidecar::write_if_changed(&cfg.index_dir.join(".gitignore"), sidecar::GITIGNORE.as_bytes())?;
         save_cache(cfg, &scanned, scan_start);
     }
     timings.mark("write");
@@ -226,11 +219,7 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128) {
 /// Rebuild each file's parse from a loaded index, keyed by path.
 fn previous_parses(index: Loaded) -> HashMap<String, ParsedFile> {
     let mut diags: HashMap<String, Vec<Diagnostic>> = HashMap::new();
-    for d in index
-        .diagnostics
-        .into_iter()
-        .filter(|d| d.code.is_parse_stage())
-    {
+    for d in index.diagnostics.into_iter().filter(|d| d.code.is_parse_stage()) {
         diags.entry(d.path.clone()).or_default().push(d);
     }
     let mut sections: HashMap<String, Vec<Section>> = HashMap::new();

@@ -20,10 +20,13 @@ pub mod output;
 pub mod parse;
 pub mod resolve;
 pub mod scan;
+pub mod search;
 pub mod show;
 pub mod sidecar;
 pub mod statcache;
+pub mod store;
 pub mod timing;
+pub mod tokenize;
 
 use clap::Parser;
 use cli::{Cli, Command, Format};
@@ -99,27 +102,55 @@ fn json(v: &impl serde::Serialize) -> Result<String, Failure> {
         .map_err(|e| Failure::Error(Error::Other(e.to_string())))
 }
 
-fn execute(
-    cli: &Cli,
-    cwd: &Path,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<i32, Failure> {
+/// Bring the index (and the SQLite mirror, when enabled) up to date; print a summary when
+/// something was rebuilt.
+fn refresh(cfg: &Config, cli: &Cli, err: &mut dyn Write) -> Result<index::BuildReport, Failure> {
+    let mut report = index::build(
+        cfg,
+        index::BuildOptions {
+            full: false,
+            write: true,
+        },
+    )?;
+    sync_store(cfg, &mut report)?;
+    if !report.up_to_date && !cli.quiet {
+        writeln!(err, "{}", output::build_summary(&report))?;
+    }
+    Ok(report)
+}
+
+/// Update the SQLite mirror after a build, from the graph in memory when there is one.
+fn sync_store(cfg: &Config, report: &mut index::BuildReport) -> Result<(), Error> {
+    if !cfg.sqlite {
+        return Ok(());
+    }
+    if report.up_to_date {
+        store::sync(&cfg.index_dir)?;
+    } else if !store::is_fresh(&cfg.index_dir, &report.meta) {
+        store::rebuild(&cfg.index_dir, &report.meta, &report.graph.nodes, &report.graph.edges)?;
+    }
+    report.timings.mark("sqlite");
+    Ok(())
+}
+
+fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
     let ov = Overrides {
         config: cli.config.clone(),
         root: cli.root.clone(),
         index_dir: cli.index_dir.clone(),
+        no_sqlite: cli.no_sqlite,
     };
     let cfg = Config::load(cwd, &ov)?;
     match &cli.command {
         Command::Index { full, format } => {
-            let report = index::build(
+            let mut report = index::build(
                 &cfg,
                 index::BuildOptions {
                     full: *full,
                     write: true,
                 },
             )?;
+            sync_store(&cfg, &mut report)?;
             match format {
                 Format::Json => {
                     #[derive(serde::Serialize)]
@@ -174,37 +205,35 @@ fn execute(
             }
             Ok(if report.ok { EXIT_OK } else { EXIT_FAIL })
         }
-        Command::Show {
-            id,
+        Command::Search {
+            query,
+            limit,
             no_refresh,
             format,
         } => {
-            let loaded = if *no_refresh {
-                sidecar::load(&cfg.index_dir)
-            } else {
-                None
-            };
-            let loaded = match loaded {
-                Some(l) => l,
-                None => {
-                    let r = index::build(
-                        &cfg,
-                        index::BuildOptions {
-                            full: false,
-                            write: true,
-                        },
-                    )?;
-                    if !r.up_to_date && !cli.quiet {
-                        writeln!(err, "{}", output::build_summary(&r))?;
-                    }
-                    sidecar::load(&cfg.index_dir).ok_or_else(|| {
-                        Error::Other(format!(
-                            "cannot read the index at {}",
-                            cfg.display(&cfg.index_dir)
-                        ))
-                    })?
-                }
-            };
+            if !*no_refresh || sidecar::read_meta(&cfg.index_dir).is_none() {
+                refresh(&cfg, cli, err)?;
+            }
+            let (results, warning) = search::run(&cfg, query, *limit)?;
+            if let Some(w) = warning {
+                writeln!(err, "mdgraph: warning: {w}")?;
+            }
+            match format {
+                Format::Json => out.write_all(json(&results)?.as_bytes())?,
+                Format::Text => out.write_all(output::search_results(&results).as_bytes())?,
+            }
+            Ok(if results.results.is_empty() { EXIT_FAIL } else { EXIT_OK })
+        }
+        Command::Show { id, no_refresh, format } => {
+            if !*no_refresh || sidecar::read_meta(&cfg.index_dir).is_none() {
+                refresh(&cfg, cli, err)?;
+            }
+            let loaded = sidecar::load(&cfg.index_dir).ok_or_else(|| {
+                Error::Other(format!(
+                    "cannot read the index at {}; run `mdgraph index`",
+                    cfg.display(&cfg.index_dir)
+                ))
+            })?;
             let view = show::show(&loaded, id)?;
             match format {
                 Format::Json => out.write_all(json(&view)?.as_bytes())?,

@@ -114,19 +114,14 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
             }
             Event::End(TagEnd::Heading(_)) => {
                 if let Some((level, start)) = in_heading.take() {
-                    let text = heading_text
-                        .split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ");
+                    let text = heading_text.split_whitespace().collect::<Vec<_>>().join(" ");
                     current = (text, level, lines.line(start), range.end);
                 }
             }
             Event::Text(t) | Event::Code(t) if in_heading.is_some() => heading_text.push_str(&t),
             Event::SoftBreak | Event::HardBreak if in_heading.is_some() => heading_text.push(' '),
             Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                ..
+                link_type, dest_url, ..
             }) => {
                 link_depth += 1;
                 if link_depth > 1 {
@@ -152,12 +147,7 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
     }
     if let Some((level, start)) = in_heading {
         // Unterminated heading at end of input (cannot normally happen): keep it.
-        current = (
-            heading_text.trim().to_string(),
-            level,
-            lines.line(start),
-            body.len(),
-        );
+        current = (heading_text.trim().to_string(), level, lines.line(start), body.len());
     }
     close(&mut out, &current, body.len());
     out
@@ -207,15 +197,7 @@ mod tests {
         let got: Vec<(&str, u8, u32, u32, &str)> = b
             .sections
             .iter()
-            .map(|s| {
-                (
-                    s.heading.as_str(),
-                    s.level,
-                    s.line,
-                    s.text_line,
-                    s.text.as_str(),
-                )
-            })
+            .map(|s| (s.heading.as_str(), s.level, s.line, s.text_line, s.text.as_str()))
             .collect();
         assert_eq!(
             got,
@@ -232,18 +214,10 @@ mod tests {
     fn links_wiki_and_markdown() {
         let body = "See [[ADR-0006|the CRDT decision]] and [x](../a/B_c.md#h) and [web](https://x.y/a.md)\n\n![img](p.png) [[Foo]]\n";
         let b = parse_body(body, 1);
-        let got: Vec<(bool, &str, u32)> = b
-            .links
-            .iter()
-            .map(|l| (l.wiki, l.target.as_str(), l.line))
-            .collect();
+        let got: Vec<(bool, &str, u32)> = b.links.iter().map(|l| (l.wiki, l.target.as_str(), l.line)).collect();
         assert_eq!(
             got,
-            vec![
-                (true, "ADR-0006", 1),
-                (false, "../a/B_c.md", 1),
-                (true, "Foo", 3)
-            ]
+            vec![(true, "ADR-0006", 1), (false, "../a/B_c.md", 1), (true, "Foo", 3)]
         );
     }
 

@@ -7,9 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// What a node stands for.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// A backlog item (Epic, Feature, UserStory, Task, Bug); `type` keeps the subtype.
@@ -100,10 +98,7 @@ impl EdgeType {
     /// stronger than body links, which are stronger than bare mentions.
     pub fn weight(self) -> f64 {
         match self {
-            EdgeType::Parent
-            | EdgeType::DecisionRef
-            | EdgeType::Supersedes
-            | EdgeType::SupersededBy => 1.0,
+            EdgeType::Parent | EdgeType::DecisionRef | EdgeType::Supersedes | EdgeType::SupersededBy => 1.0,
             EdgeType::Blocks | EdgeType::BlockedBy | EdgeType::DependsOn => 0.9,
             EdgeType::Relates => 0.7,
             EdgeType::LinksTo => 0.6,
@@ -122,17 +117,10 @@ impl fmt::Display for EdgeType {
 impl FromStr for EdgeType {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        EDGE_TYPES
-            .iter()
-            .copied()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = EDGE_TYPES.iter().map(|t| t.as_str()).collect();
-                format!(
-                    "unknown edge type `{s}`, expected one of: {}",
-                    names.join(", ")
-                )
-            })
+        EDGE_TYPES.iter().copied().find(|t| t.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = EDGE_TYPES.iter().map(|t| t.as_str()).collect();
+            format!("unknown edge type `{s}`, expected one of: {}", names.join(", "))
+        })
     }
 }
 
@@ -259,10 +247,7 @@ impl Node {
 
     /// Title of a document, heading of a chunk.
     pub fn label(&self) -> &str {
-        self.title
-            .as_deref()
-            .or(self.heading.as_deref())
-            .unwrap_or("")
+        self.title.as_deref().or(self.heading.as_deref()).unwrap_or("")
     }
 }
 

@@ -39,16 +39,9 @@ pub fn build_summary(r: &BuildReport) -> String {
 
 /// The summary line of a check.
 pub fn check_summary(r: &CheckReport) -> String {
-    let state = if r.fresh {
-        "index is fresh"
-    } else {
-        "index is STALE"
-    };
+    let state = if r.fresh { "index is fresh" } else { "index is STALE" };
     let verdict = if r.ok { "ok" } else { "FAILED" };
-    format!(
-        "check {verdict}: {state}; {} errors, {} warnings",
-        r.errors, r.warnings
-    )
+    format!("check {verdict}: {state}; {} errors, {} warnings", r.errors, r.warnings)
 }
 
 /// A node with its sections and edges.
@@ -95,10 +88,7 @@ pub fn shown(v: &Shown) -> String {
             );
         }
     }
-    for (title, edges, arrow) in [
-        ("outgoing", &v.outgoing, "→"),
-        ("incoming", &v.incoming, "←"),
-    ] {
+    for (title, edges, arrow) in [("outgoing", &v.outgoing, "→"), ("incoming", &v.incoming, "←")] {
         let _ = writeln!(s, "\n{title} ({}):", edges.len());
         let w = edges.iter().map(|e| e.id.len()).max().unwrap_or(0);
         for e in edges {
@@ -122,4 +112,58 @@ pub fn shown(v: &Shown) -> String {
         let _ = writeln!(s, "\n{text}");
     }
     s
+}
+
+/// A ranked table of search results: rank, id, type, state, title, matched section.
+pub fn search_results(r: &crate::search::Results) -> String {
+    let mut s = String::new();
+    if r.results.is_empty() {
+        let _ = writeln!(s, "no results for {:?}", r.query);
+        return s;
+    }
+    let idw = r.results.iter().map(|h| h.id.len()).max().unwrap_or(2);
+    let tyw = r.results.iter().map(|h| type_label(h).len()).max().unwrap_or(4);
+    let stw = r
+        .results
+        .iter()
+        .map(|h| h.state.as_deref().unwrap_or("-").len())
+        .max()
+        .unwrap_or(1);
+    for (i, h) in r.results.iter().enumerate() {
+        let section = if h.why.exact_id && h.why.section_id.is_none() {
+            "id in query".to_string()
+        } else {
+            let name = if h.why.section.is_empty() {
+                "(intro)"
+            } else {
+                &h.why.section
+            };
+            let tag = if h.why.exact_id { "id in query; " } else { "" };
+            format!("{tag}§ {name}: {}", h.why.matched.join(", "))
+        };
+        let _ = writeln!(
+            s,
+            "{:>2}. {:<idw$}  {:<tyw$}  {:<stw$}  {:<7.3}  {}  [{}]",
+            i + 1,
+            h.id,
+            type_label(h),
+            h.state.as_deref().unwrap_or("-"),
+            h.score,
+            truncate(&h.title, 60),
+            section,
+        );
+    }
+    s
+}
+
+fn type_label(h: &crate::search::Hit) -> String {
+    h.r#type.clone().unwrap_or_else(|| h.kind.as_str().to_string())
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).collect::<String>() + "…"
+    }
 }

@@ -105,26 +105,18 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
 
     let has_fm = yaml_doc.is_some();
     let ci_in = |list: &[String], v: &str| list.iter().any(|x| x.eq_ignore_ascii_case(v));
-    let in_dir = |d: &str| {
-        rel.split('/')
-            .rev()
-            .skip(1)
-            .any(|c| c.eq_ignore_ascii_case(d))
-    };
+    let in_dir = |d: &str| rel.split('/').rev().skip(1).any(|c| c.eq_ignore_ascii_case(d));
     let adr_like = raw_id.len() > 4
         && raw_id[..4].eq_ignore_ascii_case("adr-")
         && raw_id[4..].starts_with(|c: char| c.is_ascii_digit());
-    let kind = if ty
-        .as_ref()
-        .is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t))
-        || (has_fm && in_dir(&s.kinds.items_dir))
-    {
-        Kind::WorkItem
-    } else if (has_fm && in_dir(&s.kinds.decisions_dir)) || adr_like {
-        Kind::Adr
-    } else {
-        Kind::Doc
-    };
+    let kind =
+        if ty.as_ref().is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t)) || (has_fm && in_dir(&s.kinds.items_dir)) {
+            Kind::WorkItem
+        } else if (has_fm && in_dir(&s.kinds.decisions_dir)) || adr_like {
+            Kind::Adr
+        } else {
+            Kind::Doc
+        };
 
     // File-local consistency checks.
     if matches!(kind, Kind::WorkItem | Kind::Adr) && fm_id.is_none() {
@@ -133,10 +125,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             1,
             Severity::Warning,
             Code::MissingId,
-            format!(
-                "no `{}` field; using `{raw_id}` from the filename",
-                s.ids.keys[0]
-            ),
+            format!("no `{}` field; using `{raw_id}` from the filename", s.ids.keys[0]),
         ));
     }
     if let Some((_, id)) = &fm_id {
@@ -169,11 +158,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
                 Code::UnknownType,
                 format!(
                     "work item has no `{}` field",
-                    s.fields
-                        .r#type
-                        .first()
-                        .map(String::as_str)
-                        .unwrap_or("type")
+                    s.fields.r#type.first().map(String::as_str).unwrap_or("type")
                 ),
             )),
             _ => {}
@@ -288,11 +273,7 @@ fn ref_values(v: &Yaml, bad: &mut dyn FnMut(&str)) -> Vec<String> {
     let mut out = Vec::new();
     let push_str = |s: &str, out: &mut Vec<String>| {
         for part in s.split(',') {
-            let t = part
-                .trim()
-                .trim_start_matches("[[")
-                .trim_end_matches("]]")
-                .trim();
+            let t = part.trim().trim_start_matches("[[").trim_end_matches("]]").trim();
             if !t.is_empty() {
                 out.push(t.to_string());
             }
@@ -398,14 +379,8 @@ mod tests {
     fn filename_ids() {
         assert_eq!(filename_id("QRY-TSK-0007_resumable-upload"), "QRY-TSK-0007");
         assert_eq!(filename_id("ADR-0004_tus"), "ADR-0004");
-        assert_eq!(
-            filename_id("back-100.9 - Integrate-TaskDetail"),
-            "back-100.9"
-        );
-        assert_eq!(
-            filename_id("back-196-add-nixos-packaging-support"),
-            "back-196"
-        );
+        assert_eq!(filename_id("back-100.9 - Integrate-TaskDetail"), "back-100.9");
+        assert_eq!(filename_id("back-196-add-nixos-packaging-support"), "back-196");
         assert_eq!(filename_id("eip-1559"), "eip-1559");
         assert_eq!(filename_id("README"), "README");
         assert_eq!(filename_id("2026-01-05-notes"), "2026-01-05-notes");
@@ -425,14 +400,8 @@ mod tests {
             join_link("items/task/0000/a.md", "../../../decisions/ADR-1.md").as_deref(),
             Some("decisions/ADR-1.md")
         );
-        assert_eq!(
-            join_link("items/a.md", "b.md").as_deref(),
-            Some("items/b.md")
-        );
-        assert_eq!(
-            join_link("items/a.md", "/x/y.md").as_deref(),
-            Some("x/y.md")
-        );
+        assert_eq!(join_link("items/a.md", "b.md").as_deref(), Some("items/b.md"));
+        assert_eq!(join_link("items/a.md", "/x/y.md").as_deref(), Some("x/y.md"));
         assert_eq!(join_link("a.md", "../../etc/passwd.md"), None);
     }
 

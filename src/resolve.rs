@@ -38,8 +38,7 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
     for group in by_raw.values().filter(|g| g.len() > 1) {
         // Files that declare the id claim it; files whose id only comes from their name
         // (README.md in every folder) step aside to `name@path` without complaint.
-        let (claimed, derived): (Vec<usize>, Vec<usize>) =
-            group.iter().partition(|&&i| explicit(files[i]));
+        let (claimed, derived): (Vec<usize>, Vec<usize>) = group.iter().partition(|&&i| explicit(files[i]));
         for &i in &derived {
             ids[i] = format!("{}@{}", raw_id(files[i]), files[i].doc.path);
         }
@@ -48,16 +47,10 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
         }
         let prefixes: Vec<Option<String>> = claimed
             .iter()
-            .map(|&i| {
-                files[i]
-                    .doc
-                    .uid
-                    .as_ref()
-                    .map(|u| u.chars().take(8).collect())
-            })
+            .map(|&i| files[i].doc.uid.as_ref().map(|u| u.chars().take(8).collect()))
             .collect();
-        let unique_uids = prefixes.iter().all(Option::is_some)
-            && prefixes.iter().collect::<BTreeSet<_>>().len() == prefixes.len();
+        let unique_uids =
+            prefixes.iter().all(Option::is_some) && prefixes.iter().collect::<BTreeSet<_>>().len() == prefixes.len();
         for (n, &i) in claimed.iter().enumerate() {
             let f = files[i];
             let raw = raw_id(f);
@@ -97,10 +90,7 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
     for (i, f) in files.iter().enumerate() {
         by_node_id.insert(norm(&ids[i]), i);
         by_path.insert(f.doc.path.as_str(), i);
-        by_stem
-            .entry(norm(file_stem(&f.doc.path)))
-            .or_default()
-            .push(i);
+        by_stem.entry(norm(file_stem(&f.doc.path))).or_default().push(i);
     }
     let lookup = Lookup {
         files,
@@ -206,11 +196,7 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
         .collect();
     for cycle in parent_cycles(files.len(), &parents, &ids) {
         let first = cycle[0];
-        let line = parents
-            .iter()
-            .find(|p| p.0 == first)
-            .map(|p| p.2)
-            .unwrap_or(1);
+        let line = parents.iter().find(|p| p.0 == first).map(|p| p.2).unwrap_or(1);
         let mut names: Vec<&str> = cycle.iter().map(|&c| ids[c].as_str()).collect();
         names.push(&ids[first]);
         diags.push(Diagnostic::new(
@@ -330,11 +316,7 @@ struct Lookup<'a> {
 
 impl Lookup<'_> {
     fn norm(&self, x: &str) -> String {
-        if self.ci {
-            x.to_lowercase()
-        } else {
-            x.to_string()
-        }
+        if self.ci { x.to_lowercase() } else { x.to_string() }
     }
 
     fn resolve(&self, r: &RawRef) -> Found {
@@ -372,11 +354,7 @@ impl Lookup<'_> {
     fn by_id(&self, target: &str) -> Found {
         if let Some(&i) = self.by_node_id.get(&self.norm(target)) {
             // A unique raw id or an exact disambiguated node id.
-            if self
-                .by_raw
-                .get(&self.norm(target))
-                .is_none_or(|g| g.len() == 1)
-            {
+            if self.by_raw.get(&self.norm(target)).is_none_or(|g| g.len() == 1) {
                 return Found::One(i);
             }
         }
@@ -405,9 +383,7 @@ impl Lookup<'_> {
                     .collect();
                 match hits.as_slice() {
                     [one] => Found::One(*one),
-                    [] => Found::None(format!(
-                        "no file with id `{id}` has a uid starting with `{u}`"
-                    )),
+                    [] => Found::None(format!("no file with id `{id}` has a uid starting with `{u}`")),
                     _ => Found::Many(hits),
                 }
             }
@@ -542,9 +518,8 @@ mod tests {
 
     #[test]
     fn candidates() {
-        let got: Vec<(&str, u32)> = mention_candidates(
-            "See QRY-TSK-0011. And (ADR-0004's)\n```\nX-1\n```\nv2 and 2026-01-05 and a@b\n",
-        );
+        let got: Vec<(&str, u32)> =
+            mention_candidates("See QRY-TSK-0011. And (ADR-0004's)\n```\nX-1\n```\nv2 and 2026-01-05 and a@b\n");
         assert_eq!(got, vec![("QRY-TSK-0011", 0), ("ADR-0004", 0), ("v2", 4)]);
     }
 

@@ -70,10 +70,7 @@ fn globset(globs: &[String]) -> GlobSet {
     let mut b = GlobSetBuilder::new();
     for g in globs {
         // Globs were validated when the config was loaded.
-        if let Ok(glob) = globset::GlobBuilder::new(g)
-            .literal_separator(false)
-            .build()
-        {
+        if let Ok(glob) = globset::GlobBuilder::new(g).literal_separator(false).build() {
             b.add(glob);
         }
     }
@@ -107,10 +104,7 @@ pub fn scan(
         .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(move |e| {
             // Never index the index folder itself.
-            match (
-                &index_abs,
-                e.file_type().map(|t| t.is_dir()).unwrap_or(false),
-            ) {
+            match (&index_abs, e.file_type().map(|t| t.is_dir()).unwrap_or(false)) {
                 (Some(ix), true) => e.path().canonicalize().map(|p| &p != ix).unwrap_or(true),
                 _ => true,
             }
@@ -152,10 +146,7 @@ pub fn scan(
                         0,
                         Severity::Warning,
                         Code::SymlinkOutsideRoot,
-                        format!(
-                            "symlink leads outside the root (to {}); skipped",
-                            target.display()
-                        ),
+                        format!("symlink leads outside the root (to {}); skipped", target.display()),
                     ));
                     continue;
                 }
@@ -212,13 +203,7 @@ fn read_one(
     let md = match std::fs::metadata(&abs) {
         Ok(m) => m,
         Err(e) => {
-            let d = Diagnostic::new(
-                &rel,
-                0,
-                Severity::Warning,
-                Code::ReadError,
-                format!("cannot read: {e}"),
-            );
+            let d = Diagnostic::new(&rel, 0, Severity::Warning, Code::ReadError, format!("cannot read: {e}"));
             return skipped(rel, abs, "unreadable".into(), d);
         }
     };
@@ -230,9 +215,7 @@ fn read_one(
             0,
             Severity::Warning,
             Code::FileTooLarge,
-            format!(
-                "file is {size} bytes, over the {max}-byte limit (scan.max_file_size); skipped"
-            ),
+            format!("file is {size} bytes, over the {max}-byte limit (scan.max_file_size); skipped"),
         );
         return skipped(rel, abs, format!("size:{size}"), d);
     }
@@ -252,13 +235,7 @@ fn read_one(
     let bytes = match std::fs::read(&abs) {
         Ok(b) => b,
         Err(e) => {
-            let d = Diagnostic::new(
-                &rel,
-                0,
-                Severity::Warning,
-                Code::ReadError,
-                format!("cannot read: {e}"),
-            );
+            let d = Diagnostic::new(&rel, 0, Severity::Warning, Code::ReadError, format!("cannot read: {e}"));
             return skipped(rel, abs, "unreadable".into(), d);
         }
     };

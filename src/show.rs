@@ -62,9 +62,7 @@ pub fn find<'a>(index: &'a Loaded, query: &str) -> Result<&'a Node, Error> {
         .filter(|n| !n.is_chunk())
         .filter(|n| {
             n.id.eq_ignore_ascii_case(q)
-                || n.raw_id
-                    .as_deref()
-                    .is_some_and(|r| r.eq_ignore_ascii_case(q))
+                || n.raw_id.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(q))
                 || n.path == q
         })
         .collect();

@@ -27,7 +27,8 @@ pub const META: &str = "meta.json";
 /// The output files whose digests `meta.json` records.
 pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
 /// The index folder's own `.gitignore`: local caches and the SQLite mirror stay out of git.
-pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n";
+pub const GITIGNORE: &str =
+    "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n";
 
 /// Totals recorded in `meta.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -139,10 +140,7 @@ pub fn write_blocks_if_changed(path: &Path, blocks: &Blocks) -> Result<bool, Err
 }
 
 /// Write through a temporary file in the same folder, fsync, rename over `path`.
-fn atomic_write(
-    path: &Path,
-    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> Result<(), Error> {
+fn atomic_write(path: &Path, fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), Error> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
@@ -199,10 +197,7 @@ pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
 
 /// Parse JSONL bytes into records (in parallel); a bad line is an error naming the file
 /// and line.
-pub fn parse_jsonl<T: serde::de::DeserializeOwned + Send>(
-    path: &Path,
-    bytes: &[u8],
-) -> Result<Vec<T>, Error> {
+pub fn parse_jsonl<T: serde::de::DeserializeOwned + Send>(path: &Path, bytes: &[u8]) -> Result<Vec<T>, Error> {
     let lines: Vec<(usize, &[u8])> = bytes
         .split(|&b| b == b'\n')
         .enumerate()
@@ -211,13 +206,8 @@ pub fn parse_jsonl<T: serde::de::DeserializeOwned + Send>(
     lines
         .par_iter()
         .map(|(n, line)| {
-            serde_json::from_slice(line).map_err(|e| {
-                Error::Other(format!(
-                    "{}:{}: damaged index record: {e}",
-                    path.display(),
-                    n + 1
-                ))
-            })
+            serde_json::from_slice(line)
+                .map_err(|e| Error::Other(format!("{}:{}: damaged index record: {e}", path.display(), n + 1)))
         })
         .collect()
 }

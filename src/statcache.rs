@@ -155,10 +155,7 @@ impl StatCache {
             if path.contains('\n') {
                 continue;
             }
-            out.push_str(&format!(
-                "{} {} {} {} {hash} {path}\n",
-                s.size, s.mtime, s.ctime, s.ino
-            ));
+            out.push_str(&format!("{} {} {} {} {hash} {path}\n", s.size, s.mtime, s.ctime, s.ino));
         }
         let _ = crate::sidecar::write_if_changed(&index_dir.join(FILE), out.as_bytes());
     }

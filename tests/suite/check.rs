@@ -58,8 +58,7 @@ fn edited_file_makes_index_stale_until_reindexed() {
     std::fs::write(f.root().join("NEW.md"), "# New\n").unwrap();
     let out = f.run(&["check"]);
     assert!(
-        out.stdout
-            .contains("NEW.md:1:1: error[stale-index]: new file"),
+        out.stdout.contains("NEW.md:1:1: error[stale-index]: new file"),
         "{}",
         out.stdout
     );
@@ -68,8 +67,7 @@ fn edited_file_makes_index_stale_until_reindexed() {
     std::fs::remove_file(f.root().join("NEW.md")).unwrap();
     let out = f.run(&["check"]);
     assert!(
-        out.stdout
-            .contains("NEW.md:1:1: error[stale-index]: deleted"),
+        out.stdout.contains("NEW.md:1:1: error[stale-index]: deleted"),
         "{}",
         out.stdout
     );
@@ -93,8 +91,7 @@ fn damaged_or_missing_index_fails() {
     let out = f.run(&["check"]);
     assert_eq!(out.code, 1);
     assert!(
-        out.stdout
-            .contains("_index/graph_edges.jsonl:1:1: error[stale-index]"),
+        out.stdout.contains("_index/graph_edges.jsonl:1:1: error[stale-index]"),
         "{}",
         out.stdout
     );
@@ -110,15 +107,10 @@ fn broken_graph_fails_with_compiler_style_diagnostics() {
     let out = f.run(&["check"]);
     assert_eq!(out.code, 1);
     snap!("broken_check_stdout", out.stdout);
-    assert!(
-        out.stderr.contains("check FAILED: index is fresh;"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("check FAILED: index is fresh;"), "{}", out.stderr);
     let v: CheckJson = serde_json::from_str(&f.run(&["check", "--format", "json"]).stdout).unwrap();
     assert!(!v.ok && v.fresh && v.errors > 0 && v.warnings > 0);
-    let codes: std::collections::BTreeSet<&str> =
-        v.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    let codes: std::collections::BTreeSet<&str> = v.diagnostics.iter().map(|d| d.code.as_str()).collect();
     for code in [
         "invalid-yaml",
         "duplicate-id",
@@ -135,11 +127,7 @@ fn broken_graph_fails_with_compiler_style_diagnostics() {
 fn stale_check_reports_current_problems() {
     let f = Fixture::new("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
-    std::fs::write(
-        f.root().join("BAD.md"),
-        "---\nid: X-1\nparent: NOPE-1\n---\n# x\n",
-    )
-    .unwrap();
+    std::fs::write(f.root().join("BAD.md"), "---\nid: X-1\nparent: NOPE-1\n---\n# x\n").unwrap();
     let out = f.run(&["check"]);
     assert_eq!(out.code, 1);
     assert!(
@@ -153,11 +141,7 @@ fn stale_check_reports_current_problems() {
 #[test]
 fn strict_fails_on_warnings() {
     let f = Fixture::new("backlog-fixtures");
-    std::fs::write(
-        f.root().join("LINK.md"),
-        "# Note\nSee [[does-not-exist]].\n",
-    )
-    .unwrap();
+    std::fs::write(f.root().join("LINK.md"), "# Note\nSee [[does-not-exist]].\n").unwrap();
     assert_eq!(f.run(&["index"]).code, 0);
     let out = f.run(&["check"]);
     assert_eq!(out.code, 0, "{}", out.stdout);
@@ -195,10 +179,7 @@ fn stat_cache_never_hides_an_edit() {
     std::thread::sleep(std::time::Duration::from_millis(2100));
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
-    assert!(
-        cache.contains(" README.md\n"),
-        "aged files are cached:\n{cache}"
-    );
+    assert!(cache.contains(" README.md\n"), "aged files are cached:\n{cache}");
     assert_eq!(f.run(&["check"]).code, 0);
     // Same size, same mtime, different bytes: the ctime gives it away.
     let readme = f.root().join("README.md");

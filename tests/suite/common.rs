@@ -86,12 +86,7 @@ pub fn tree_hashes(dir: &Path) -> BTreeMap<String, String> {
                 walk(base, &p, out);
             } else {
                 let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
-                out.insert(
-                    rel,
-                    blake3::hash(&std::fs::read(&p).unwrap())
-                        .to_hex()
-                        .to_string(),
-                );
+                out.insert(rel, blake3::hash(&std::fs::read(&p).unwrap()).to_hex().to_string());
             }
         }
     }

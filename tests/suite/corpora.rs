@@ -37,10 +37,6 @@ fn real_corpora_index_without_panic() {
         );
         // The corpora have real errors (dangling references, duplicate ids): exit 1, not 2.
         assert_eq!(check.code, 1, "{corpus}: {}", check.stderr);
-        assert!(
-            check.stderr.contains("index is fresh"),
-            "{corpus}: {}",
-            check.stderr
-        );
+        assert!(check.stderr.contains("index is fresh"), "{corpus}: {}", check.stderr);
     }
 }

@@ -62,9 +62,7 @@ fn apply(root: &Path, op: &Op) {
         std::fs::write(p, f(t)).unwrap();
     };
     match op {
-        Op::Append(i, s) => edit(pick(*i), &|t| {
-            format!("{t}\n{s} mentions {}\n", id_of(pick(i + 1)))
-        }),
+        Op::Append(i, s) => edit(pick(*i), &|t| format!("{t}\n{s} mentions {}\n", id_of(pick(i + 1)))),
         Op::SetParent(i, j) => {
             let parent = id_of(pick(*j));
             edit(pick(*i), &|t| {
@@ -88,10 +86,7 @@ fn apply(root: &Path, op: &Op) {
             let p = pick(*i);
             let _ = std::fs::rename(
                 p,
-                p.with_file_name(format!(
-                    "renamed-{}",
-                    p.file_name().unwrap().to_string_lossy()
-                )),
+                p.with_file_name(format!("renamed-{}", p.file_name().unwrap().to_string_lossy())),
             );
         }
         Op::Delete(i) => {
@@ -105,17 +100,15 @@ fn apply(root: &Path, op: &Op) {
             );
             std::fs::write(root.join(format!("ADD-{n}_added.md")), text).unwrap();
         }
-        Op::BreakYaml(i) => edit(pick(*i), &|t| {
-            t.replacen("\ntitle:", "\nowner: @someone\ntitle:", 1)
-        }),
+        Op::BreakYaml(i) => edit(pick(*i), &|t| t.replacen("\ntitle:", "\nowner: @someone\ntitle:", 1)),
     }
 }
 
 fn cfg(dir: &Path, index: &str) -> Config {
     let ov = Overrides {
-        config: None,
         root: Some("backlog".into()),
         index_dir: Some(index.into()),
+        ..Overrides::default()
     };
     Config::load(dir, &ov).unwrap()
 }

@@ -144,11 +144,7 @@ fn missing_root_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_in(dir.path(), &["--root", "nope", "index"]);
     assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("nope: backlog root not found"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("nope: backlog root not found"), "{}", out.stderr);
 }
 
 #[cfg(unix)]
@@ -163,20 +159,13 @@ fn symlinks_out_of_root_and_loops_are_skipped() {
     let out = f.run(&["index"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("escape.md:1:1: warning[symlink-outside-root]"),
+        out.stderr.contains("escape.md:1:1: warning[symlink-outside-root]"),
         "{}",
         out.stderr
     );
     let nodes = f.read_index("graph_nodes.jsonl");
-    assert!(
-        !nodes.contains("\"OUT-1\""),
-        "a file outside the root was indexed"
-    );
-    assert!(
-        !nodes.contains("items/loop/"),
-        "a symlinked folder was walked twice"
-    );
+    assert!(!nodes.contains("\"OUT-1\""), "a file outside the root was indexed");
+    assert!(!nodes.contains("items/loop/"), "a symlinked folder was walked twice");
     assert!(
         nodes.contains("\"path\":\"alias.md\""),
         "a symlink to a file inside the root is indexed"
@@ -192,10 +181,7 @@ fn gitignore_and_globs_are_honoured() {
     std::fs::write(f.root().join(".gitignore"), "drafts/\n").unwrap();
     assert_eq!(f.run(&["index"]).code, 0);
     let meta = f.read_index("meta.json");
-    assert!(
-        !meta.contains("drafts/") && !meta.contains("notes.txt"),
-        "{meta}"
-    );
+    assert!(!meta.contains("drafts/") && !meta.contains("notes.txt"), "{meta}");
     // An exclude glob in the config drops the ADRs.
     std::fs::write(
         f.dir.path().join("mdgraph.toml"),
@@ -227,14 +213,10 @@ fn oversized_file_is_skipped_with_a_diagnostic() {
     let out = run_in(f.dir.path(), &["index"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("README.md:1:1: warning[file-too-large]"),
+        out.stderr.contains("README.md:1:1: warning[file-too-large]"),
         "{}",
         out.stderr
     );
     // Small files are still indexed.
-    assert!(
-        f.read_index("graph_nodes.jsonl")
-            .contains("\"path\":\"SMALL.md\"")
-    );
+    assert!(f.read_index("graph_nodes.jsonl").contains("\"path\":\"SMALL.md\""));
 }

@@ -43,9 +43,5 @@ fn show_unknown_id_exits_1() {
     let f = Fixture::new("backlog-fixtures");
     let out = f.run(&["show", "NOPE-404"]);
     assert_eq!(out.code, 1);
-    assert!(
-        out.stderr.contains("no node matches `NOPE-404`"),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.contains("no node matches `NOPE-404`"), "{}", out.stderr);
 }

@@ -1,0 +1,245 @@
+//! The optional SQLite mirror `index.sqlite`: nodes, edges, sections and an FTS5 index
+//! over sections (title, heading, body as separately weighted columns).
+//!
+//! It is derived from the JSONL sidecar, built into a temporary file and renamed into
+//! place, and records the digests of the sidecar files it mirrors: when they differ (or
+//! the file is missing, of another schema, or corrupt) it is rebuilt. Sections are keyed
+//! by their position in the sorted node list (`rowid`), the same numbering the in-memory
+//! fallback uses, so both engines rank identically.
+
+use crate::error::Error;
+use crate::model::{Edge, Kind, Node};
+use crate::sidecar::{self, Meta};
+use crate::tokenize;
+use rusqlite::{Connection, OpenFlags, params};
+use std::path::{Path, PathBuf};
+
+/// File name of the mirror inside the index folder.
+pub const DB_FILE: &str = "index.sqlite";
+/// Version of the mirror's tables; another version is rebuilt.
+pub const DB_SCHEMA: i64 = 1;
+
+/// Path of the mirror.
+pub fn db_path(index_dir: &Path) -> PathBuf {
+    index_dir.join(DB_FILE)
+}
+
+fn sql_err(path: &Path, e: rusqlite::Error) -> Error {
+    Error::Other(format!("{}: sqlite: {e}", path.display()))
+}
+
+/// The normalized section name used for section weights: the heading lowercased with
+/// single spaces (`Acceptance Criteria` → `acceptance criteria`).
+pub fn section_name(heading: &str) -> String {
+    heading.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+/// The text of the FTS `title` column for a document: its id and title.
+pub fn title_text(doc: &Node) -> String {
+    format!("{} {}", doc.id, doc.label())
+}
+
+/// True when the mirror exists, opens, has the current schema, and mirrors exactly the
+/// sidecar described by `meta`. Any error (corrupt or truncated file) means "not fresh".
+pub fn is_fresh(index_dir: &Path, meta: &Meta) -> bool {
+    let path = db_path(index_dir);
+    if !path.is_file() {
+        return false;
+    }
+    let check = || -> rusqlite::Result<bool> {
+        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        let get = |k: &str| conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0));
+        Ok(get("schema")? == DB_SCHEMA.to_string() && get("sidecar")? == sidecar_digest(meta))
+    };
+    check().unwrap_or(false)
+}
+
+/// One string naming the sidecar state a mirror was built from.
+fn sidecar_digest(meta: &Meta) -> String {
+    let mut h = blake3::Hasher::new();
+    for (name, d) in &meta.outputs {
+        h.update(name.as_bytes());
+        h.update(d.as_bytes());
+    }
+    h.finalize().to_hex().to_string()
+}
+
+/// Rebuild the mirror from nodes and edges (sorted as in the sidecar).
+pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<(), Error> {
+    let path = db_path(index_dir);
+    let tmp = index_dir.join(format!(".{DB_FILE}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let result = write_db(&tmp, meta, nodes, edges).and_then(|()| {
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(&tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<(), Error> {
+    let mut conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
+    let e = |err| sql_err(path, err);
+    conn.execute_batch(
+        "PRAGMA journal_mode = OFF;
+         PRAGMA synchronous = OFF;
+         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+         CREATE TABLE nodes(id TEXT PRIMARY KEY, lid TEXT NOT NULL, raw_lid TEXT NOT NULL, uid TEXT,
+                            kind TEXT NOT NULL, path TEXT NOT NULL, type TEXT, title TEXT NOT NULL,
+                            state TEXT, json TEXT NOT NULL);
+         CREATE TABLE edges(source TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL,
+                            origin TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
+                            weight REAL NOT NULL);
+         CREATE TABLE sections(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL,
+                               heading TEXT NOT NULL, sname TEXT NOT NULL, level INTEGER NOT NULL,
+                               line INTEGER NOT NULL, text TEXT NOT NULL);
+         CREATE VIRTUAL TABLE sections_fts USING fts5(title, heading, body, content='',
+                               contentless_delete=1, tokenize='unicode61 remove_diacritics 0');",
+    )
+    .map_err(e)?;
+    let tx = conn.transaction().map_err(e)?;
+    {
+        let mut put_meta = tx.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)").map_err(e)?;
+        put_meta.execute(params!["schema", DB_SCHEMA.to_string()]).map_err(e)?;
+        put_meta.execute(params!["sidecar", sidecar_digest(meta)]).map_err(e)?;
+        let mut put_node = tx
+            .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+            .map_err(e)?;
+        let mut put_section = tx
+            .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+            .map_err(e)?;
+        let mut put_fts = tx
+            .prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
+            .map_err(e)?;
+        let titles: std::collections::HashMap<&str, String> = nodes
+            .iter()
+            .filter(|n| !n.is_chunk())
+            .map(|n| (n.id.as_str(), title_text(n)))
+            .collect();
+        for row in sections(nodes) {
+            let c = row.chunk;
+            let title = titles.get(row.doc).map(String::as_str).unwrap_or("");
+            put_section
+                .execute(params![
+                    row.rowid,
+                    c.id,
+                    row.doc,
+                    row.heading,
+                    section_name(row.heading),
+                    c.level.unwrap_or(0),
+                    c.line.unwrap_or(0),
+                    c.text.as_deref().unwrap_or("")
+                ])
+                .map_err(e)?;
+            put_fts
+                .execute(params![
+                    row.rowid,
+                    tokenize::terms(title).join(" "),
+                    tokenize::terms(row.heading).join(" "),
+                    tokenize::terms(c.text.as_deref().unwrap_or("")).join(" ")
+                ])
+                .map_err(e)?;
+        }
+        for n in nodes.iter().filter(|n| !n.is_chunk()) {
+            let json = serde_json::to_string(n).map_err(|err| Error::Other(err.to_string()))?;
+            put_node
+                .execute(params![
+                    n.id,
+                    n.id.to_lowercase(),
+                    n.raw_id.as_deref().unwrap_or(&n.id).to_lowercase(),
+                    n.uid.as_deref().map(str::to_lowercase),
+                    n.kind.as_str(),
+                    n.path,
+                    n.r#type,
+                    n.label(),
+                    n.state,
+                    json
+                ])
+                .map_err(e)?;
+        }
+        let mut put_edge = tx
+            .prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            .map_err(e)?;
+        for ed in edges {
+            let origin = serde_json::to_value(ed.origin)
+                .ok()
+                .and_then(|v| v.as_str().map(String::from));
+            put_edge
+                .execute(params![
+                    ed.source,
+                    ed.target,
+                    ed.r#type.as_str(),
+                    origin,
+                    ed.path,
+                    ed.line,
+                    ed.weight
+                ])
+                .map_err(e)?;
+        }
+    }
+    tx.execute_batch(
+        "CREATE INDEX nodes_lid ON nodes(lid);
+         CREATE INDEX nodes_raw_lid ON nodes(raw_lid);
+         CREATE INDEX edges_source ON edges(source);
+         CREATE INDEX edges_target ON edges(target);
+         INSERT INTO sections_fts(sections_fts) VALUES ('optimize');",
+    )
+    .map_err(e)?;
+    tx.commit().map_err(e)?;
+    Ok(())
+}
+
+/// A searchable section: its row number, chunk node, document id and heading. Documents
+/// without any section get one empty row so their title stays searchable.
+pub struct SectionRow<'a> {
+    /// Row number (1-based), shared by both engines.
+    pub rowid: i64,
+    /// The chunk node (or the document itself for an empty document).
+    pub chunk: &'a Node,
+    /// The document id.
+    pub doc: &'a str,
+    /// The heading ("" for a document's only, empty row).
+    pub heading: &'a str,
+}
+
+/// The searchable rows of a node list, in node order.
+pub fn sections(nodes: &[Node]) -> Vec<SectionRow<'_>> {
+    let with_sections: std::collections::HashSet<&str> = nodes.iter().filter_map(|n| n.doc.as_deref()).collect();
+    let mut out = Vec::new();
+    for n in nodes {
+        let (doc, heading) = match n.kind {
+            Kind::Chunk => (n.doc.as_deref().unwrap_or(""), n.heading.as_deref().unwrap_or("")),
+            _ if !with_sections.contains(n.id.as_str()) => (n.id.as_str(), ""),
+            _ => continue,
+        };
+        out.push(SectionRow {
+            rowid: out.len() as i64 + 1,
+            chunk: n,
+            doc,
+            heading,
+        });
+    }
+    out
+}
+
+/// Make sure the mirror matches the sidecar, rebuilding it from the sidecar files when
+/// needed. Returns whether it was rebuilt.
+pub fn sync(index_dir: &Path) -> Result<bool, Error> {
+    let meta = sidecar::read_meta(index_dir)
+        .ok_or_else(|| Error::Other(format!("{}: no index to mirror", index_dir.display())))?;
+    if is_fresh(index_dir, &meta) {
+        return Ok(false);
+    }
+    let loaded = sidecar::load(index_dir).ok_or_else(|| {
+        Error::Other(format!(
+            "{}: the index is damaged; run `mdgraph index`",
+            index_dir.display()
+        ))
+    })?;
+    rebuild(index_dir, &loaded.meta, &loaded.nodes, &loaded.edges)?;
+    Ok(true)
+}
