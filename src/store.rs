@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::model::{Edge, Kind, Node};
 use crate::sidecar::{self, Meta};
 use crate::tokenize;
+use rayon::prelude::*;
 use rusqlite::{Connection, OpenFlags, params};
 use std::path::{Path, PathBuf};
 
@@ -98,7 +99,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                                heading TEXT NOT NULL, sname TEXT NOT NULL, level INTEGER NOT NULL,
                                line INTEGER NOT NULL, text TEXT NOT NULL);
          CREATE VIRTUAL TABLE sections_fts USING fts5(title, heading, body, content='',
-                               contentless_delete=1, tokenize='unicode61 remove_diacritics 0');",
+                               tokenize='unicode61 remove_diacritics 0');",
     )
     .map_err(e)?;
     let tx = conn.transaction().map_err(e)?;
@@ -120,9 +121,21 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
             .filter(|n| !n.is_chunk())
             .map(|n| (n.id.as_str(), title_text(n)))
             .collect();
-        for row in sections(nodes) {
+        // Tokenizing (stemming) is the costly part: do it on all cores first.
+        let rows = sections(nodes);
+        let tokens: Vec<[String; 3]> = rows
+            .par_iter()
+            .map(|row| {
+                let title = titles.get(row.doc).map(String::as_str).unwrap_or("");
+                [
+                    tokenize::terms_joined(title),
+                    tokenize::terms_joined(row.heading),
+                    tokenize::terms_joined(row.chunk.text.as_deref().unwrap_or("")),
+                ]
+            })
+            .collect();
+        for (row, [t_title, t_heading, t_body]) in rows.iter().zip(tokens) {
             let c = row.chunk;
-            let title = titles.get(row.doc).map(String::as_str).unwrap_or("");
             put_section
                 .execute(params![
                     row.rowid,
@@ -136,12 +149,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                 ])
                 .map_err(e)?;
             put_fts
-                .execute(params![
-                    row.rowid,
-                    tokenize::terms(title).join(" "),
-                    tokenize::terms(row.heading).join(" "),
-                    tokenize::terms(c.text.as_deref().unwrap_or("")).join(" ")
-                ])
+                .execute(params![row.rowid, t_title, t_heading, t_body])
                 .map_err(e)?;
         }
         for n in nodes.iter().filter(|n| !n.is_chunk()) {

@@ -57,19 +57,53 @@ fn words(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// Call `f` with the stem of a lowercased word. Stems are memoized per thread: a
+/// backlog's vocabulary is small next to its token count, and stemming dominates
+/// tokenizing.
+fn with_stem<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static CACHE: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    }
+    if word.bytes().all(|b| b.is_ascii_digit()) {
+        return f(word);
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() > 200_000 {
+            c.clear();
+        }
+        if !c.contains_key(word) {
+            c.insert(word.to_string(), stemmer().stem(word).into_owned());
+        }
+        f(&c[word])
+    })
+}
+
 /// The stem of a lowercased word.
 fn stem(word: &str) -> String {
-    if word.bytes().all(|b| b.is_ascii_digit()) {
-        word.to_string()
-    } else {
-        stemmer().stem(word).into_owned()
-    }
+    with_stem(word, str::to_string)
 }
 
 /// Index terms of a text, in order (repeats kept: they are term frequencies).
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     words(text, |w| out.push(stem(w)));
+    out
+}
+
+/// Index terms of a text as one space-separated string (what the FTS columns hold).
+pub fn terms_joined(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    words(text, |w| {
+        with_stem(w, |s| {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(s);
+        })
+    });
     out
 }
 
@@ -162,6 +196,12 @@ mod tests {
         );
         let long = "graph ".repeat(2000) + &(0..200).map(|i| format!("w{i} ")).collect::<String>();
         assert_eq!(query_terms(&long).len(), MAX_QUERY_TERMS);
+    }
+
+    #[test]
+    fn joined_matches_terms() {
+        let t = "Résumé uploads: résumé [x](y.md) 42 CRDTs";
+        assert_eq!(terms_joined(t), terms(t).join(" "));
     }
 
     #[test]

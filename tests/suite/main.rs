@@ -7,4 +7,5 @@ mod check;
 mod corpora;
 mod incremental;
 mod index;
+mod search;
 mod show;

@@ -1,0 +1,204 @@
+//! `mdgraph search`: ranking output, adversarial queries, engine parity, self-repair.
+
+use crate::common::*;
+use crate::snap;
+use mdgraph::config::{Config, Overrides};
+use mdgraph::search::{self, MemoryEngine, SqliteEngine};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchJson {
+    query: String,
+    engine: String,
+    terms: Vec<String>,
+    results: Vec<HitJson>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct HitJson {
+    id: String,
+    path: String,
+    title: String,
+    kind: String,
+    r#type: Option<String>,
+    state: Option<String>,
+    score: f64,
+    why: WhyJson,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct WhyJson {
+    kind: String,
+    exact_id: bool,
+    matched: Vec<String>,
+    section: String,
+    section_id: Option<String>,
+    section_score: f64,
+    sections_matched: usize,
+}
+
+fn search_json(f: &Fixture, args: &[&str]) -> (i32, SearchJson) {
+    let mut a = vec!["search"];
+    a.extend_from_slice(args);
+    a.extend_from_slice(&["--format", "json"]);
+    let out = f.run(&a);
+    let parsed = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", out.stdout, out.stderr));
+    (out.code, parsed)
+}
+
+#[test]
+fn search_output_snapshots() {
+    let f = Fixture::new("backlog-fixtures");
+    let q = "how are photo uploads resumed after losing signal";
+    let out = f.run(&["search", q]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    snap!("search_text", out.stdout);
+    let json = f.run(&["search", q, "--format", "json", "--limit", "5"]);
+    snap!("search_json", json.stdout);
+    let v: SearchJson = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v.query, q);
+    assert_eq!(v.engine, "sqlite");
+    assert!(v.results.len() <= 5);
+    assert!(
+        v.results.windows(2).all(|w| w[0].score >= w[1].score),
+        "ranked by score"
+    );
+    assert!(f.index().join("index.sqlite").is_file());
+}
+
+#[test]
+fn exact_id_in_any_case_is_the_top_seed() {
+    let f = Fixture::new("backlog-fixtures");
+    for q in [
+        "qry-tsk-0010 acceptance criteria",
+        "QRY-TSK-0010",
+        "what about QRY-TSK-0010@019a",
+    ] {
+        let (code, v) = search_json(&f, &[q]);
+        assert_eq!(code, 0);
+        assert_eq!(v.results[0].id, "QRY-TSK-0010", "{q}");
+        assert!(v.results[0].why.exact_id);
+    }
+}
+
+#[test]
+fn adversarial_queries_never_error() {
+    let f = Fixture::new("backlog-fixtures");
+    let long = "sync ".repeat(2000);
+    let queries = [
+        "KABSD-FTR-0023",
+        "graph-assisted",
+        "what is k-hop?",
+        "\"unbalanced quote",
+        "NEAR(",
+        "*",
+        "AND OR NOT",
+        "🦀 emoji 🚀",
+        "",
+        "col:title ^x -y +z (a OR b)",
+        long.as_str(),
+    ];
+    for q in queries {
+        for extra in [&[][..], &["--no-sqlite"]] {
+            let mut args = vec!["search", q, "--format", "json"];
+            args.extend_from_slice(extra);
+            let out = f.run(&args);
+            assert!(
+                out.code == 0 || out.code == 1,
+                "{q:?} {extra:?}: exit {} {}",
+                out.code,
+                out.stderr
+            );
+            let v: SearchJson = serde_json::from_str(&out.stdout).unwrap();
+            assert_eq!(out.code == 1, v.results.is_empty(), "{q:?}: exit 1 means no results");
+        }
+    }
+}
+
+#[test]
+fn sqlite_and_memory_engines_agree_on_labeled_queries() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let ov = Overrides {
+        root: Some("backlog".into()),
+        index_dir: Some("_index".into()),
+        ..Overrides::default()
+    };
+    let cfg = Config::load(f.dir.path(), &ov).unwrap();
+    mdgraph::store::sync(&cfg.index_dir).unwrap();
+    let sql = SqliteEngine::open(&cfg.index_dir).unwrap();
+    let mem: MemoryEngine = search::memory_engine(&cfg.index_dir).unwrap();
+    let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
+    let mut n = 0;
+    for line in queries.lines() {
+        let q: serde_json::Value = serde_json::from_str(line).unwrap();
+        let text = q["query"].as_str().unwrap();
+        let a = search::search(&sql, text, &cfg.retrieval, 10).unwrap();
+        let b = search::search(&mem, text, &cfg.retrieval, 10).unwrap();
+        let ids = |r: &search::Results| r.results.iter().map(|h| (h.id.clone(), h.score)).collect::<Vec<_>>();
+        assert_eq!(ids(&a), ids(&b), "{text}");
+        assert_eq!(
+            a.results.iter().map(|h| &h.why).collect::<Vec<_>>(),
+            b.results.iter().map(|h| &h.why).collect::<Vec<_>>()
+        );
+        n += 1;
+    }
+    assert!(n >= 20, "{n} labeled queries");
+}
+
+#[test]
+fn corrupt_or_truncated_mirror_is_rebuilt() {
+    let f = Fixture::new("backlog-fixtures");
+    let (_, good) = search_json(&f, &["conflict resolution for checklists"]);
+    let db = f.index().join("index.sqlite");
+    let bytes = std::fs::read(&db).unwrap();
+    for damage in [
+        bytes[..bytes.len() / 3].to_vec(),
+        b"not a database at all".to_vec(),
+        Vec::new(),
+    ] {
+        std::fs::write(&db, &damage).unwrap();
+        let (code, v) = search_json(&f, &["conflict resolution for checklists"]);
+        assert_eq!(code, 0);
+        assert_eq!(v.engine, "sqlite", "rebuilt and used");
+        let ids = |r: &SearchJson| r.results.iter().map(|h| h.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&v), ids(&good));
+        assert!(std::fs::metadata(&db).unwrap().len() > 10_000, "the mirror was rebuilt");
+    }
+}
+
+#[test]
+fn no_sqlite_uses_the_sidecar_and_writes_no_database() {
+    let f = Fixture::new("backlog-fixtures");
+    let (code, v) = search_json(&f, &["--no-sqlite", "tenant isolation"]);
+    assert_eq!(code, 0);
+    assert_eq!(v.engine, "memory");
+    assert!(!f.index().join("index.sqlite").exists());
+    std::fs::write(
+        f.dir.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nsqlite = false\n",
+    )
+    .unwrap();
+    let out = run_in(f.dir.path(), &["search", "tenant isolation", "--format", "json"]);
+    let v: SearchJson = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v.engine, "memory");
+    assert!(!f.root().join("_index/index.sqlite").exists());
+    assert!(!v.terms.is_empty());
+}
+
+#[test]
+fn search_refreshes_a_stale_index_unless_told_not_to() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    std::fs::write(f.root().join("ZEBRA.md"), "# Zebra crossings\nStriped zebra notes.\n").unwrap();
+    let (code, v) = search_json(&f, &["--no-refresh", "zebra"]);
+    assert_eq!((code, v.results.len()), (1, 0), "stale index searched as is");
+    let (code, v) = search_json(&f, &["zebra"]);
+    assert_eq!(code, 0);
+    assert_eq!(v.results[0].path, "ZEBRA.md");
+}
