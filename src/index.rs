@@ -84,7 +84,7 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
         if sidecar::damaged_outputs(&cfg.index_dir, m, &old_cache).is_empty() {
             let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?;
             if opts.write {
-                save_cache(cfg, &scanned, scan_start);
+                save_cache(cfg, &scanned, scan_start, m);
             }
             timings.mark("verify");
             return Ok(BuildReport {
@@ -182,7 +182,7 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
             written.push(sidecar::META.to_string());
         }
         sidecar::write_if_changed(&cfg.index_dir.join(".gitignore"), sidecar::GITIGNORE.as_bytes())?;
-        save_cache(cfg, &scanned, scan_start);
+        save_cache(cfg, &scanned, scan_start, &meta);
     }
     timings.mark("write");
     Ok(BuildReport {
@@ -197,22 +197,28 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     })
 }
 
-/// Record the stamps of the scanned sources and of the index files just written.
-fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128) {
-    let mut cache = StatCache::default();
-    for f in &scanned.files {
-        if let Some(stamp) = f.stamp {
-            cache.insert(f.rel.clone(), stamp, f.hash.clone(), scan_start);
-        }
-    }
-    if let Some(meta) = sidecar::read_meta(&cfg.index_dir) {
-        for name in sidecar::OUTPUTS {
-            let path = cfg.index_dir.join(name);
-            if let (Ok(md), Some(d)) = (std::fs::metadata(&path), meta.outputs.get(name)) {
-                cache.insert_output(name, Stamp::of(&md), d.clone());
-            }
-        }
-    }
+/// Record the stamps of the scanned sources, the walked folders and the index files.
+fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
+    let outputs = sidecar::OUTPUTS
+        .iter()
+        .filter_map(|name| {
+            let st = Stamp::of_path(&cfg.index_dir.join(name))?;
+            Some((*name, st, meta.outputs.get(*name)?.clone()))
+        })
+        .collect();
+    let cache = StatCache::from_snapshot(statcache::Snapshot {
+        scan_start,
+        root: &cfg.root,
+        files: scanned
+            .files
+            .iter()
+            .filter_map(|f| Some((f.rel.as_str(), f.stamp?, f.hash.as_str())))
+            .collect(),
+        dirs: &scanned.dirs,
+        config_digest: &meta.config_digest,
+        sidecar_digest: &crate::store::sidecar_digest(meta),
+        outputs,
+    });
     cache.save(&cfg.index_dir);
 }
 

@@ -119,6 +119,28 @@ fn refresh(cfg: &Config, cli: &Cli, err: &mut dyn Write) -> Result<index::BuildR
     Ok(report)
 }
 
+/// Make the index and the mirror current before a query: the stat-cache probe answers
+/// "unchanged" from stats alone; otherwise the index is refreshed. With `--no-refresh` an
+/// existing index is used as it is (the mirror is still synced with it).
+fn prepare(cfg: &Config, cli: &Cli, err: &mut dyn Write, no_refresh: bool) -> Result<(), Failure> {
+    if no_refresh && cfg.index_dir.join(sidecar::META).is_file() {
+        if cfg.sqlite {
+            if let Err(e) = store::sync(&cfg.index_dir) {
+                writeln!(err, "mdgraph: warning: cannot update the SQLite mirror: {e}")?;
+            }
+        }
+        return Ok(());
+    }
+    let cache = statcache::StatCache::load(&cfg.index_dir);
+    if let Some(sidecar) = cache.probe(&cfg.root, &cfg.index_dir, &cfg.settings.digest()) {
+        if !cfg.sqlite || store::mirrors(&cfg.index_dir, sidecar) {
+            return Ok(());
+        }
+    }
+    refresh(cfg, cli, err)?;
+    Ok(())
+}
+
 /// Update the SQLite mirror after a build, from the graph in memory when there is one.
 fn sync_store(cfg: &Config, report: &mut index::BuildReport) -> Result<(), Error> {
     if !cfg.sqlite {
@@ -211,10 +233,14 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             no_refresh,
             format,
         } => {
-            if !*no_refresh || sidecar::read_meta(&cfg.index_dir).is_none() {
-                refresh(&cfg, cli, err)?;
-            }
+            let mut t = timing::Timings::default();
+            prepare(&cfg, cli, err, *no_refresh)?;
+            t.mark("refresh");
             let (results, warning) = search::run(&cfg, query, *limit)?;
+            t.mark("search");
+            if cli.verbose {
+                writeln!(err, "{}", t.render())?;
+            }
             if let Some(w) = warning {
                 writeln!(err, "mdgraph: warning: {w}")?;
             }
@@ -225,9 +251,7 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             Ok(if results.results.is_empty() { EXIT_FAIL } else { EXIT_OK })
         }
         Command::Show { id, no_refresh, format } => {
-            if !*no_refresh || sidecar::read_meta(&cfg.index_dir).is_none() {
-                refresh(&cfg, cli, err)?;
-            }
+            prepare(&cfg, cli, err, *no_refresh)?;
             let loaded = sidecar::load(&cfg.index_dir).ok_or_else(|| {
                 Error::Other(format!(
                     "cannot read the index at {}; run `mdgraph index`",

@@ -64,6 +64,8 @@ pub struct Scan {
     pub files: Vec<SourceFile>,
     /// Files skipped or unreadable, symlinks leaving the root, walk errors.
     pub diagnostics: Vec<Diagnostic>,
+    /// Every folder walked (root-relative, "" for the root) with its stamp.
+    pub dirs: Vec<(String, Stamp)>,
 }
 
 fn globset(globs: &[String]) -> GlobSet {
@@ -96,6 +98,7 @@ pub fn scan(
     let exclude = globset(&settings.exclude);
     let mut diagnostics = Vec::new();
     let mut paths: Vec<(String, PathBuf)> = Vec::new();
+    let mut dirs: Vec<(String, Stamp)> = Vec::new();
 
     let index_abs = canon_index.clone();
     let walker = ignore::WalkBuilder::new(root)
@@ -132,6 +135,9 @@ pub fn scan(
             continue;
         };
         if ft.is_dir() {
+            if let Ok(md) = entry.metadata() {
+                dirs.push((rel_of(root, entry.path()), Stamp::of(&md)));
+            }
             continue;
         }
         let rel = rel_of(root, entry.path());
@@ -178,7 +184,11 @@ pub fn scan(
         diagnostics.extend(d);
         files.push(f);
     }
-    Ok(Scan { files, diagnostics })
+    Ok(Scan {
+        files,
+        diagnostics,
+        dirs,
+    })
 }
 
 fn read_one(

@@ -113,14 +113,9 @@ pub struct DocInfo {
 
 /// What a search engine must answer.
 pub trait Engine {
-    /// Matching sections, best first (score desc, rowid asc), at most `max`.
-    fn sections(
-        &self,
-        terms: &[QueryTerm],
-        fields: FieldWeights,
-        section_weights: &BTreeMap<String, f64>,
-        max: usize,
-    ) -> Result<Vec<SectionHit>, Error>;
+    /// Matching sections with their BM25 score (FTS5's formula, column weights
+    /// `fields`), best first (score desc, rowid asc), at most `max`.
+    fn sections(&self, terms: &[QueryTerm], fields: FieldWeights, max: usize) -> Result<Vec<SectionHit>, Error>;
     /// Facts about a document.
     fn doc(&self, id: &str) -> Option<DocInfo>;
     /// The document an id-like token names exactly (any case, `ID@uidprefix`).
@@ -133,8 +128,24 @@ pub trait Engine {
 
 /// Rank documents for `query`.
 pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize) -> Result<Results, Error> {
-    let terms = tokenize::query_terms(query);
-    let hits = engine.sections(&terms, r.weights.field, &r.weights.section, r.max_sections)?;
+    // Ids named in the query are seeds by themselves; the rest of the query is full text.
+    let mut exact: Vec<String> = Vec::new();
+    let mut text = query.to_string();
+    for (tok, _) in mention_candidates(query) {
+        if let Some(id) = engine.exact_id(tok) {
+            text = text.replace(tok, " ");
+            if !exact.contains(&id) {
+                exact.push(id);
+            }
+        }
+    }
+    let terms = tokenize::query_terms(&text);
+    let mut hits = engine.sections(&terms, r.weights.field, r.max_sections)?;
+    // Section weights (Decision up, Worklog down) apply to the best `max_sections` rows.
+    for h in &mut hits {
+        h.score *= r.weights.section.get(&section_name(&h.heading)).copied().unwrap_or(1.0);
+    }
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.rowid.cmp(&b.rowid)));
 
     // Aggregate sections to documents: best + 0.3 · Σ(others) / √n.
     let mut per_doc: BTreeMap<&str, Vec<&SectionHit>> = BTreeMap::new();
@@ -156,15 +167,6 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize) -> 
     docs.retain(|d| d.0 >= r.cliff * best && d.0 > 0.0);
 
     // Ids named in the query come first, in query order.
-    let mut exact: Vec<String> = Vec::new();
-    for (tok, _) in mention_candidates(query) {
-        if let Some(id) = engine.exact_id(tok) {
-            if !exact.contains(&id) {
-                exact.push(id);
-            }
-        }
-    }
-
     let mut results = Vec::new();
     let top = best.max(0.0) + 1.0;
     for (i, id) in exact.iter().enumerate() {
@@ -266,39 +268,23 @@ fn sqlerr(e: rusqlite::Error) -> Error {
 }
 
 impl Engine for SqliteEngine {
-    fn sections(
-        &self,
-        terms: &[QueryTerm],
-        f: FieldWeights,
-        sw: &BTreeMap<String, f64>,
-        max: usize,
-    ) -> Result<Vec<SectionHit>, Error> {
+    fn sections(&self, terms: &[QueryTerm], f: FieldWeights, max: usize) -> Result<Vec<SectionHit>, Error> {
         let Some(expr) = tokenize::fts_expression(terms) else {
             return Ok(Vec::new());
         };
-        let mut case = String::from("CASE s.sname");
-        let mut params: Vec<rusqlite::types::Value> = vec![
-            expr.into(),
-            f.title.into(),
-            f.heading.into(),
-            f.body.into(),
-            (max as i64).into(),
-        ];
-        for (name, w) in sw {
-            params.push(name.clone().into());
-            params.push((*w).into());
-            case.push_str(&format!(" WHEN ?{} THEN ?{}", params.len() - 1, params.len()));
-        }
-        case.push_str(" ELSE 1.0 END");
-        let sql = format!(
-            "SELECT f.rowid, s.id, s.doc, s.heading, (-bm25(sections_fts, ?2, ?3, ?4)) * ({case}) AS score
-             FROM sections_fts f JOIN sections s ON s.rowid = f.rowid
-             WHERE sections_fts MATCH ?1
-             ORDER BY score DESC, f.rowid ASC LIMIT ?5"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql).map_err(sqlerr)?;
+        // Rank inside FTS5 first, then join the few best rows to their section facts.
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT t.rowid, s.id, s.doc, s.heading, t.score FROM
+                   (SELECT rowid, -bm25(sections_fts, ?2, ?3, ?4) AS score FROM sections_fts
+                    WHERE sections_fts MATCH ?1 ORDER BY score DESC, rowid ASC LIMIT ?5) t
+                 JOIN sections s ON s.rowid = t.rowid
+                 ORDER BY t.score DESC, t.rowid ASC",
+            )
+            .map_err(sqlerr)?;
         let rows = stmt
-            .query_map(rusqlite::params_from_iter(params), |r| {
+            .query_map(rusqlite::params![expr, f.title, f.heading, f.body, max as i64], |r| {
                 Ok(SectionHit {
                     rowid: r.get(0)?,
                     chunk: r.get(1)?,
@@ -361,20 +347,13 @@ impl Engine for SqliteEngine {
 
     fn section_terms(&self, chunk: &str) -> HashSet<String> {
         let row = self.conn.query_row(
-            "SELECT n.id, n.title, s.heading, s.text FROM sections s JOIN nodes n ON n.id = s.doc WHERE s.id = ?1",
+            "SELECT n.title, s.heading, s.text FROM sections s JOIN nodes n ON n.id = s.doc WHERE s.id = ?1",
             [chunk],
-            |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                ))
-            },
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),
         );
         match row {
-            Ok((id, title, heading, text)) => {
-                let mut t: HashSet<String> = tokenize::terms(&format!("{id} {title}")).into_iter().collect();
+            Ok((title, heading, text)) => {
+                let mut t: HashSet<String> = tokenize::terms(&title).into_iter().collect();
                 t.extend(tokenize::terms(&heading));
                 t.extend(tokenize::terms(&text));
                 t
@@ -396,7 +375,6 @@ struct Row {
     chunk: String,
     doc: String,
     heading: String,
-    sname: String,
     /// Term ids per column: title, heading, body.
     cols: [Vec<u32>; 3],
 }
@@ -447,7 +425,6 @@ impl MemoryEngine {
                 chunk: r.chunk.id.clone(),
                 doc: r.doc.to_string(),
                 heading: r.heading.to_string(),
-                sname: section_name(r.heading),
                 cols,
             });
         }
@@ -493,13 +470,7 @@ impl MemoryEngine {
 }
 
 impl Engine for MemoryEngine {
-    fn sections(
-        &self,
-        terms: &[QueryTerm],
-        f: FieldWeights,
-        sw: &BTreeMap<String, f64>,
-        max: usize,
-    ) -> Result<Vec<SectionHit>, Error> {
+    fn sections(&self, terms: &[QueryTerm], f: FieldWeights, max: usize) -> Result<Vec<SectionHit>, Error> {
         const K1: f64 = 1.2;
         const B: f64 = 0.75;
         if terms.is_empty() || self.rows.is_empty() {
@@ -554,13 +525,12 @@ impl Engine for MemoryEngine {
                 for (p, &fq) in fr.iter().enumerate() {
                     score += idf[p] * ((fq * (K1 + 1.0)) / (fq + K1 * (1.0 - B + B * d as f64 / self.avgdl)));
                 }
-                let w = sw.get(&row.sname).copied().unwrap_or(1.0);
                 SectionHit {
                     rowid: row.rowid,
                     chunk: row.chunk.clone(),
                     doc: row.doc.clone(),
                     heading: row.heading.clone(),
-                    score: score * w,
+                    score,
                 }
             })
             .collect();
@@ -621,14 +591,13 @@ pub fn memory_engine(index_dir: &Path) -> Result<MemoryEngine, Error> {
     Ok(MemoryEngine::new(&loaded.nodes))
 }
 
-/// The engine a configuration asks for: the SQLite mirror (synced with the sidecar,
-/// rebuilt if missing, stale or corrupt) when enabled, else the in-memory fallback. When
-/// the mirror cannot be used the fallback answers and the reason is returned as a
-/// warning.
+/// The engine a configuration asks for: the SQLite mirror when enabled and readable,
+/// else the in-memory fallback. The caller keeps the mirror in sync (see
+/// [`crate::store::sync`]); when it cannot be used the fallback answers and the reason is
+/// returned as a warning.
 pub fn open_engine(cfg: &crate::config::Config) -> Result<(Box<dyn Engine>, Option<String>), Error> {
     if cfg.sqlite {
-        let attempt = store::sync(&cfg.index_dir).and_then(|_| SqliteEngine::open(&cfg.index_dir));
-        match attempt {
+        match SqliteEngine::open(&cfg.index_dir) {
             Ok(e) => return Ok((Box::new(e), None)),
             Err(err) => {
                 let e = memory_engine(&cfg.index_dir)?;
@@ -642,7 +611,8 @@ pub fn open_engine(cfg: &crate::config::Config) -> Result<(Box<dyn Engine>, Opti
     Ok((Box::new(memory_engine(&cfg.index_dir)?), None))
 }
 
-/// Run a query, rebuilding a corrupt mirror once if the query itself fails.
+/// Run a query. A mirror that fails during the query (corrupt pages) is rebuilt from the
+/// sidecar once and the query retried; if that fails too, the fallback answers.
 pub fn run(cfg: &crate::config::Config, query: &str, limit: usize) -> Result<(Results, Option<String>), Error> {
     let (engine, warning) = open_engine(cfg)?;
     match search(engine.as_ref(), query, &cfg.retrieval, limit) {
@@ -650,12 +620,13 @@ pub fn run(cfg: &crate::config::Config, query: &str, limit: usize) -> Result<(Re
         Err(err) if engine.kind() == EngineKind::Sqlite => {
             drop(engine);
             let _ = std::fs::remove_file(store::db_path(&cfg.index_dir));
+            let note = match store::sync(&cfg.index_dir) {
+                Ok(_) => format!("rebuilt the SQLite mirror after: {err}"),
+                Err(e2) => format!("SQLite mirror unusable ({err}; rebuild failed: {e2})"),
+            };
             let (engine, w2) = open_engine(cfg)?;
             let r = search(engine.as_ref(), query, &cfg.retrieval, limit)?;
-            Ok((
-                r,
-                Some(w2.unwrap_or_else(|| format!("rebuilt the SQLite mirror after: {err}"))),
-            ))
+            Ok((r, Some(w2.unwrap_or(note))))
         }
         Err(err) => Err(err),
     }

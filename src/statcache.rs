@@ -1,24 +1,34 @@
-//! A local stat cache, as git's index does it: for every source file hashed by `index`,
-//! remember (size, mtime, ctime, inode) → blake3. When a file's stat is unchanged its
-//! hash is taken from the cache instead of reading it, so a no-change `check` only stats
-//! files. Freshness is still decided by content hashes; the cache only skips re-hashing
-//! a file that provably was not touched.
+//! A local stat cache, as git's index does it.
+//!
+//! For every source file hashed by `index`, remember (size, mtime, ctime, inode) →
+//! blake3; when a file's stat is unchanged its hash is taken from the cache instead of
+//! reading it, so a no-change `check` only stats files. Freshness is still decided by
+//! content hashes; the cache only skips re-hashing a file that provably was not touched.
+//!
+//! It also records the stamps of every walked folder and of the ignore files that shape
+//! the walk, so [`StatCache::probe`] can tell "nothing changed" from stats alone, without
+//! walking the tree (a new or deleted file changes its folder's mtime). `search` and
+//! `show` use the probe to skip the refresh in a few milliseconds.
 //!
 //! The cache lives in the index folder as `.stat-cache`, is ignored by git (the index
 //! folder's own `.gitignore`), is not part of the index contract, and is safe to delete.
-//! Files modified within [`RACY_NS`] of the scan are never cached (git's "racy clean"
-//! problem: a later edit in the same timestamp tick would go unnoticed).
+//! Files and folders modified within [`RACY_NS`] of the scan are not trusted (git's "racy
+//! clean" problem: a later edit in the same timestamp tick would go unnoticed); while any
+//! is pending the probe answers "don't know" and callers scan.
 
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fs::Metadata;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// Cache file name inside the index folder.
 pub const FILE: &str = ".stat-cache";
-const HEADER: &str = "mdgraph-stat-cache 1";
+const MAGIC: &str = "mdgraph-stat-cache 2";
 /// Files modified less than this long before the scan started are not cached.
 pub const RACY_NS: i128 = 2_000_000_000;
+/// Ignore files the walk reads in the root and its ancestors.
+pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];
 
 /// What a stat says about a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,102 +73,249 @@ impl Stamp {
             }
         }
     }
+
+    /// The stamp of a path, None when it does not exist.
+    pub fn of_path(p: &Path) -> Option<Stamp> {
+        std::fs::metadata(p).ok().map(|m| Stamp::of(&m))
+    }
+
+    fn settled(&self, scan_start: i128) -> bool {
+        self.mtime < scan_start - RACY_NS && self.ctime < scan_start - RACY_NS
+    }
+
+    fn write(&self, out: &mut String) {
+        out.push_str(&format!("{} {} {} {}", self.size, self.mtime, self.ctime, self.ino));
+    }
 }
 
-/// Now, in ns since the epoch.
-pub fn now_ns() -> i128 {
-    ns(Ok(SystemTime::now()))
-}
-
-/// Path → (stamp, hash). Output files of the index are stored under `>name`.
+/// The stat cache of one index folder.
 #[derive(Debug, Default, Clone)]
 pub struct StatCache {
-    entries: HashMap<String, (Stamp, String)>,
+    /// Source path → (stamp, content hash).
+    files: HashMap<String, (Stamp, String)>,
+    /// Index output name → (stamp, digest).
+    outputs: HashMap<String, (Stamp, String)>,
+    /// Walked folders (root-relative, "" is the root) → stamp.
+    dirs: Vec<(String, Stamp)>,
+    /// Ignore files around the root (absolute) → stamp, None when absent.
+    watch: Vec<(PathBuf, Option<Stamp>)>,
+    /// Config digest of the index this cache describes.
+    pub config_digest: String,
+    /// Digest of the sidecar files (see [`crate::store::sidecar_digest`]).
+    pub sidecar_digest: String,
+    /// Every file and folder was settled when the cache was written (the probe can
+    /// answer).
+    complete: bool,
+}
+
+/// Everything needed to write a cache after an index run.
+pub struct Snapshot<'a> {
+    /// When the scan started (ns since the epoch).
+    pub scan_start: i128,
+    /// The root.
+    pub root: &'a Path,
+    /// (path, stamp, hash) of every scanned source file.
+    pub files: Vec<(&'a str, Stamp, &'a str)>,
+    /// Walked folders.
+    pub dirs: &'a [(String, Stamp)],
+    /// Config digest.
+    pub config_digest: &'a str,
+    /// Sidecar digest.
+    pub sidecar_digest: &'a str,
+    /// (name, stamp, digest) of the index outputs.
+    pub outputs: Vec<(&'a str, Stamp, String)>,
+}
+
+/// Ignore files in the root and each of its ancestors.
+fn watch_paths(root: &Path) -> Vec<PathBuf> {
+    let abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    abs.ancestors()
+        .flat_map(|a| IGNORE_FILES.iter().map(move |f| a.join(f)))
+        .collect()
 }
 
 impl StatCache {
-    /// Read the cache of an index folder; empty when absent or unreadable.
-    pub fn load(index_dir: &Path) -> StatCache {
-        let Ok(text) = std::fs::read_to_string(index_dir.join(FILE)) else {
-            return StatCache::default();
-        };
-        let mut lines = text.lines();
-        if lines.next() != Some(HEADER) {
-            return StatCache::default();
-        }
-        let mut entries = HashMap::new();
-        for line in lines {
-            let mut it = line.splitn(6, ' ');
-            let parsed = (|| {
-                let size = it.next()?.parse().ok()?;
-                let mtime = it.next()?.parse().ok()?;
-                let ctime = it.next()?.parse().ok()?;
-                let ino = it.next()?.parse().ok()?;
-                let hash = it.next()?.to_string();
-                let path = it.next()?.to_string();
-                Some((
-                    path,
-                    (
-                        Stamp {
-                            size,
-                            mtime,
-                            ctime,
-                            ino,
-                        },
-                        hash,
-                    ),
-                ))
-            })();
-            match parsed {
-                Some((p, v)) => {
-                    entries.insert(p, v);
-                }
-                None => return StatCache::default(),
+    /// Build the cache from an index run.
+    pub fn from_snapshot(s: Snapshot<'_>) -> StatCache {
+        let mut complete = true;
+        let mut files = HashMap::with_capacity(s.files.len());
+        for (p, st, h) in s.files {
+            if st.settled(s.scan_start) {
+                files.insert(p.to_string(), (st, h.to_string()));
+            } else {
+                complete = false;
             }
         }
-        StatCache { entries }
+        let mut dirs = Vec::with_capacity(s.dirs.len());
+        for (d, st) in s.dirs {
+            if st.settled(s.scan_start) {
+                dirs.push((d.clone(), *st));
+            } else {
+                complete = false;
+            }
+        }
+        let watch = watch_paths(s.root)
+            .into_iter()
+            .map(|p| (p.clone(), Stamp::of_path(&p)))
+            .collect();
+        StatCache {
+            files,
+            outputs: s
+                .outputs
+                .into_iter()
+                .map(|(n, st, d)| (n.to_string(), (st, d)))
+                .collect(),
+            dirs,
+            watch,
+            config_digest: s.config_digest.to_string(),
+            sidecar_digest: s.sidecar_digest.to_string(),
+            complete,
+        }
+    }
+
+    /// Read the cache of an index folder; empty when absent or unreadable.
+    pub fn load(index_dir: &Path) -> StatCache {
+        std::fs::read_to_string(index_dir.join(FILE))
+            .ok()
+            .and_then(|t| Self::parse(&t))
+            .unwrap_or_default()
+    }
+
+    fn parse(text: &str) -> Option<StatCache> {
+        let mut lines = text.lines();
+        let mut head = lines.next()?.strip_prefix(MAGIC)?.split_whitespace();
+        let mut c = StatCache {
+            complete: head.next()? == "1",
+            config_digest: head.next()?.to_string(),
+            sidecar_digest: head.next()?.to_string(),
+            ..StatCache::default()
+        };
+        for line in lines {
+            let (kind, rest) = line.split_once(' ')?;
+            if kind == "W" {
+                let (stamp, path) = rest.split_once(' ')?;
+                let st = if stamp == "-" {
+                    None
+                } else {
+                    Some(parse_stamp(&mut stamp.split(','))?)
+                };
+                c.watch.push((PathBuf::from(path), st));
+                continue;
+            }
+            let mut it = rest.splitn(6, ' ');
+            let st = parse_stamp(&mut it)?;
+            let hash = it.next()?.to_string();
+            let path = it.next()?.to_string();
+            match kind {
+                "F" => {
+                    c.files.insert(path, (st, hash));
+                }
+                "O" => {
+                    c.outputs.insert(path, (st, hash));
+                }
+                "D" => c.dirs.push((path, st)),
+                _ => return None,
+            }
+        }
+        Some(c)
     }
 
     /// The cached hash of `path` if its stamp is unchanged.
     pub fn get(&self, path: &str, stamp: &Stamp) -> Option<&str> {
-        self.entries
+        self.files
             .get(path)
             .filter(|(s, _)| s == stamp)
             .map(|(_, h)| h.as_str())
     }
 
-    /// Remember a hash, unless the file changed too recently to be trusted.
-    pub fn insert(&mut self, path: String, stamp: Stamp, hash: String, scan_start: i128) {
-        if stamp.mtime < scan_start - RACY_NS && stamp.ctime < scan_start - RACY_NS {
-            self.entries.insert(path, (stamp, hash));
-        }
-    }
-
-    /// Remember an output file of the index (written by us just now, so not racy).
-    pub fn insert_output(&mut self, name: &str, stamp: Stamp, hash: String) {
-        self.entries.insert(format!(">{name}"), (stamp, hash));
-    }
-
     /// The cached digest of an output file if its stamp is unchanged.
     pub fn output(&self, name: &str, stamp: &Stamp) -> Option<&str> {
-        self.get(&format!(">{name}"), stamp)
+        self.outputs
+            .get(name)
+            .filter(|(s, _)| s == stamp)
+            .map(|(_, h)| h.as_str())
+    }
+
+    /// From stats alone: is the index in `index_dir` still what `root` and a config with
+    /// `config_digest` would produce? Returns the sidecar digest when it is; None means
+    /// "changed or don't know" (callers then scan). Costs one stat per file and folder.
+    pub fn probe(&self, root: &Path, index_dir: &Path, config_digest: &str) -> Option<&str> {
+        if !self.complete || self.config_digest != config_digest || self.files.is_empty() {
+            return None;
+        }
+        let watch_ok =
+            self.watch.iter().all(|(p, st)| Stamp::of_path(p) == *st) && watch_paths(root).len() == self.watch.len();
+        let outputs_ok = self.outputs.len() == crate::sidecar::OUTPUTS.len()
+            && self
+                .outputs
+                .iter()
+                .all(|(n, (st, _))| Stamp::of_path(&index_dir.join(n)).as_ref() == Some(st));
+        if !watch_ok || !outputs_ok {
+            return None;
+        }
+        let dirs_ok = self
+            .dirs
+            .par_iter()
+            .all(|(d, st)| Stamp::of_path(&root.join(d)).as_ref() == Some(st));
+        let files: Vec<(&String, &Stamp)> = self.files.iter().map(|(p, (s, _))| (p, s)).collect();
+        let files_ok = dirs_ok
+            && files
+                .par_iter()
+                .all(|(p, st)| Stamp::of_path(&root.join(p)).as_ref() == Some(*st));
+        files_ok.then_some(self.sidecar_digest.as_str())
     }
 
     /// Write atomically; a failure only costs speed, so it is ignored.
     pub fn save(&self, index_dir: &Path) {
-        let mut rows: Vec<(&String, &(Stamp, String))> = self.entries.iter().collect();
-        rows.sort_by(|a, b| a.0.cmp(b.0));
-        let mut out = String::with_capacity(rows.len() * 140 + 32);
-        out.push_str(HEADER);
-        out.push('\n');
-        for (path, (s, hash)) in rows {
+        let mut out = String::with_capacity(self.files.len() * 150 + 256);
+        let flag = if self.complete { "1" } else { "0" };
+        out.push_str(&format!(
+            "{MAGIC} {flag} {} {}\n",
+            self.config_digest, self.sidecar_digest
+        ));
+        let mut rows: Vec<(&str, &String, &(Stamp, String))> = self
+            .files
+            .iter()
+            .map(|(p, v)| ("F", p, v))
+            .chain(self.outputs.iter().map(|(p, v)| ("O", p, v)))
+            .collect();
+        rows.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        for (kind, path, (st, hash)) in rows {
             if path.contains('\n') {
                 continue;
             }
-            out.push_str(&format!("{} {} {} {} {hash} {path}\n", s.size, s.mtime, s.ctime, s.ino));
+            out.push_str(kind);
+            out.push(' ');
+            st.write(&mut out);
+            out.push_str(&format!(" {hash} {path}\n"));
+        }
+        for (d, st) in &self.dirs {
+            out.push_str("D ");
+            st.write(&mut out);
+            out.push_str(&format!(" - {d}\n"));
+        }
+        for (p, st) in &self.watch {
+            let stamp = st
+                .map(|s| format!("{},{},{},{}", s.size, s.mtime, s.ctime, s.ino))
+                .unwrap_or_else(|| "-".into());
+            out.push_str(&format!("W {stamp} {}\n", p.display()));
         }
         let _ = crate::sidecar::write_if_changed(&index_dir.join(FILE), out.as_bytes());
     }
+}
+
+fn parse_stamp<'a>(it: &mut impl Iterator<Item = &'a str>) -> Option<Stamp> {
+    Some(Stamp {
+        size: it.next()?.parse().ok()?,
+        mtime: it.next()?.parse().ok()?,
+        ctime: it.next()?.parse().ok()?,
+        ino: it.next()?.parse().ok()?,
+    })
+}
+
+/// Now, in ns since the epoch.
+pub fn now_ns() -> i128 {
+    ns(Ok(SystemTime::now()))
 }
 
 #[cfg(test)]
@@ -180,15 +337,24 @@ mod tests {
             ctime: 9_000_000_000,
             ino: 8,
         };
-        let mut c = StatCache::default();
-        c.insert("a b.md".into(), old, "h1".into(), 10_000_000_000);
-        c.insert("new.md".into(), fresh, "h2".into(), 10_000_000_000);
-        c.insert_output("graph_nodes.jsonl", fresh, "d".into());
+        let c = StatCache::from_snapshot(Snapshot {
+            scan_start: 10_000_000_000,
+            root: dir.path(),
+            files: vec![("a b.md", old, "h1"), ("new.md", fresh, "h2")],
+            dirs: &[(String::new(), old)],
+            config_digest: "cfg",
+            sidecar_digest: "side",
+            outputs: vec![("graph_nodes.jsonl", fresh, "d".into())],
+        });
         c.save(dir.path());
         let back = StatCache::load(dir.path());
         assert_eq!(back.get("a b.md", &old), Some("h1"));
         assert_eq!(back.get("new.md", &fresh), None, "racy entry cached");
         assert_eq!(back.get("a b.md", &Stamp { size: 11, ..old }), None);
         assert_eq!(back.output("graph_nodes.jsonl", &fresh), Some("d"));
+        assert!(!back.complete, "a racy file makes the cache incomplete");
+        assert_eq!(back.sidecar_digest, "side");
+        assert_eq!(back.watch.len(), c.watch.len());
+        assert_eq!(back.probe(dir.path(), dir.path(), "cfg"), None);
     }
 }

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// File name of the mirror inside the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 /// Version of the mirror's tables; another version is rebuilt.
-pub const DB_SCHEMA: i64 = 1;
+pub const DB_SCHEMA: i64 = 3;
 
 /// Path of the mirror.
 pub fn db_path(index_dir: &Path) -> PathBuf {
@@ -35,14 +35,21 @@ pub fn section_name(heading: &str) -> String {
     heading.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
-/// The text of the FTS `title` column for a document: its id and title.
+/// The text of the FTS `title` column for a document: its title. (Ids are matched
+/// exactly, not through full text: id fragments like `qry` would match every row.)
 pub fn title_text(doc: &Node) -> String {
-    format!("{} {}", doc.id, doc.label())
+    doc.label().to_string()
 }
 
 /// True when the mirror exists, opens, has the current schema, and mirrors exactly the
 /// sidecar described by `meta`. Any error (corrupt or truncated file) means "not fresh".
 pub fn is_fresh(index_dir: &Path, meta: &Meta) -> bool {
+    mirrors(index_dir, &sidecar_digest(meta))
+}
+
+/// True when the mirror exists, opens, has the current schema and was built from the
+/// sidecar with this digest.
+pub fn mirrors(index_dir: &Path, sidecar: &str) -> bool {
     let path = db_path(index_dir);
     if !path.is_file() {
         return false;
@@ -50,13 +57,14 @@ pub fn is_fresh(index_dir: &Path, meta: &Meta) -> bool {
     let check = || -> rusqlite::Result<bool> {
         let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
         let get = |k: &str| conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0));
-        Ok(get("schema")? == DB_SCHEMA.to_string() && get("sidecar")? == sidecar_digest(meta))
+        Ok(get("schema")? == DB_SCHEMA.to_string() && get("sidecar")? == sidecar)
     };
     check().unwrap_or(false)
 }
 
-/// One string naming the sidecar state a mirror was built from.
-fn sidecar_digest(meta: &Meta) -> String {
+/// One string naming the sidecar state a mirror was built from (a digest over the
+/// output digests in `meta.json`).
+pub fn sidecar_digest(meta: &Meta) -> String {
     let mut h = blake3::Hasher::new();
     for (name, d) in &meta.outputs {
         h.update(name.as_bytes());
@@ -96,7 +104,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                             origin TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
                             weight REAL NOT NULL);
          CREATE TABLE sections(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL,
-                               heading TEXT NOT NULL, sname TEXT NOT NULL, level INTEGER NOT NULL,
+                               heading TEXT NOT NULL, level INTEGER NOT NULL,
                                line INTEGER NOT NULL, text TEXT NOT NULL);
          CREATE VIRTUAL TABLE sections_fts USING fts5(title, heading, body, content='',
                                tokenize='unicode61 remove_diacritics 0');",
@@ -111,7 +119,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
             .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
             .map_err(e)?;
         let mut put_section = tx
-            .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+            .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
             .map_err(e)?;
         let mut put_fts = tx
             .prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
@@ -142,7 +150,6 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                     c.id,
                     row.doc,
                     row.heading,
-                    section_name(row.heading),
                     c.level.unwrap_or(0),
                     c.line.unwrap_or(0),
                     c.text.as_deref().unwrap_or("")
