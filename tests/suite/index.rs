@@ -222,3 +222,21 @@ fn oversized_file_is_skipped_with_a_diagnostic() {
     // Small files are still indexed.
     assert!(f.read_index("graph_nodes.jsonl").contains("\"path\":\"SMALL.md\""));
 }
+
+#[test]
+fn readme_config_reference_is_valid_and_complete() {
+    // The README documents every key with its default: it must load, and it must give
+    // the same settings as no config at all.
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let block = readme.split("```toml\n").nth(1).unwrap().split("```").next().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("r")).unwrap();
+    std::fs::write(dir.path().join("mdgraph.toml"), block).unwrap();
+    let ov = mdgraph::config::Overrides::default();
+    let documented = mdgraph::config::Config::load(dir.path(), &ov).unwrap();
+    let bare_dir = tempfile::tempdir().unwrap();
+    let defaults = mdgraph::config::Config::load(bare_dir.path(), &ov).unwrap();
+    assert_eq!(documented.settings, defaults.settings);
+    assert_eq!(documented.retrieval, defaults.retrieval);
+    assert_eq!(documented.sqlite, defaults.sqlite);
+}
