@@ -318,27 +318,25 @@ impl Engine for SqliteEngine {
 
     fn exact_id(&self, token: &str) -> Option<String> {
         let t = token.to_lowercase();
-        let q = |sql: &str, a: &str, b: &str| -> Vec<String> {
+        // Both lookups use an index; uid prefixes are compared in Rust (no LIKE, whose
+        // wildcards would come from user text).
+        let rows = |sql: &str, key: &str| -> Vec<(String, Option<String>)> {
             let Ok(mut st) = self.conn.prepare_cached(sql) else {
                 return Vec::new();
             };
-            st.query_map([a, b], |r| r.get(0))
+            st.query_map([key], |r| Ok((r.get(0)?, r.get(1)?)))
                 .map(|rows| rows.flatten().collect())
                 .unwrap_or_default()
         };
-        let direct = q("SELECT id FROM nodes WHERE lid = ?1 OR (?2 = '' AND 0)", &t, "");
-        if let [one] = direct.as_slice() {
-            return Some(one.clone());
+        if let [(id, _)] = rows("SELECT id, uid FROM nodes WHERE lid = ?1", &t).as_slice() {
+            return Some(id.clone());
         }
-        let (raw, uid) = t
-            .split_once('@')
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .unwrap_or((t.clone(), String::new()));
-        let hits = q(
-            "SELECT id FROM nodes WHERE raw_lid = ?1 AND (?2 = '' OR uid LIKE ?2 || '%')",
-            &raw,
-            &uid,
-        );
+        let (raw, uid) = t.split_once('@').unwrap_or((&t, ""));
+        let hits: Vec<String> = rows("SELECT id, uid FROM nodes WHERE raw_lid = ?1", raw)
+            .into_iter()
+            .filter(|(_, u)| u.as_deref().unwrap_or("").starts_with(uid))
+            .map(|(id, _)| id)
+            .collect();
         match hits.as_slice() {
             [one] => Some(one.clone()),
             _ => None,
