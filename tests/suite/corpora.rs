@@ -13,28 +13,12 @@ fn real_corpora_index_without_panic() {
         }
         let dir = tempfile::tempdir().unwrap();
         let index = dir.path().join("_index");
-        let out = run_in(
-            dir.path(),
-            &[
-                "--root",
-                root.to_str().unwrap(),
-                "--index-dir",
-                index.to_str().unwrap(),
-                "index",
-            ],
-        );
+        let (root, index) = (root.to_str().unwrap(), index.to_str().unwrap());
+        let mdgraph = |cmd: &str| run_in(dir.path(), &["--root", root, "--index-dir", index, cmd]);
+        let out = mdgraph("index");
         assert_eq!(out.code, 0, "{corpus}: {}", out.stderr);
         assert!(out.stderr.contains("indexed "), "{corpus}: {}", out.stderr);
-        let check = run_in(
-            dir.path(),
-            &[
-                "--root",
-                root.to_str().unwrap(),
-                "--index-dir",
-                index.to_str().unwrap(),
-                "check",
-            ],
-        );
+        let check = mdgraph("check");
         // The corpora have real errors (dangling references, duplicate ids): exit 1, not 2.
         assert_eq!(check.code, 1, "{corpus}: {}", check.stderr);
         assert!(check.stderr.contains("index is fresh"), "{corpus}: {}", check.stderr);
