@@ -7,6 +7,7 @@
 
 #![deny(missing_docs)]
 
+pub mod bm25;
 pub mod check;
 pub mod cli;
 pub mod config;
@@ -131,9 +132,8 @@ fn prepare(cfg: &Config, cli: &Cli, err: &mut dyn Write, no_refresh: bool) -> Re
         }
         return Ok(());
     }
-    let cache = statcache::StatCache::load(&cfg.index_dir);
-    if let Some(sidecar) = cache.probe(&cfg.root, &cfg.index_dir, &cfg.settings.digest()) {
-        if !cfg.sqlite || store::mirrors(&cfg.index_dir, sidecar) {
+    if let Some(sidecar) = statcache::probe(&cfg.index_dir, &cfg.root, &cfg.settings.digest()) {
+        if !cfg.sqlite || store::mirrors(&cfg.index_dir, &sidecar) {
             return Ok(());
         }
     }

@@ -2,16 +2,17 @@
 //!
 //! BM25 over sections (title, heading and body as weighted columns, then a weight per
 //! section name), aggregated to documents (best section + 0.3·Σ others / √n), an exact
-//! id in the query on top, and a relevance cliff. Two engines compute the same ranking:
-//! the SQLite FTS5 mirror, and an in-memory BM25 over the JSONL sidecar (the fallback
-//! when the mirror is off or unusable). Both use [`crate::tokenize`] and FTS5's bm25
-//! formula, so they agree.
+//! id in the query on top, and a relevance cliff. Two engines feed the same scorer
+//! ([`crate::bm25`]): the SQLite mirror (postings and row statistics read from
+//! `index.sqlite`), and the JSONL sidecar tokenized in memory (the fallback when the
+//! mirror is off or unusable). Same tokens, same formula: the same ranking.
 
-use crate::config::{FieldWeights, Retrieval};
+use crate::bm25::{self, Corpus, Posting, RowInfo};
+use crate::config::Retrieval;
 use crate::error::Error;
 use crate::model::{Kind, Node};
 use crate::resolve::mention_candidates;
-use crate::store::{self, section_name};
+use crate::store;
 use crate::tokenize::{self, QueryTerm};
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
@@ -81,21 +82,6 @@ pub struct Results {
     pub results: Vec<Hit>,
 }
 
-/// A matching section with its weighted score.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SectionHit {
-    /// Shared row number.
-    pub rowid: i64,
-    /// Chunk id (or document id for an empty document).
-    pub chunk: String,
-    /// Document id.
-    pub doc: String,
-    /// Heading.
-    pub heading: String,
-    /// Weighted BM25 score.
-    pub score: f64,
-}
-
 /// Document facts needed for output.
 #[derive(Debug, Clone)]
 pub struct DocInfo {
@@ -113,17 +99,27 @@ pub struct DocInfo {
 
 /// What a search engine must answer.
 pub trait Engine {
-    /// Matching sections with their BM25 score (FTS5's formula, column weights
-    /// `fields`), best first (score desc, rowid asc), at most `max`.
-    fn sections(&self, terms: &[QueryTerm], fields: FieldWeights, max: usize) -> Result<Vec<SectionHit>, Error>;
+    /// Row statistics.
+    fn corpus(&self) -> &Corpus;
+    /// Postings of an index term (empty when no row has it).
+    fn postings(&self, term: &str) -> Result<Vec<Posting>, Error>;
+    /// Identity of a row (0-based).
+    fn row(&self, row: u32) -> Option<RowInfo>;
     /// Facts about a document.
     fn doc(&self, id: &str) -> Option<DocInfo>;
     /// The document an id-like token names exactly (any case, `ID@uidprefix`).
     fn exact_id(&self, token: &str) -> Option<String>;
-    /// Index terms of a section's title, heading and body columns.
-    fn section_terms(&self, chunk: &str) -> HashSet<String>;
+    /// Index terms of a row's title, heading and body columns.
+    fn row_terms(&self, row: u32) -> HashSet<String>;
     /// Which engine this is.
     fn kind(&self) -> EngineKind;
+}
+
+/// A matching section: row, document ordinal, weighted score.
+struct SectionHit {
+    row: u32,
+    doc: u32,
+    score: f64,
 }
 
 /// Rank documents for `query`.
@@ -140,26 +136,49 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize) -> 
         }
     }
     let terms = tokenize::query_terms(&text);
-    let mut hits = engine.sections(&terms, r.weights.field, r.max_sections)?;
-    // Section weights (Decision up, Worklog down) apply to the best `max_sections` rows.
-    for h in &mut hits {
-        h.score *= r.weights.section.get(&section_name(&h.heading)).copied().unwrap_or(1.0);
-    }
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.rowid.cmp(&b.rowid)));
+    let postings = terms
+        .iter()
+        .map(|t| engine.postings(&t.stem))
+        .collect::<Result<Vec<_>, _>>()?;
+    let corpus = engine.corpus();
+    // The best `max_sections` rows by BM25, then section weights (Decision up, Worklog down).
+    let name_weight: Vec<f64> = corpus
+        .names
+        .iter()
+        .map(|n| r.weights.section.get(n).copied().unwrap_or(1.0))
+        .collect();
+    let mut hits: Vec<SectionHit> = bm25::score(corpus, &postings, r.weights.field, r.max_sections)
+        .into_iter()
+        .map(|(row, score)| {
+            let w = corpus
+                .row_name
+                .get(row as usize)
+                .and_then(|&n| name_weight.get(n as usize))
+                .copied()
+                .unwrap_or(1.0);
+            SectionHit {
+                row,
+                doc: corpus.row_doc.get(row as usize).copied().unwrap_or(0),
+                score: score * w,
+            }
+        })
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
 
     // Aggregate sections to documents: best + 0.3 · Σ(others) / √n.
-    let mut per_doc: BTreeMap<&str, Vec<&SectionHit>> = BTreeMap::new();
+    let mut per_doc: BTreeMap<u32, Vec<&SectionHit>> = BTreeMap::new();
     for h in &hits {
-        per_doc.entry(h.doc.as_str()).or_default().push(h);
+        per_doc.entry(h.doc).or_default().push(h);
     }
+    let doc_id = |d: u32| corpus.docs.get(d as usize).map(String::as_str).unwrap_or("");
     let mut docs: Vec<(f64, &str, &SectionHit, usize)> = per_doc
         .iter()
-        .map(|(doc, hs)| {
+        .map(|(&doc, hs)| {
             let best = hs[0];
             let others: f64 = hs[1..].iter().map(|h| h.score).sum();
             let n = hs.len() - 1;
             let score = best.score + if n > 0 { 0.3 * others / (n as f64).sqrt() } else { 0.0 };
-            (score, *doc, best, hs.len())
+            (score, doc_id(doc), best, hs.len())
         })
         .collect();
     docs.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
@@ -181,6 +200,9 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize) -> 
         ));
     }
     for (score, doc, best_hit, n) in &docs {
+        if results.len() >= limit {
+            break;
+        }
         if exact.iter().any(|e| e == doc) {
             continue;
         }
@@ -207,13 +229,20 @@ fn make_hit(
     let info = engine.doc(id);
     let (matched, section, section_id, section_score, n) = match best {
         Some((h, n)) => {
-            let have = engine.section_terms(&h.chunk);
+            let have = engine.row_terms(h.row);
             let matched = terms
                 .iter()
                 .filter(|t| have.contains(&t.stem))
                 .map(|t| t.word.clone())
                 .collect();
-            (matched, h.heading.clone(), Some(h.chunk.clone()), round(h.score), n)
+            let row = engine.row(h.row);
+            (
+                matched,
+                row.as_ref().map(|r| r.heading.clone()).unwrap_or_default(),
+                row.map(|r| r.chunk),
+                round(h.score),
+                n,
+            )
         }
         None => (Vec::new(), String::new(), None, 0.0, 0),
     };
@@ -245,13 +274,15 @@ fn round(x: f64) -> f64 {
 // ---------------------------------------------------------------------------------------
 // SQLite engine
 
-/// Search through the FTS5 mirror.
+/// Search through the SQLite mirror: postings and row statistics stored by
+/// [`crate::store`].
 pub struct SqliteEngine {
     conn: Connection,
+    corpus: Corpus,
 }
 
 impl SqliteEngine {
-    /// Open the mirror read-only.
+    /// Open the mirror read-only and load its row statistics.
     pub fn open(index_dir: &Path) -> Result<SqliteEngine, Error> {
         let path = store::db_path(index_dir);
         let conn = Connection::open_with_flags(
@@ -259,7 +290,8 @@ impl SqliteEngine {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-        Ok(SqliteEngine { conn })
+        let corpus = store::load_corpus(&conn).map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
+        Ok(SqliteEngine { conn, corpus })
     }
 }
 
@@ -268,33 +300,38 @@ fn sqlerr(e: rusqlite::Error) -> Error {
 }
 
 impl Engine for SqliteEngine {
-    fn sections(&self, terms: &[QueryTerm], f: FieldWeights, max: usize) -> Result<Vec<SectionHit>, Error> {
-        let Some(expr) = tokenize::fts_expression(terms) else {
-            return Ok(Vec::new());
-        };
-        // Rank inside FTS5 first, then join the few best rows to their section facts.
-        let mut stmt = self
+    fn corpus(&self) -> &Corpus {
+        &self.corpus
+    }
+
+    fn postings(&self, term: &str) -> Result<Vec<Posting>, Error> {
+        let mut st = self
             .conn
-            .prepare_cached(
-                "SELECT t.rowid, s.id, s.doc, s.heading, t.score FROM
-                   (SELECT rowid, -bm25(sections_fts, ?2, ?3, ?4) AS score FROM sections_fts
-                    WHERE sections_fts MATCH ?1 ORDER BY score DESC, rowid ASC LIMIT ?5) t
-                 JOIN sections s ON s.rowid = t.rowid
-                 ORDER BY t.score DESC, t.rowid ASC",
+            .prepare_cached("SELECT data FROM postings WHERE term = ?1")
+            .map_err(sqlerr)?;
+        let blob: Option<Vec<u8>> = st.query_row([term], |r| r.get(0)).map(Some).or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(sqlerr(e)),
+        })?;
+        match blob {
+            None => Ok(Vec::new()),
+            Some(b) => bm25::decode(&b).ok_or_else(|| Error::Other(format!("sqlite: damaged postings for `{term}`"))),
+        }
+    }
+
+    fn row(&self, row: u32) -> Option<RowInfo> {
+        self.conn
+            .query_row(
+                "SELECT id, heading FROM sections WHERE rowid = ?1",
+                [row as i64 + 1],
+                |r| {
+                    Ok(RowInfo {
+                        chunk: r.get(0)?,
+                        heading: r.get(1)?,
+                    })
+                },
             )
-            .map_err(sqlerr)?;
-        let rows = stmt
-            .query_map(rusqlite::params![expr, f.title, f.heading, f.body, max as i64], |r| {
-                Ok(SectionHit {
-                    rowid: r.get(0)?,
-                    chunk: r.get(1)?,
-                    doc: r.get(2)?,
-                    heading: r.get(3)?,
-                    score: r.get(4)?,
-                })
-            })
-            .map_err(sqlerr)?;
-        rows.collect::<Result<Vec<_>, _>>().map_err(sqlerr)
+            .ok()
     }
 
     fn doc(&self, id: &str) -> Option<DocInfo> {
@@ -343,19 +380,14 @@ impl Engine for SqliteEngine {
         }
     }
 
-    fn section_terms(&self, chunk: &str) -> HashSet<String> {
-        let row = self.conn.query_row(
-            "SELECT n.title, s.heading, s.text FROM sections s JOIN nodes n ON n.id = s.doc WHERE s.id = ?1",
-            [chunk],
+    fn row_terms(&self, row: u32) -> HashSet<String> {
+        let found = self.conn.query_row(
+            "SELECT n.title, s.heading, s.text FROM sections s JOIN nodes n ON n.id = s.doc WHERE s.rowid = ?1",
+            [row as i64 + 1],
             |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),
         );
-        match row {
-            Ok((title, heading, text)) => {
-                let mut t: HashSet<String> = tokenize::terms(&title).into_iter().collect();
-                t.extend(tokenize::terms(&heading));
-                t.extend(tokenize::terms(&text));
-                t
-            }
+        match found {
+            Ok((title, heading, text)) => [title, heading, text].iter().flat_map(|t| tokenize::terms(t)).collect(),
             Err(_) => HashSet::new(),
         }
     }
@@ -368,64 +400,21 @@ impl Engine for SqliteEngine {
 // ---------------------------------------------------------------------------------------
 // In-memory engine
 
-struct Row {
-    rowid: i64,
-    chunk: String,
-    doc: String,
-    heading: String,
-    /// Term ids per column: title, heading, body.
-    cols: [Vec<u32>; 3],
-}
-
-/// In-memory BM25 over the sidecar, computing exactly FTS5's bm25().
+/// Search over the JSONL sidecar, tokenized in memory.
 pub struct MemoryEngine {
-    rows: Vec<Row>,
-    vocab: HashMap<String, u32>,
-    /// Term id → term.
-    names: Vec<String>,
+    index: bm25::Index,
     docs: HashMap<String, DocInfo>,
     /// lowercase id → node id; lowercase raw id → [(node id, lowercase uid)].
     ids: HashMap<String, String>,
     raw_ids: HashMap<String, Vec<(String, String)>>,
-    avgdl: f64,
+    /// Row → its title, heading and body text, for explanations.
+    texts: Vec<[String; 3]>,
 }
 
 impl MemoryEngine {
     /// Build from the nodes of an index (sorted by id, as in the sidecar).
     pub fn new(nodes: &[Node]) -> MemoryEngine {
-        let mut vocab: HashMap<String, u32> = HashMap::new();
-        let mut intern = |terms: Vec<String>| -> Vec<u32> {
-            terms
-                .into_iter()
-                .map(|t| {
-                    let n = vocab.len() as u32;
-                    *vocab.entry(t).or_insert(n)
-                })
-                .collect()
-        };
-        let titles: HashMap<&str, String> = nodes
-            .iter()
-            .filter(|n| !n.is_chunk())
-            .map(|n| (n.id.as_str(), store::title_text(n)))
-            .collect();
-        let mut rows = Vec::new();
-        let mut total = 0usize;
-        for r in store::sections(nodes) {
-            let title = titles.get(r.doc).map(String::as_str).unwrap_or("");
-            let cols = [
-                intern(tokenize::terms(title)),
-                intern(tokenize::terms(r.heading)),
-                intern(tokenize::terms(r.chunk.text.as_deref().unwrap_or(""))),
-            ];
-            total += cols.iter().map(Vec::len).sum::<usize>();
-            rows.push(Row {
-                rowid: r.rowid,
-                chunk: r.chunk.id.clone(),
-                doc: r.doc.to_string(),
-                heading: r.heading.to_string(),
-                cols,
-            });
-        }
+        let index = bm25::build(nodes);
         let mut docs = HashMap::new();
         let mut ids = HashMap::new();
         let mut raw_ids: HashMap<String, Vec<(String, String)>> = HashMap::new();
@@ -446,95 +435,34 @@ impl MemoryEngine {
                 .or_default()
                 .push((n.id.clone(), n.uid.as_deref().unwrap_or("").to_lowercase()));
         }
-        let avgdl = if rows.is_empty() {
-            1.0
-        } else {
-            total as f64 / rows.len() as f64
-        };
-        let mut names = vec![String::new(); vocab.len()];
-        for (t, &i) in &vocab {
-            names[i as usize] = t.clone();
-        }
+        let texts = store::sections(nodes)
+            .iter()
+            .map(|r| {
+                let title = docs.get(r.doc).map(|d: &DocInfo| d.title.clone()).unwrap_or_default();
+                [title, r.heading.to_string(), r.chunk.text.clone().unwrap_or_default()]
+            })
+            .collect();
         MemoryEngine {
-            rows,
-            vocab,
-            names,
+            index,
             docs,
             ids,
             raw_ids,
-            avgdl,
+            texts,
         }
     }
 }
 
 impl Engine for MemoryEngine {
-    fn sections(&self, terms: &[QueryTerm], f: FieldWeights, max: usize) -> Result<Vec<SectionHit>, Error> {
-        const K1: f64 = 1.2;
-        const B: f64 = 0.75;
-        if terms.is_empty() || self.rows.is_empty() {
-            return Ok(Vec::new());
-        }
-        // Phrase index of each query term id.
-        let mut phrase_of: HashMap<u32, usize> = HashMap::new();
-        for (i, t) in terms.iter().enumerate() {
-            if let Some(&id) = self.vocab.get(&t.stem) {
-                phrase_of.insert(id, i);
-            }
-        }
-        let weights = [f.title, f.heading, f.body];
-        let n_rows = self.rows.len() as f64;
-        let mut freqs: Vec<(usize, Vec<f64>)> = Vec::new();
-        let mut n_hit = vec![0usize; terms.len()];
-        for (ri, row) in self.rows.iter().enumerate() {
-            // FTS5: each instance adds its column weight to the phrase frequency; a row
-            // counts towards a phrase's IDF when the phrase occurs in any column.
-            let mut fr: Option<(Vec<f64>, Vec<bool>)> = None;
-            for (c, col) in row.cols.iter().enumerate() {
-                for t in col {
-                    if let Some(&p) = phrase_of.get(t) {
-                        let (f, seen) = fr.get_or_insert_with(|| (vec![0.0; terms.len()], vec![false; terms.len()]));
-                        f[p] += weights[c];
-                        seen[p] = true;
-                    }
-                }
-            }
-            if let Some((f, seen)) = fr {
-                for (p, here) in seen.iter().enumerate() {
-                    if *here {
-                        n_hit[p] += 1;
-                    }
-                }
-                freqs.push((ri, f));
-            }
-        }
-        let idf: Vec<f64> = n_hit
-            .iter()
-            .map(|&h| {
-                let v = ((n_rows - h as f64 + 0.5) / (h as f64 + 0.5)).ln();
-                if v <= 0.0 { 1e-6 } else { v }
-            })
-            .collect();
-        let mut hits: Vec<SectionHit> = freqs
-            .into_iter()
-            .map(|(ri, fr)| {
-                let row = &self.rows[ri];
-                let d: usize = row.cols.iter().map(Vec::len).sum();
-                let mut score = 0.0;
-                for (p, &fq) in fr.iter().enumerate() {
-                    score += idf[p] * ((fq * (K1 + 1.0)) / (fq + K1 * (1.0 - B + B * d as f64 / self.avgdl)));
-                }
-                SectionHit {
-                    rowid: row.rowid,
-                    chunk: row.chunk.clone(),
-                    doc: row.doc.clone(),
-                    heading: row.heading.clone(),
-                    score,
-                }
-            })
-            .collect();
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.rowid.cmp(&b.rowid)));
-        hits.truncate(max);
-        Ok(hits)
+    fn corpus(&self) -> &Corpus {
+        &self.index.corpus
+    }
+
+    fn postings(&self, term: &str) -> Result<Vec<Posting>, Error> {
+        Ok(self.index.postings.get(term).cloned().unwrap_or_default())
+    }
+
+    fn row(&self, row: u32) -> Option<RowInfo> {
+        self.index.rows.get(row as usize).cloned()
     }
 
     fn doc(&self, id: &str) -> Option<DocInfo> {
@@ -560,17 +488,10 @@ impl Engine for MemoryEngine {
         }
     }
 
-    fn section_terms(&self, chunk: &str) -> HashSet<String> {
-        self.rows
-            .iter()
-            .find(|r| r.chunk == chunk)
-            .map(|r| {
-                r.cols
-                    .iter()
-                    .flatten()
-                    .map(|&t| self.names[t as usize].clone())
-                    .collect()
-            })
+    fn row_terms(&self, row: u32) -> HashSet<String> {
+        self.texts
+            .get(row as usize)
+            .map(|t| t.iter().flat_map(|x| tokenize::terms(x)).collect())
             .unwrap_or_default()
     }
 

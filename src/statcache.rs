@@ -236,35 +236,6 @@ impl StatCache {
             .map(|(_, h)| h.as_str())
     }
 
-    /// From stats alone: is the index in `index_dir` still what `root` and a config with
-    /// `config_digest` would produce? Returns the sidecar digest when it is; None means
-    /// "changed or don't know" (callers then scan). Costs one stat per file and folder.
-    pub fn probe(&self, root: &Path, index_dir: &Path, config_digest: &str) -> Option<&str> {
-        if !self.complete || self.config_digest != config_digest || self.files.is_empty() {
-            return None;
-        }
-        let watch_ok =
-            self.watch.iter().all(|(p, st)| Stamp::of_path(p) == *st) && watch_paths(root).len() == self.watch.len();
-        let outputs_ok = self.outputs.len() == crate::sidecar::OUTPUTS.len()
-            && self
-                .outputs
-                .iter()
-                .all(|(n, (st, _))| Stamp::of_path(&index_dir.join(n)).as_ref() == Some(st));
-        if !watch_ok || !outputs_ok {
-            return None;
-        }
-        let dirs_ok = self
-            .dirs
-            .par_iter()
-            .all(|(d, st)| Stamp::of_path(&root.join(d)).as_ref() == Some(st));
-        let files: Vec<(&String, &Stamp)> = self.files.iter().map(|(p, (s, _))| (p, s)).collect();
-        let files_ok = dirs_ok
-            && files
-                .par_iter()
-                .all(|(p, st)| Stamp::of_path(&root.join(p)).as_ref() == Some(*st));
-        files_ok.then_some(self.sidecar_digest.as_str())
-    }
-
     /// Write atomically; a failure only costs speed, so it is ignored.
     pub fn save(&self, index_dir: &Path) {
         let mut out = String::with_capacity(self.files.len() * 150 + 256);
@@ -302,6 +273,92 @@ impl StatCache {
         }
         let _ = crate::sidecar::write_if_changed(&index_dir.join(FILE), out.as_bytes());
     }
+}
+
+/// From stats alone: is the index in `index_dir` still what `root` and a config with
+/// `config_digest` would produce? Returns the sidecar digest when it is; None means
+/// "changed or don't know" (callers then scan).
+///
+/// Reads the cache without building its maps, and checks each folder by listing it and
+/// stat'ing its entries relative to the open folder (cheaper than a stat by full path):
+/// every cached file must be there with its stamp, and every walked folder must keep its
+/// stamp (a new or deleted entry changes the folder's mtime).
+pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<String> {
+    let text = std::fs::read_to_string(index_dir.join(FILE)).ok()?;
+    let mut lines = text.lines();
+    let mut head = lines.next()?.strip_prefix(MAGIC)?.split_whitespace();
+    if head.next()? != "1" || head.next()? != config_digest {
+        return None;
+    }
+    let sidecar = head.next()?.to_string();
+    let mut by_dir: HashMap<&str, Vec<(&str, Stamp)>> = HashMap::new();
+    let mut dirs: Vec<(&str, Stamp)> = Vec::new();
+    let mut outputs = 0;
+    let mut watched = 0;
+    for line in lines {
+        let (kind, rest) = line.split_once(' ')?;
+        if kind == "W" {
+            let (stamp, path) = rest.split_once(' ')?;
+            let want = if stamp == "-" {
+                None
+            } else {
+                Some(parse_stamp(&mut stamp.split(','))?)
+            };
+            if Stamp::of_path(Path::new(path)) != want {
+                return None;
+            }
+            watched += 1;
+            continue;
+        }
+        let mut it = rest.splitn(6, ' ');
+        let st = parse_stamp(&mut it)?;
+        let _hash = it.next()?;
+        let path = it.next()?;
+        match kind {
+            "F" => {
+                let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+                by_dir.entry(dir).or_default().push((name, st));
+            }
+            "O" => {
+                if Stamp::of_path(&index_dir.join(path)) != Some(st) {
+                    return None;
+                }
+                outputs += 1;
+            }
+            "D" => dirs.push((path, st)),
+            _ => return None,
+        }
+    }
+    if by_dir.is_empty() || outputs != crate::sidecar::OUTPUTS.len() || watched != watch_paths(root).len() {
+        return None;
+    }
+    let dirs_ok = dirs
+        .par_iter()
+        .all(|(d, st)| Stamp::of_path(&root.join(d)).as_ref() == Some(st));
+    let groups: Vec<(&&str, &Vec<(&str, Stamp)>)> = by_dir.iter().collect();
+    let files_ok = dirs_ok
+        && groups.par_iter().all(|(dir, files)| {
+            let Ok(listing) = std::fs::read_dir(root.join(dir)) else {
+                return false;
+            };
+            let want: HashMap<&str, &Stamp> = files.iter().map(|(n, s)| (*n, s)).collect();
+            let mut seen = 0;
+            for entry in listing.flatten() {
+                let name = entry.file_name();
+                let Some(st) = name.to_str().and_then(|n| want.get(n)) else {
+                    continue;
+                };
+                // DirEntry::metadata stats relative to the open folder; a symlink's own
+                // stamp differs from its target's, so symlinked files make the probe
+                // answer "don't know" (then the caller scans).
+                match entry.metadata() {
+                    Ok(md) if Stamp::of(&md) == **st => seen += 1,
+                    _ => return false,
+                }
+            }
+            seen == want.len()
+        });
+    files_ok.then_some(sidecar)
 }
 
 fn parse_stamp<'a>(it: &mut impl Iterator<Item = &'a str>) -> Option<Stamp> {
@@ -355,6 +412,10 @@ mod tests {
         assert!(!back.complete, "a racy file makes the cache incomplete");
         assert_eq!(back.sidecar_digest, "side");
         assert_eq!(back.watch.len(), c.watch.len());
-        assert_eq!(back.probe(dir.path(), dir.path(), "cfg"), None);
+        assert_eq!(
+            probe(dir.path(), dir.path(), "cfg"),
+            None,
+            "an incomplete cache cannot vouch"
+        );
     }
 }

@@ -7,10 +7,10 @@
 //! by their position in the sorted node list (`rowid`), the same numbering the in-memory
 //! fallback uses, so both engines rank identically.
 
+use crate::bm25;
 use crate::error::Error;
 use crate::model::{Edge, Kind, Node};
 use crate::sidecar::{self, Meta};
-use crate::tokenize;
 use rayon::prelude::*;
 use rusqlite::{Connection, OpenFlags, params};
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// File name of the mirror inside the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 /// Version of the mirror's tables; another version is rebuilt.
-pub const DB_SCHEMA: i64 = 3;
+pub const DB_SCHEMA: i64 = 4;
 
 /// Path of the mirror.
 pub fn db_path(index_dir: &Path) -> PathBuf {
@@ -106,6 +106,8 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
          CREATE TABLE sections(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL,
                                heading TEXT NOT NULL, level INTEGER NOT NULL,
                                line INTEGER NOT NULL, text TEXT NOT NULL);
+         CREATE TABLE postings(term TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+         CREATE TABLE corpus(key TEXT PRIMARY KEY, value BLOB NOT NULL);
          CREATE VIRTUAL TABLE sections_fts USING fts5(title, heading, body, content='',
                                tokenize='unicode61 remove_diacritics 0');",
     )
@@ -124,24 +126,11 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
         let mut put_fts = tx
             .prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
             .map_err(e)?;
-        let titles: std::collections::HashMap<&str, String> = nodes
-            .iter()
-            .filter(|n| !n.is_chunk())
-            .map(|n| (n.id.as_str(), title_text(n)))
-            .collect();
-        // Tokenizing (stemming) is the costly part: do it on all cores first.
-        let rows = sections(nodes);
-        let tokens: Vec<[String; 3]> = rows
-            .par_iter()
-            .map(|row| {
-                let title = titles.get(row.doc).map(String::as_str).unwrap_or("");
-                [
-                    tokenize::terms_joined(title),
-                    tokenize::terms_joined(row.heading),
-                    tokenize::terms_joined(row.chunk.text.as_deref().unwrap_or("")),
-                ]
-            })
-            .collect();
+        // Tokenizing (stemming) is the costly part: done once, on all cores, for both
+        // the FTS5 table and the postings mdgraph ranks with.
+        let (rows, terms) = bm25::row_terms(nodes);
+        let index = bm25::index_rows(&rows, &terms);
+        let tokens: Vec<[String; 3]> = terms.par_iter().map(|cols| cols.clone().map(|c| c.join(" "))).collect();
         for (row, [t_title, t_heading, t_body]) in rows.iter().zip(tokens) {
             let c = row.chunk;
             put_section
@@ -176,6 +165,24 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                 ])
                 .map_err(e)?;
         }
+        let mut put_posting = tx.prepare("INSERT INTO postings VALUES (?1, ?2)").map_err(e)?;
+        let mut sorted: Vec<(&String, &Vec<bm25::Posting>)> = index.postings.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        for (term, list) in sorted {
+            put_posting.execute(params![term, bm25::encode(list)]).map_err(e)?;
+        }
+        let c = &index.corpus;
+        let json = |v: &Vec<String>| serde_json::to_vec(v).unwrap_or_default();
+        let mut put_corpus = tx.prepare("INSERT INTO corpus VALUES (?1, ?2)").map_err(e)?;
+        for (k, v) in [
+            ("row_len", bm25::u32s_to_bytes(&c.row_len)),
+            ("row_doc", bm25::u32s_to_bytes(&c.row_doc)),
+            ("row_name", bm25::u32s_to_bytes(&c.row_name)),
+            ("names", json(&c.names)),
+            ("docs", json(&c.docs)),
+        ] {
+            put_corpus.execute(params![k, v]).map_err(e)?;
+        }
         let mut put_edge = tx
             .prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
             .map_err(e)?;
@@ -206,6 +213,35 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
     .map_err(e)?;
     tx.commit().map_err(e)?;
     Ok(())
+}
+
+/// Read the row statistics stored by [`rebuild`].
+pub fn load_corpus(conn: &Connection) -> Result<bm25::Corpus, String> {
+    let mut st = conn
+        .prepare("SELECT key, value FROM corpus")
+        .map_err(|e| e.to_string())?;
+    let rows = st
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
+        .map_err(|e| e.to_string())?;
+    let mut c = bm25::Corpus::default();
+    for row in rows {
+        let (k, v) = row.map_err(|e| e.to_string())?;
+        let u32s = |v: &[u8]| bm25::bytes_to_u32s(v).ok_or_else(|| format!("damaged corpus `{k}`"));
+        let strings =
+            |v: &[u8]| serde_json::from_slice::<Vec<String>>(v).map_err(|e| format!("damaged corpus `{k}`: {e}"));
+        match k.as_str() {
+            "row_len" => c.row_len = u32s(&v)?,
+            "row_doc" => c.row_doc = u32s(&v)?,
+            "row_name" => c.row_name = u32s(&v)?,
+            "names" => c.names = strings(&v)?,
+            "docs" => c.docs = strings(&v)?,
+            _ => {}
+        }
+    }
+    if c.row_doc.len() != c.row_len.len() || c.row_name.len() != c.row_len.len() {
+        return Err("damaged corpus: row tables disagree".into());
+    }
+    Ok(c)
 }
 
 /// A searchable section: its row number, chunk node, document id and heading. Documents

@@ -154,7 +154,7 @@ fn strict_fails_on_warnings() {
 }
 
 /// Set every file's mtime an hour back so the stat cache trusts them.
-fn age_files(dir: &std::path::Path) {
+pub fn age_files(dir: &std::path::Path) {
     let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();

@@ -202,3 +202,80 @@ fn search_refreshes_a_stale_index_unless_told_not_to() {
     assert_eq!(code, 0);
     assert_eq!(v.results[0].path, "ZEBRA.md");
 }
+
+#[test]
+fn ranking_equals_fts5_bm25() {
+    // mdgraph ranks from its own postings; the FTS5 table in the mirror is the reference
+    // implementation of the same formula. Scores must match FTS5's bm25() exactly.
+    use mdgraph::search::Engine;
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let ov = Overrides {
+        root: Some("backlog".into()),
+        index_dir: Some("_index".into()),
+        ..Overrides::default()
+    };
+    let cfg = Config::load(f.dir.path(), &ov).unwrap();
+    let engine = SqliteEngine::open(&cfg.index_dir).unwrap();
+    let conn = rusqlite::Connection::open(cfg.index_dir.join("index.sqlite")).unwrap();
+    let fw = cfg.retrieval.weights.field;
+    let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
+    for line in queries.lines() {
+        let q: serde_json::Value = serde_json::from_str(line).unwrap();
+        let terms = mdgraph::tokenize::query_terms(q["query"].as_str().unwrap());
+        let expr = mdgraph::tokenize::fts_expression(&terms).unwrap();
+        let mut st = conn
+            .prepare("SELECT rowid - 1, -bm25(sections_fts, ?2, ?3, ?4) AS s FROM sections_fts WHERE sections_fts MATCH ?1 ORDER BY s DESC, rowid")
+            .unwrap();
+        let fts: Vec<(u32, f64)> = st
+            .query_map(rusqlite::params![expr, fw.title, fw.heading, fw.body], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let postings: Vec<_> = terms.iter().map(|t| engine.postings(&t.stem).unwrap()).collect();
+        let ours = mdgraph::bm25::score(engine.corpus(), &postings, fw, usize::MAX);
+        assert_eq!(ours, fts, "{}", q["query"]);
+    }
+}
+
+#[test]
+fn stat_probe_never_hides_a_change() {
+    // Once the stat cache trusts every file, search decides freshness from stats alone.
+    // New, edited and deleted files must still be seen.
+    let f = Fixture::new("backlog-fixtures");
+    crate::check::age_files(&f.root());
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(f.run(&["index"]).code, 0);
+    let (code, _) = search_json(&f, &["quokka"]);
+    assert_eq!(code, 1, "nothing about quokkas yet");
+    // A new file in an existing folder.
+    std::fs::write(f.root().join("decisions/NOTE_quokka.md"), "# Quokka\nA quokka note.\n").unwrap();
+    let (_, v) = search_json(&f, &["quokka"]);
+    assert_eq!(
+        v.results.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(),
+        ["decisions/NOTE_quokka.md"]
+    );
+    // An in-place edit of a file the cache trusted (the folder's mtime does not change).
+    crate::check::age_files(&f.root());
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(f.run(&["index"]).code, 0);
+    let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
+    assert!(
+        cache.starts_with("mdgraph-stat-cache 2 1 "),
+        "the cache vouches for every file"
+    );
+    let readme = f.root().join("README.md");
+    let text = std::fs::read_to_string(&readme).unwrap();
+    std::fs::write(&readme, text + "\nWombat sightings are tracked here.\n").unwrap();
+    let (_, v) = search_json(&f, &["wombat"]);
+    assert_eq!(
+        v.results.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(),
+        ["README.md"]
+    );
+    // A deletion.
+    std::fs::remove_file(f.root().join("decisions/NOTE_quokka.md")).unwrap();
+    let (_, v) = search_json(&f, &["quokka"]);
+    assert!(v.results.iter().all(|h| h.path != "decisions/NOTE_quokka.md"));
+}
