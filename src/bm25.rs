@@ -114,7 +114,13 @@ pub fn index_rows(rows: &[store::SectionRow<'_>], terms: &[[Vec<String>; 3]]) ->
     let mut corpus = Corpus::default();
     let mut doc_ord: HashMap<&str, u32> = HashMap::new();
     let mut name_ord: HashMap<String, u32> = HashMap::new();
-    let mut postings: HashMap<String, Vec<Posting>> = HashMap::new();
+    // Terms are interned as they are met; postings are collected per term id and keyed
+    // by the term once at the end.
+    let mut term_id: HashMap<&str, u32> = HashMap::new();
+    let mut lists: Vec<Vec<Posting>> = Vec::new();
+    let mut row_tf: Vec<(u32, [u32; 3])> = Vec::new();
+    // For each term id: the row (+1) it was last seen in, and its slot in `row_tf`.
+    let mut seen: Vec<(u32, u32)> = Vec::new();
     let mut infos = Vec::with_capacity(rows.len());
     for (i, (r, cols)) in rows.iter().zip(terms).enumerate() {
         let d = *doc_ord.entry(r.doc).or_insert_with(|| {
@@ -134,18 +140,34 @@ pub fn index_rows(rows: &[store::SectionRow<'_>], terms: &[[Vec<String>; 3]]) ->
             chunk: r.chunk.id.clone(),
             heading: r.heading.to_string(),
         });
-        let mut tf: HashMap<&str, [u32; 3]> = HashMap::new();
+        row_tf.clear();
         for (c, col) in cols.iter().enumerate() {
             for t in col {
-                tf.entry(t.as_str()).or_default()[c] += 1;
+                let next = lists.len() as u32;
+                let id = *term_id.entry(t.as_str()).or_insert(next);
+                if id == next {
+                    lists.push(Vec::new());
+                    seen.push((0, 0));
+                }
+                let (last, slot) = &mut seen[id as usize];
+                if *last == i as u32 + 1 {
+                    row_tf[*slot as usize].1[c] += 1;
+                } else {
+                    *last = i as u32 + 1;
+                    *slot = row_tf.len() as u32;
+                    let mut tf = [0; 3];
+                    tf[c] = 1;
+                    row_tf.push((id, tf));
+                }
             }
         }
-        for (t, counts) in tf {
-            postings.entry(t.to_string()).or_default().push(Posting {
-                row: i as u32,
-                tf: counts,
-            });
+        for &(id, tf) in &row_tf {
+            lists[id as usize].push(Posting { row: i as u32, tf });
         }
+    }
+    let mut postings = HashMap::with_capacity(term_id.len());
+    for (t, id) in term_id {
+        postings.insert(t.to_string(), std::mem::take(&mut lists[id as usize]));
     }
     Index {
         corpus,

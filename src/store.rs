@@ -208,7 +208,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
          CREATE INDEX nodes_raw_lid ON nodes(raw_lid);
          CREATE INDEX edges_source ON edges(source);
          CREATE INDEX edges_target ON edges(target);
-         INSERT INTO sections_fts(sections_fts) VALUES ('optimize');",
+",
     )
     .map_err(e)?;
     tx.commit().map_err(e)?;
