@@ -69,6 +69,9 @@ pub enum Command {
         /// Most results to print.
         #[arg(long, default_value_t = 10)]
         limit: usize,
+        /// Plain full-text ranking: no graph expansion or re-rank.
+        #[arg(long)]
+        no_graph: bool,
         /// Do not refresh a stale index first.
         #[arg(long)]
         no_refresh: bool,

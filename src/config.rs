@@ -49,6 +49,50 @@ pub struct Retrieval {
     pub max_sections: usize,
     /// Weights.
     pub weights: Weights,
+    /// Graph expansion.
+    pub graph: GraphSettings,
+}
+
+/// How seeds are expanded along the graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GraphSettings {
+    /// Expand seeds at all (`--no-graph` turns it off for one query).
+    pub enabled: bool,
+    /// How many hops from a seed.
+    pub k_hop: usize,
+    /// Edge types walked (either direction when `backwards`).
+    pub edge_allowlist: Vec<EdgeType>,
+    /// Walk edges against their direction too (a feature's children, an ADR's items).
+    pub backwards: bool,
+    /// Most neighbors taken per seed (strongest edges first, ties by id).
+    pub max_neighbors_per_seed: usize,
+    /// Most neighbors in all.
+    pub max_neighbors: usize,
+}
+
+impl Default for GraphSettings {
+    fn default() -> Self {
+        use EdgeType::*;
+        GraphSettings {
+            enabled: true,
+            k_hop: 1,
+            edge_allowlist: vec![
+                Parent,
+                DecisionRef,
+                Relates,
+                Blocks,
+                BlockedBy,
+                DependsOn,
+                Supersedes,
+                SupersededBy,
+                LinksTo,
+            ],
+            backwards: true,
+            max_neighbors_per_seed: 4,
+            max_neighbors: 30,
+        }
+    }
 }
 
 impl Default for Retrieval {
@@ -58,6 +102,7 @@ impl Default for Retrieval {
             cliff: 0.2,
             max_sections: 1000,
             weights: Weights::default(),
+            graph: GraphSettings::default(),
         }
     }
 }
@@ -70,23 +115,36 @@ pub struct Weights {
     pub field: FieldWeights,
     /// Section weights by heading (lowercase, e.g. `"acceptance criteria"`); others 1.0.
     pub section: BTreeMap<String, f64>,
+    /// Weights by work item type or node kind (lowercase: `epic`, `adr`, `doc`); others 1.0.
+    pub doctype: BTreeMap<String, f64>,
+    /// Weights by state or status (lowercase: `inprogress`, `done`, `superseded`); others 1.0.
+    pub state: BTreeMap<String, f64>,
 }
 
 impl Default for Weights {
     fn default() -> Self {
-        let section = [
-            ("decision", 1.5),
-            ("acceptance criteria", 1.2),
-            ("context", 1.0),
-            ("goal", 1.0),
-            ("worklog", 0.3),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
+        let map = |xs: &[(&str, f64)]| xs.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         Weights {
             field: FieldWeights::default(),
-            section,
+            section: map(&[
+                ("decision", 1.5),
+                ("acceptance criteria", 1.2),
+                ("context", 1.0),
+                ("goal", 1.0),
+                ("worklog", 0.3),
+            ]),
+            doctype: map(&[("adr", 1.1), ("epic", 0.9), ("doc", 0.8)]),
+            state: map(&[
+                ("inprogress", 1.2),
+                ("ready", 1.1),
+                ("review", 1.1),
+                ("blocked", 1.1),
+                ("done", 0.8),
+                ("dropped", 0.5),
+                ("superseded", 0.5),
+                ("deprecated", 0.6),
+                ("rejected", 0.5),
+            ]),
         }
     }
 }
@@ -133,14 +191,29 @@ impl Retrieval {
         if self.seeds == 0 || self.max_sections == 0 {
             return Err("retrieval.seeds and retrieval.max_sections must be at least 1".into());
         }
-        let mut section = BTreeMap::new();
-        for (k, v) in self.weights.section {
-            if !v.is_finite() || v < 0.0 {
-                return Err(bad(&format!("weights.section.\"{k}\""), v));
+        // Keys are matched normalized: lowercase, single spaces.
+        let norm = |table: &str, m: BTreeMap<String, f64>| -> Result<BTreeMap<String, f64>, String> {
+            let mut out = BTreeMap::new();
+            for (k, v) in m {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(bad(&format!("weights.{table}.\"{k}\""), v));
+                }
+                out.insert(crate::store::section_name(&k), v);
             }
-            section.insert(crate::store::section_name(&k), v);
+            Ok(out)
+        };
+        self.weights.section = norm("section", self.weights.section)?;
+        self.weights.doctype = norm("doctype", self.weights.doctype)?;
+        self.weights.state = norm("state", self.weights.state)?;
+        if self.graph.k_hop > 4 {
+            return Err(format!(
+                "retrieval.graph.k_hop: {} is more than 4 (the walk must stay bounded)",
+                self.graph.k_hop
+            ));
         }
-        self.weights.section = section;
+        if self.graph.edge_allowlist.contains(&EdgeType::SectionOf) {
+            return Err("retrieval.graph.edge_allowlist: section_of links sections, not documents".into());
+        }
         Ok(self)
     }
 }

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod error;
+pub mod expand;
 pub mod frontmatter;
 pub mod index;
 pub mod markdown;
@@ -230,13 +231,15 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
         Command::Search {
             query,
             limit,
+            no_graph,
             no_refresh,
             format,
         } => {
             let mut t = timing::Timings::default();
             prepare(&cfg, cli, err, *no_refresh)?;
             t.mark("refresh");
-            let (results, warning) = search::run(&cfg, query, *limit)?;
+            let graph = cfg.retrieval.graph.enabled && !*no_graph;
+            let (results, warning) = search::run(&cfg, query, *limit, graph)?;
             t.mark("search");
             if cli.verbose {
                 writeln!(err, "{}", t.render())?;

@@ -130,17 +130,6 @@ pub fn search_results(r: &crate::search::Results) -> String {
         .max()
         .unwrap_or(1);
     for (i, h) in r.results.iter().enumerate() {
-        let section = if h.why.exact_id && h.why.section_id.is_none() {
-            "id in query".to_string()
-        } else {
-            let name = if h.why.section.is_empty() {
-                "(intro)"
-            } else {
-                &h.why.section
-            };
-            let tag = if h.why.exact_id { "id in query; " } else { "" };
-            format!("{tag}§ {name}: {}", h.why.matched.join(", "))
-        };
         let _ = writeln!(
             s,
             "{:>2}. {:<idw$}  {:<tyw$}  {:<stw$}  {:<7.3}  {}  [{}]",
@@ -150,7 +139,7 @@ pub fn search_results(r: &crate::search::Results) -> String {
             h.state.as_deref().unwrap_or("-"),
             h.score,
             truncate(&h.title, 60),
-            section,
+            h.why.line(),
         );
     }
     s

@@ -10,6 +10,8 @@
 use crate::bm25::{self, Corpus, Posting, RowInfo};
 use crate::config::Retrieval;
 use crate::error::Error;
+use crate::expand::{self, GraphEdge, GraphSource, Step};
+use crate::model::EdgeType;
 use crate::model::{Kind, Node};
 use crate::resolve::mention_candidates;
 use crate::store;
@@ -29,23 +31,78 @@ pub enum EngineKind {
     Memory,
 }
 
-/// Why a document is in the results.
+/// Why a document is in the results: it matched the query (a seed), or the graph walk
+/// from a seed reached it (a neighbor).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Why {
-    /// Always `seed` for search results.
-    pub kind: &'static str,
-    /// The query names this document's id.
-    pub exact_id: bool,
-    /// Query words found in the best section (as the user wrote them).
-    pub matched: Vec<String>,
-    /// Heading of the best-matching section ("" for text before the first heading).
-    pub section: String,
-    /// Chunk id of that section.
-    pub section_id: Option<String>,
-    /// Its weighted BM25 score.
-    pub section_score: f64,
-    /// How many sections of the document matched.
-    pub sections_matched: usize,
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Why {
+    /// Full-text match or an id named in the query.
+    Seed {
+        /// The query names this document's id.
+        exact_id: bool,
+        /// Query words found in the best section (as the user wrote them).
+        matched: Vec<String>,
+        /// Heading of the best-matching section ("" for text before the first heading).
+        section: String,
+        /// Chunk id of that section.
+        section_id: Option<String>,
+        /// Its weighted BM25 score.
+        section_score: f64,
+        /// How many sections of the document matched.
+        sections_matched: usize,
+        /// Other seeds whose walk also reached it.
+        also_reached: usize,
+    },
+    /// Reached along the graph.
+    Neighbor {
+        /// The seed the best path starts from.
+        seed: String,
+        /// The edges walked, seed first.
+        path: Vec<Step>,
+        /// How many seeds' walks reached it.
+        paths: usize,
+    },
+}
+
+impl Why {
+    /// The one-line reason used in text output.
+    pub fn line(&self) -> String {
+        match self {
+            Why::Seed {
+                exact_id,
+                matched,
+                section,
+                section_id,
+                ..
+            } => {
+                let mut parts = Vec::new();
+                if *exact_id {
+                    parts.push("id in query".to_string());
+                }
+                if section_id.is_some() {
+                    let name = if section.is_empty() { "(intro)" } else { section };
+                    let words: Vec<String> = matched.iter().map(|w| format!("\"{w}\"")).collect();
+                    parts.push(format!("matched {} in § {name}", words.join(", ")));
+                }
+                format!("seed: {}", parts.join("; "))
+            }
+            Why::Neighbor { path, .. } => {
+                let mut s = String::from("neighbor: ");
+                for (i, st) in path.iter().enumerate() {
+                    if i == 0 {
+                        s.push_str(&st.from);
+                    }
+                    s.push_str(&format!(" —{}→ {}", st.edge, st.to));
+                }
+                s
+            }
+        }
+    }
+
+    /// True for full-text or exact-id matches.
+    pub fn is_seed(&self) -> bool {
+        matches!(self, Why::Seed { .. })
+    }
 }
 
 /// One ranked document.
@@ -98,7 +155,7 @@ pub struct DocInfo {
 }
 
 /// What a search engine must answer.
-pub trait Engine {
+pub trait Engine: GraphSource {
     /// Row statistics.
     fn corpus(&self) -> &Corpus;
     /// Postings of an index term (empty when no row has it).
@@ -122,8 +179,9 @@ struct SectionHit {
     score: f64,
 }
 
-/// Rank documents for `query`.
-pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize) -> Result<Results, Error> {
+/// Rank documents for `query`: full-text seeds, then (when `graph`) their neighbors
+/// along the graph, re-ranked by document type and state.
+pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, graph: bool) -> Result<Results, Error> {
     // Ids named in the query are seeds by themselves; the rest of the query is full text.
     let mut exact: Vec<String> = Vec::new();
     let mut text = query.to_string();
@@ -185,12 +243,12 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize) -> 
     let best = docs.first().map(|d| d.0).unwrap_or(0.0);
     docs.retain(|d| d.0 >= r.cliff * best && d.0 > 0.0);
 
-    // Ids named in the query come first, in query order.
-    let mut results = Vec::new();
+    // Seeds: ids named in the query first (in query order), then full-text matches.
     let top = best.max(0.0) + 1.0;
+    let mut seeds: Vec<Hit> = Vec::new();
     for (i, id) in exact.iter().enumerate() {
         let found = docs.iter().find(|d| d.1 == id);
-        results.push(make_hit(
+        seeds.push(make_seed(
             engine,
             id,
             top + (exact.len() - i) as f64,
@@ -200,16 +258,17 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize) -> 
         ));
     }
     for (score, doc, best_hit, n) in &docs {
-        if results.len() >= limit {
-            break;
+        if !exact.iter().any(|e| e == doc) {
+            seeds.push(make_seed(engine, doc, *score, false, Some((best_hit, *n)), &terms));
         }
-        if exact.iter().any(|e| e == doc) {
-            continue;
-        }
-        results.push(make_hit(engine, doc, *score, false, Some((best_hit, *n)), &terms));
     }
-    results.retain(|h| !h.path.is_empty());
-    results.truncate(limit);
+    seeds.retain(|h| !h.path.is_empty());
+
+    let results = if graph {
+        expand_and_rank(engine, seeds, r, limit)
+    } else {
+        truncate(seeds, limit)
+    };
     Ok(Results {
         query: query.to_string(),
         engine: engine.kind(),
@@ -218,7 +277,99 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize) -> 
     })
 }
 
-fn make_hit(
+fn truncate(mut v: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    v.truncate(limit);
+    v
+}
+
+/// Expand the best seeds along the graph and re-rank seeds and neighbors together:
+/// score (relative to the best seed) + 0.1 per extra path, × doctype weight × state
+/// weight. A superseded ADR in the results pulls in its successor. Ties break by id.
+fn expand_and_rank(engine: &dyn Engine, mut seeds: Vec<Hit>, r: &Retrieval, limit: usize) -> Vec<Hit> {
+    let best = seeds.iter().map(|h| h.score).fold(0.0, f64::max);
+    if best <= 0.0 {
+        return truncate(seeds, limit);
+    }
+    seeds.truncate(r.seeds.max(1));
+    let seed_scores: Vec<(String, f64)> = seeds.iter().map(|h| (h.id.clone(), h.score / best)).collect();
+    let mut reached = expand::expand(engine, &seed_scores, &r.graph);
+    let weight = |h: &Hit| {
+        let ty = h.r#type.as_deref().map(crate::store::section_name);
+        let dt = ty
+            .and_then(|t| r.weights.doctype.get(&t).copied())
+            .or_else(|| r.weights.doctype.get(h.kind.as_str()).copied())
+            .unwrap_or(1.0);
+        let st = h
+            .state
+            .as_deref()
+            .map(crate::store::section_name)
+            .and_then(|s| r.weights.state.get(&s).copied());
+        dt * st.unwrap_or(1.0)
+    };
+    let mut out: Vec<Hit> = Vec::new();
+    for mut h in seeds {
+        let extra = reached.remove(&h.id).map(|n| n.paths).unwrap_or(0);
+        if let Why::Seed { also_reached, .. } = &mut h.why {
+            *also_reached = extra;
+        }
+        h.score = (h.score / best + 0.1 * extra as f64) * weight(&h);
+        out.push(h);
+    }
+    for n in reached.into_values() {
+        if let Some(mut h) = neighbor_hit(engine, &n.id, n.path, n.paths) {
+            h.score = (n.score + 0.1 * n.paths.saturating_sub(1) as f64) * weight(&h);
+            out.push(h);
+        }
+    }
+    // A superseded ADR brings its successor (scored as itself, then weighted).
+    let superseded: Vec<(String, f64)> = out
+        .iter()
+        .filter(|h| h.state.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("superseded")))
+        .map(|h| (h.id.clone(), h.score))
+        .collect();
+    for (id, score) in superseded {
+        for e in engine.edges(&id) {
+            let successor =
+                (e.forward && e.r#type == EdgeType::SupersededBy) || (!e.forward && e.r#type == EdgeType::Supersedes);
+            if successor && !out.iter().any(|h| h.id == e.other) {
+                let step = Step {
+                    from: id.clone(),
+                    edge: "superseded_by",
+                    to: e.other.clone(),
+                };
+                if let Some(mut h) = neighbor_hit(engine, &e.other, vec![step], 1) {
+                    h.score = score * weight(&h);
+                    out.push(h);
+                }
+            }
+        }
+    }
+    for h in &mut out {
+        h.score = round(h.score);
+    }
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    // Ids named in the query stay on top whatever their weights.
+    out.sort_by_key(|h| !matches!(h.why, Why::Seed { exact_id: true, .. }));
+    out.truncate(limit);
+    out
+}
+
+fn neighbor_hit(engine: &dyn Engine, id: &str, path: Vec<Step>, paths: usize) -> Option<Hit> {
+    let info = engine.doc(id)?;
+    let seed = path.first().map(|s| s.from.clone()).unwrap_or_default();
+    Some(Hit {
+        id: id.to_string(),
+        path: info.path,
+        title: info.title,
+        kind: info.kind,
+        r#type: info.r#type,
+        state: info.state,
+        score: 0.0,
+        why: Why::Neighbor { seed, path, paths },
+    })
+}
+
+fn make_seed(
     engine: &dyn Engine,
     id: &str,
     score: f64,
@@ -254,14 +405,14 @@ fn make_hit(
         r#type: info.as_ref().and_then(|i| i.r#type.clone()),
         state: info.as_ref().and_then(|i| i.state.clone()),
         score: round(score),
-        why: Why {
-            kind: "seed",
+        why: Why::Seed {
             exact_id,
             matched,
             section,
             section_id,
             section_score,
             sections_matched: n,
+            also_reached: 0,
         },
     }
 }
@@ -297,6 +448,45 @@ impl SqliteEngine {
 
 fn sqlerr(e: rusqlite::Error) -> Error {
     Error::Other(format!("sqlite: {e}"))
+}
+
+impl GraphSource for SqliteEngine {
+    fn edges(&self, id: &str) -> Vec<GraphEdge> {
+        let Ok(mut st) = self.conn.prepare_cached(
+            "SELECT target, type, weight, 1 FROM edges WHERE source = ?1 AND type <> 'section_of'
+             UNION ALL
+             SELECT source, type, weight, 0 FROM edges WHERE target = ?1 AND type <> 'section_of'",
+        ) else {
+            return Vec::new();
+        };
+        let rows = st.query_map([id], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, f64>(2)?,
+                r.get::<_, i64>(3)?,
+            ))
+        });
+        rows.map(|rows| {
+            rows.flatten()
+                .filter_map(|(other, t, weight, fwd)| {
+                    Some(GraphEdge {
+                        other,
+                        r#type: t.parse().ok()?,
+                        forward: fwd == 1,
+                        weight,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+
+    fn degree(&self, id: &str) -> usize {
+        self.conn
+            .query_row("SELECT degree FROM nodes WHERE id = ?1", [id], |r| r.get::<_, i64>(0))
+            .unwrap_or(0) as usize
+    }
 }
 
 impl Engine for SqliteEngine {
@@ -409,11 +599,15 @@ pub struct MemoryEngine {
     raw_ids: HashMap<String, Vec<(String, String)>>,
     /// Row → its title, heading and body text, for explanations.
     texts: Vec<[String; 3]>,
+    /// Document → its document-level edges, both directions.
+    adjacency: HashMap<String, Vec<GraphEdge>>,
+    /// Document → number of distinct linked documents.
+    degrees: HashMap<String, usize>,
 }
 
 impl MemoryEngine {
-    /// Build from the nodes of an index (sorted by id, as in the sidecar).
-    pub fn new(nodes: &[Node]) -> MemoryEngine {
+    /// Build from the nodes and edges of an index (sorted as in the sidecar).
+    pub fn new(nodes: &[Node], edges: &[crate::model::Edge]) -> MemoryEngine {
         let index = bm25::build(nodes);
         let mut docs = HashMap::new();
         let mut ids = HashMap::new();
@@ -442,13 +636,35 @@ impl MemoryEngine {
                 [title, r.heading.to_string(), r.chunk.text.clone().unwrap_or_default()]
             })
             .collect();
+        let adjacency = adjacency(edges);
+        let degrees = adjacency
+            .iter()
+            .map(|(k, es)| {
+                (
+                    k.clone(),
+                    es.iter().map(|e| e.other.as_str()).collect::<HashSet<_>>().len(),
+                )
+            })
+            .collect();
         MemoryEngine {
             index,
             docs,
             ids,
             raw_ids,
             texts,
+            adjacency,
+            degrees,
         }
+    }
+}
+
+impl GraphSource for MemoryEngine {
+    fn edges(&self, id: &str) -> Vec<GraphEdge> {
+        self.adjacency.get(id).cloned().unwrap_or_default()
+    }
+
+    fn degree(&self, id: &str) -> usize {
+        self.degrees.get(id).copied().unwrap_or(0)
     }
 }
 
@@ -500,14 +716,34 @@ impl Engine for MemoryEngine {
     }
 }
 
+/// Document-level edges by node, both directions (no `section_of`).
+pub fn adjacency(edges: &[crate::model::Edge]) -> HashMap<String, Vec<GraphEdge>> {
+    let mut adj: HashMap<String, Vec<GraphEdge>> = HashMap::new();
+    for e in edges.iter().filter(|e| e.r#type != EdgeType::SectionOf) {
+        adj.entry(e.source.clone()).or_default().push(GraphEdge {
+            other: e.target.clone(),
+            r#type: e.r#type,
+            forward: true,
+            weight: e.weight,
+        });
+        adj.entry(e.target.clone()).or_default().push(GraphEdge {
+            other: e.source.clone(),
+            r#type: e.r#type,
+            forward: false,
+            weight: e.weight,
+        });
+    }
+    adj
+}
+
 // ---------------------------------------------------------------------------------------
 // Choosing an engine
 
 /// The in-memory engine over an index folder's sidecar.
 pub fn memory_engine(index_dir: &Path) -> Result<MemoryEngine, Error> {
-    let loaded = crate::sidecar::load_parts(index_dir, false)
+    let loaded = crate::sidecar::load_parts(index_dir, true)
         .ok_or_else(|| Error::Other(format!("{}: no usable index; run `mdgraph index`", index_dir.display())))?;
-    Ok(MemoryEngine::new(&loaded.nodes))
+    Ok(MemoryEngine::new(&loaded.nodes, &loaded.edges))
 }
 
 /// The engine a configuration asks for: the SQLite mirror when enabled and readable,
@@ -532,9 +768,14 @@ pub fn open_engine(cfg: &crate::config::Config) -> Result<(Box<dyn Engine>, Opti
 
 /// Run a query. A mirror that fails during the query (corrupt pages) is rebuilt from the
 /// sidecar once and the query retried; if that fails too, the fallback answers.
-pub fn run(cfg: &crate::config::Config, query: &str, limit: usize) -> Result<(Results, Option<String>), Error> {
+pub fn run(
+    cfg: &crate::config::Config,
+    query: &str,
+    limit: usize,
+    graph: bool,
+) -> Result<(Results, Option<String>), Error> {
     let (engine, warning) = open_engine(cfg)?;
-    match search(engine.as_ref(), query, &cfg.retrieval, limit) {
+    match search(engine.as_ref(), query, &cfg.retrieval, limit, graph) {
         Ok(r) => Ok((r, warning)),
         Err(err) if engine.kind() == EngineKind::Sqlite => {
             drop(engine);
@@ -544,7 +785,7 @@ pub fn run(cfg: &crate::config::Config, query: &str, limit: usize) -> Result<(Re
                 Err(e2) => format!("SQLite mirror unusable ({err}; rebuild failed: {e2})"),
             };
             let (engine, w2) = open_engine(cfg)?;
-            let r = search(engine.as_ref(), query, &cfg.retrieval, limit)?;
+            let r = search(engine.as_ref(), query, &cfg.retrieval, limit, graph)?;
             Ok((r, Some(w2.unwrap_or(note))))
         }
         Err(err) => Err(err),

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// File name of the mirror inside the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 /// Version of the mirror's tables; another version is rebuilt.
-pub const DB_SCHEMA: i64 = 4;
+pub const DB_SCHEMA: i64 = 5;
 
 /// Path of the mirror.
 pub fn db_path(index_dir: &Path) -> PathBuf {
@@ -99,7 +99,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
          CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
          CREATE TABLE nodes(id TEXT PRIMARY KEY, lid TEXT NOT NULL, raw_lid TEXT NOT NULL, uid TEXT,
                             kind TEXT NOT NULL, path TEXT NOT NULL, type TEXT, title TEXT NOT NULL,
-                            state TEXT, json TEXT NOT NULL);
+                            state TEXT, degree INTEGER NOT NULL, json TEXT NOT NULL);
          CREATE TABLE edges(source TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL,
                             origin TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
                             weight REAL NOT NULL);
@@ -118,7 +118,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
         put_meta.execute(params!["schema", DB_SCHEMA.to_string()]).map_err(e)?;
         put_meta.execute(params!["sidecar", sidecar_digest(meta)]).map_err(e)?;
         let mut put_node = tx
-            .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+            .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
             .map_err(e)?;
         let mut put_section = tx
             .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
@@ -148,8 +148,15 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                 .execute(params![row.rowid, t_title, t_heading, t_body])
                 .map_err(e)?;
         }
+        // Degree = distinct documents linked, either direction (hub damping).
+        let mut linked: std::collections::HashMap<&str, std::collections::HashSet<&str>> = Default::default();
+        for ed in edges.iter().filter(|ed| ed.r#type != crate::model::EdgeType::SectionOf) {
+            linked.entry(&ed.source).or_default().insert(&ed.target);
+            linked.entry(&ed.target).or_default().insert(&ed.source);
+        }
         for n in nodes.iter().filter(|n| !n.is_chunk()) {
             let json = serde_json::to_string(n).map_err(|err| Error::Other(err.to_string()))?;
+            let degree = linked.get(n.id.as_str()).map(|s| s.len()).unwrap_or(0) as i64;
             put_node
                 .execute(params![
                     n.id,
@@ -161,6 +168,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                     n.r#type,
                     n.label(),
                     n.state,
+                    degree,
                     json
                 ])
                 .map_err(e)?;

@@ -30,16 +30,37 @@ struct HitJson {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 #[allow(dead_code)]
-struct WhyJson {
-    kind: String,
-    exact_id: bool,
-    matched: Vec<String>,
-    section: String,
-    section_id: Option<String>,
-    section_score: f64,
-    sections_matched: usize,
+enum WhyJson {
+    Seed {
+        exact_id: bool,
+        matched: Vec<String>,
+        section: String,
+        section_id: Option<String>,
+        section_score: f64,
+        sections_matched: usize,
+        also_reached: usize,
+    },
+    Neighbor {
+        seed: String,
+        path: Vec<StepJson>,
+        paths: usize,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StepJson {
+    from: String,
+    edge: String,
+    to: String,
+}
+
+impl WhyJson {
+    fn exact_id(&self) -> bool {
+        matches!(self, WhyJson::Seed { exact_id: true, .. })
+    }
 }
 
 fn search_json(f: &Fixture, args: &[&str]) -> (i32, SearchJson) {
@@ -82,7 +103,7 @@ fn exact_id_in_any_case_is_the_top_seed() {
         let (code, v) = search_json(&f, &[q]);
         assert_eq!(code, 0);
         assert_eq!(v.results[0].id, "QRY-TSK-0010", "{q}");
-        assert!(v.results[0].why.exact_id);
+        assert!(v.results[0].why.exact_id());
     }
 }
 
@@ -138,8 +159,8 @@ fn sqlite_and_memory_engines_agree_on_labeled_queries() {
     for line in queries.lines() {
         let q: serde_json::Value = serde_json::from_str(line).unwrap();
         let text = q["query"].as_str().unwrap();
-        let a = search::search(&sql, text, &cfg.retrieval, 10).unwrap();
-        let b = search::search(&mem, text, &cfg.retrieval, 10).unwrap();
+        let a = search::search(&sql, text, &cfg.retrieval, 10, true).unwrap();
+        let b = search::search(&mem, text, &cfg.retrieval, 10, true).unwrap();
         let ids = |r: &search::Results| r.results.iter().map(|h| (h.id.clone(), h.score)).collect::<Vec<_>>();
         assert_eq!(ids(&a), ids(&b), "{text}");
         assert_eq!(
@@ -269,7 +290,7 @@ fn stat_probe_never_hides_a_change() {
     let readme = f.root().join("README.md");
     let text = std::fs::read_to_string(&readme).unwrap();
     std::fs::write(&readme, text + "\nWombat sightings are tracked here.\n").unwrap();
-    let (_, v) = search_json(&f, &["wombat"]);
+    let (_, v) = search_json(&f, &["wombat", "--no-graph"]);
     assert_eq!(
         v.results.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(),
         ["README.md"]
@@ -278,4 +299,67 @@ fn stat_probe_never_hides_a_change() {
     std::fs::remove_file(f.root().join("decisions/NOTE_quokka.md")).unwrap();
     let (_, v) = search_json(&f, &["quokka"]);
     assert!(v.results.iter().all(|h| h.path != "decisions/NOTE_quokka.md"));
+}
+
+#[test]
+fn neighbor_paths_are_real_edges() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let edges: std::collections::HashSet<(String, String, String)> = f
+        .read_index("graph_edges.jsonl")
+        .lines()
+        .map(|l| {
+            let e: serde_json::Value = serde_json::from_str(l).unwrap();
+            let s = |k: &str| e[k].as_str().unwrap().to_string();
+            (s("source"), s("type"), s("target"))
+        })
+        .collect();
+    fn reverse(edge: &str) -> &str {
+        match edge {
+            "child" => "parent",
+            "decides" => "decision_ref",
+            "blocked_by" => "blocks",
+            "blocks" => "blocked_by",
+            "required_by" => "depends_on",
+            "superseded_by" => "supersedes",
+            "supersedes" => "superseded_by",
+            "linked_from" => "links_to",
+            "mentioned_by" => "mentions",
+            other => other,
+        }
+    }
+    let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
+    let mut neighbors = 0;
+    for line in queries.lines() {
+        let q: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (_, v) = search_json(&f, &[q["query"].as_str().unwrap(), "--limit", "20"]);
+        let ids: Vec<&str> = v.results.iter().map(|h| h.id.as_str()).collect();
+        for h in &v.results {
+            if let WhyJson::Neighbor { seed, path, .. } = &h.why {
+                neighbors += 1;
+                assert_eq!(&path[0].from, seed);
+                assert!(
+                    ids.contains(&seed.as_str()) || path[0].edge == "superseded_by",
+                    "{seed} not in results"
+                );
+                assert_eq!(path.last().unwrap().to, h.id);
+                for st in path {
+                    let fwd = (st.from.clone(), st.edge.clone(), st.to.clone());
+                    let back = (st.to.clone(), reverse(&st.edge).to_string(), st.from.clone());
+                    assert!(edges.contains(&fwd) || edges.contains(&back), "{st:?} is not an edge");
+                }
+            }
+        }
+    }
+    assert!(neighbors > 10, "the graph brought in {neighbors} neighbors");
+}
+
+#[test]
+fn no_graph_gives_plain_full_text_ranking() {
+    let f = Fixture::new("backlog-fixtures");
+    let (_, plain) = search_json(&f, &["what is blocking the PDF export", "--no-graph", "--limit", "20"]);
+    assert!(plain.results.iter().all(|h| matches!(h.why, WhyJson::Seed { .. })));
+    assert!(plain.results.windows(2).all(|w| w[0].score >= w[1].score));
+    let (_, graph) = search_json(&f, &["what is blocking the PDF export", "--limit", "20"]);
+    assert!(graph.results.iter().any(|h| matches!(h.why, WhyJson::Neighbor { .. })));
 }

@@ -1,0 +1,261 @@
+//! Expansion: from the seed documents, a bounded breadth-first walk over allowlisted
+//! edges brings in their load-bearing neighbors (the parent feature, the deciding ADR,
+//! the blocker), remembering the path that pulled each one in.
+//!
+//! Neighbor score = seed score × edge weight × 0.5^(hop−1) / ln(e + degree − 1): strong
+//! edges first, far hops and hubs damped. Per seed at most `max_neighbors_per_seed`
+//! (strongest edges first, ties by id), at most `max_neighbors` in all, `k_hop` ≤ 4:
+//! the walk is bounded however dense the graph (a hub's edges are read once and cut).
+
+use crate::config::GraphSettings;
+use crate::model::EdgeType;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashSet};
+
+/// An edge seen from one of its ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GraphEdge {
+    /// The node at the other end.
+    pub other: String,
+    /// Edge type.
+    pub r#type: EdgeType,
+    /// True when the edge points from this node to `other`.
+    pub forward: bool,
+    /// Edge weight.
+    pub weight: f64,
+}
+
+/// Where the graph comes from (the SQLite mirror or the sidecar in memory).
+pub trait GraphSource {
+    /// Document-level edges touching `id`, either direction (no `section_of`).
+    fn edges(&self, id: &str) -> Vec<GraphEdge>;
+    /// Number of distinct documents `id` is linked to.
+    fn degree(&self, id: &str) -> usize;
+}
+
+/// One step of a path, as walked: `from —edge→ to`. Walking an edge backwards is named
+/// for the reverse relation (`parent` backwards is `child`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// Node walked from.
+    pub from: String,
+    /// Relation walked.
+    pub edge: &'static str,
+    /// Node reached.
+    pub to: String,
+}
+
+/// The name of an edge walked against its direction.
+pub fn reverse_name(t: EdgeType) -> &'static str {
+    match t {
+        EdgeType::Parent => "child",
+        EdgeType::DecisionRef => "decides",
+        EdgeType::Relates => "relates",
+        EdgeType::Blocks => "blocked_by",
+        EdgeType::BlockedBy => "blocks",
+        EdgeType::DependsOn => "required_by",
+        EdgeType::Supersedes => "superseded_by",
+        EdgeType::SupersededBy => "supersedes",
+        EdgeType::LinksTo => "linked_from",
+        EdgeType::Mentions => "mentioned_by",
+        EdgeType::SectionOf => "section",
+    }
+}
+
+/// A document reached from a seed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Neighbor {
+    /// Node id.
+    pub id: String,
+    /// Best score over the paths that reach it.
+    pub score: f64,
+    /// The path of that best score, from its seed.
+    pub path: Vec<Step>,
+    /// How many seeds' walks reached it.
+    pub paths: usize,
+}
+
+/// Walk from `seeds` ((id, score), best first). Returns every document reached,
+/// including seeds reached from other seeds, keyed by id.
+pub fn expand(src: &dyn GraphSource, seeds: &[(String, f64)], g: &GraphSettings) -> BTreeMap<String, Neighbor> {
+    let allowed: HashSet<EdgeType> = g.edge_allowlist.iter().copied().collect();
+    let mut reached: BTreeMap<String, Neighbor> = BTreeMap::new();
+    let mut degree_cache: BTreeMap<String, usize> = BTreeMap::new();
+    for (seed, seed_score) in seeds {
+        let mut visited: HashSet<String> = HashSet::from([seed.clone()]);
+        let mut frontier: Vec<(String, Vec<Step>)> = vec![(seed.clone(), Vec::new())];
+        let mut taken = 0usize;
+        for hop in 1..=g.k_hop {
+            let mut next = Vec::new();
+            for (node, path) in &frontier {
+                // The strongest edge to each other document.
+                let mut best: BTreeMap<String, GraphEdge> = BTreeMap::new();
+                for e in src.edges(node) {
+                    if !allowed.contains(&e.r#type) || (!e.forward && !g.backwards) || visited.contains(&e.other) {
+                        continue;
+                    }
+                    let keep = best.get(&e.other).is_none_or(|b| e.weight > b.weight);
+                    if keep {
+                        best.insert(e.other.clone(), e);
+                    }
+                }
+                let mut cands: Vec<GraphEdge> = best.into_values().collect();
+                cands.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.other.cmp(&b.other)));
+                for e in cands {
+                    if taken >= g.max_neighbors_per_seed {
+                        break;
+                    }
+                    taken += 1;
+                    visited.insert(e.other.clone());
+                    let degree = *degree_cache
+                        .entry(e.other.clone())
+                        .or_insert_with(|| src.degree(&e.other));
+                    let damping = (std::f64::consts::E + degree.saturating_sub(1) as f64).ln();
+                    let score = seed_score * e.weight * 0.5f64.powi(hop as i32 - 1) / damping;
+                    let mut p = path.clone();
+                    p.push(Step {
+                        from: node.clone(),
+                        edge: if e.forward {
+                            e.r#type.as_str()
+                        } else {
+                            reverse_name(e.r#type)
+                        },
+                        to: e.other.clone(),
+                    });
+                    let entry = reached.entry(e.other.clone()).or_insert(Neighbor {
+                        id: e.other.clone(),
+                        score: f64::MIN,
+                        path: Vec::new(),
+                        paths: 0,
+                    });
+                    entry.paths += 1;
+                    if score > entry.score {
+                        entry.score = score;
+                        entry.path = p.clone();
+                    }
+                    next.push((e.other, p));
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            frontier = next;
+        }
+    }
+    // Global cap, best first (ties by id); seeds reached from other seeds always stay,
+    // since they are in the results anyway.
+    let seed_ids: HashSet<&String> = seeds.iter().map(|(s, _)| s).collect();
+    let mut others: Vec<&Neighbor> = reached.values().filter(|n| !seed_ids.contains(&n.id)).collect();
+    others.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    let keep: HashSet<String> = others.iter().take(g.max_neighbors).map(|n| n.id.clone()).collect();
+    reached.retain(|id, _| keep.contains(id) || seed_ids.contains(id));
+    reached
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct Map(HashMap<String, Vec<GraphEdge>>);
+    impl GraphSource for Map {
+        fn edges(&self, id: &str) -> Vec<GraphEdge> {
+            self.0.get(id).cloned().unwrap_or_default()
+        }
+        fn degree(&self, id: &str) -> usize {
+            self.0.get(id).map(Vec::len).unwrap_or(0)
+        }
+    }
+
+    fn graph(edges: &[(&str, &str, EdgeType)]) -> Map {
+        let mut m: HashMap<String, Vec<GraphEdge>> = HashMap::new();
+        for (a, b, t) in edges {
+            m.entry(a.to_string()).or_default().push(GraphEdge {
+                other: b.to_string(),
+                r#type: *t,
+                forward: true,
+                weight: t.weight(),
+            });
+            m.entry(b.to_string()).or_default().push(GraphEdge {
+                other: a.to_string(),
+                r#type: *t,
+                forward: false,
+                weight: t.weight(),
+            });
+        }
+        Map(m)
+    }
+
+    #[test]
+    fn allowlist_direction_and_names() {
+        use EdgeType::*;
+        let g = graph(&[
+            ("T", "F", Parent),
+            ("F", "E", Parent),
+            ("T", "X", Mentions),
+            ("A", "F", DecisionRef),
+        ]);
+        let mut s = GraphSettings {
+            k_hop: 1,
+            ..GraphSettings::default()
+        };
+        let r = expand(&g, &[("F".into(), 1.0)], &s);
+        let ids: Vec<&str> = r.keys().map(String::as_str).collect();
+        assert_eq!(ids, ["A", "E", "T"]);
+        assert_eq!(r["T"].path[0].edge, "child");
+        assert_eq!(r["A"].path[0].edge, "decides");
+        s.backwards = false;
+        let r = expand(&g, &[("F".into(), 1.0)], &s);
+        assert_eq!(r.keys().map(String::as_str).collect::<Vec<_>>(), ["E"]);
+        // Mentions are not in the default allowlist; two hops reach the epic from the task.
+        let s2 = GraphSettings {
+            k_hop: 2,
+            ..GraphSettings::default()
+        };
+        let r = expand(&g, &[("T".into(), 1.0)], &s2);
+        assert!(!r.contains_key("X"));
+        assert_eq!(r["E"].path.len(), 2);
+    }
+
+    #[test]
+    fn hub_with_ten_thousand_children_is_capped() {
+        use EdgeType::*;
+        let kids: Vec<String> = (0..10_000).map(|i| format!("K{i:05}")).collect();
+        let edges: Vec<(&str, &str, EdgeType)> = kids.iter().map(|k| (k.as_str(), "HUB", Parent)).collect();
+        let g = graph(&edges);
+        let s = GraphSettings {
+            k_hop: 3,
+            max_neighbors_per_seed: 4,
+            max_neighbors: 10,
+            ..GraphSettings::default()
+        };
+        let r = expand(&g, &[("HUB".into(), 1.0), ("K00042".into(), 0.5)], &s);
+        assert!(r.len() <= 10 + 2, "{}", r.len());
+        // Per-seed cap, ties broken by id: the first children by name.
+        let kids: Vec<&String> = r.keys().filter(|k| k.starts_with('K') && *k != "K00042").collect();
+        assert!(
+            !kids.is_empty() && kids.iter().all(|k| k.as_str() < "K00004"),
+            "{kids:?}"
+        );
+        // Walking into the hub is damped by its degree: 0.5 / ln(e + 9999).
+        let only_child = expand(&g, &[("K00042".into(), 0.5)], &GraphSettings { k_hop: 1, ..s.clone() });
+        let hub = &only_child["HUB"];
+        assert!(
+            (hub.score - 0.5 / (std::f64::consts::E + 9999.0).ln()).abs() < 1e-12,
+            "{}",
+            hub.score
+        );
+    }
+
+    #[test]
+    fn cycles_terminate() {
+        use EdgeType::*;
+        let g = graph(&[("A", "B", Relates), ("B", "C", Relates), ("C", "A", Relates)]);
+        let s = GraphSettings {
+            k_hop: 4,
+            ..GraphSettings::default()
+        };
+        let r = expand(&g, &[("A".into(), 1.0)], &s);
+        assert_eq!(r.keys().map(String::as_str).collect::<Vec<_>>(), ["B", "C"]);
+    }
+}
