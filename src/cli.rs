@@ -41,6 +41,20 @@ pub enum Format {
     Json,
 }
 
+/// Output format of `neighbors`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum GraphFormat {
+    /// Indented text.
+    #[default]
+    Text,
+    /// JSON: root, nodes, edges.
+    Json,
+    /// A Mermaid flowchart.
+    Mermaid,
+    /// A Graphviz DOT digraph.
+    Dot,
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -79,6 +93,23 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// A node's neighborhood as text, JSON, Mermaid or Graphviz DOT.
+    Neighbors {
+        /// Node id, raw id (any case) or root-relative path.
+        id: String,
+        /// Hops from the node.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(0..=6))]
+        depth: u8,
+        /// Edge types to follow (comma-separated; default all).
+        #[arg(long, value_delimiter = ',', value_parser = parse_edge_type)]
+        edges: Vec<crate::model::EdgeType>,
+        /// Do not refresh a stale index first.
+        #[arg(long)]
+        no_refresh: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: GraphFormat,
+    },
     /// Print one node (by id, `ID@uid`, or path) with its sections and edges.
     Show {
         /// Node id, raw id (any case) or root-relative path.
@@ -90,4 +121,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+}
+
+fn parse_edge_type(s: &str) -> Result<crate::model::EdgeType, String> {
+    s.trim().parse()
 }

@@ -18,6 +18,7 @@ pub mod frontmatter;
 pub mod index;
 pub mod markdown;
 pub mod model;
+pub mod neighbors;
 pub mod output;
 pub mod parse;
 pub mod resolve;
@@ -252,6 +253,36 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
                 Format::Text => out.write_all(output::search_results(&results).as_bytes())?,
             }
             Ok(if results.results.is_empty() { EXIT_FAIL } else { EXIT_OK })
+        }
+        Command::Neighbors {
+            id,
+            depth,
+            edges,
+            no_refresh,
+            format,
+        } => {
+            prepare(&cfg, cli, err, *no_refresh)?;
+            let loaded_show = sidecar::load(&cfg.index_dir).ok_or_else(|| {
+                Error::Other(format!(
+                    "cannot read the index at {}; run `mdgraph index`",
+                    cfg.display(&cfg.index_dir)
+                ))
+            })?;
+            let root = show::find(&loaded_show, id)?.id.clone();
+            drop(loaded_show);
+            let (engine, warning) = search::open_engine(&cfg)?;
+            if let Some(w) = warning {
+                writeln!(err, "mdgraph: warning: {w}")?;
+            }
+            let hood = neighbors::neighborhood(engine.as_ref(), &root, *depth as usize, edges);
+            let text = match format {
+                cli::GraphFormat::Text => neighbors::to_text(&hood),
+                cli::GraphFormat::Json => json(&hood)?,
+                cli::GraphFormat::Mermaid => neighbors::to_mermaid(&hood),
+                cli::GraphFormat::Dot => neighbors::to_dot(&hood),
+            };
+            out.write_all(text.as_bytes())?;
+            Ok(EXIT_OK)
         }
         Command::Show { id, no_refresh, format } => {
             prepare(&cfg, cli, err, *no_refresh)?;

@@ -45,3 +45,53 @@ fn show_unknown_id_exits_1() {
     assert_eq!(out.code, 1);
     assert!(out.stderr.contains("no node matches `NOPE-404`"), "{}", out.stderr);
 }
+
+#[test]
+fn neighbors_in_every_format() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let text = f.run(&["neighbors", "QRY-FTR-0004"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    snap!("neighbors_text", text.stdout);
+    snap!(
+        "neighbors_mermaid",
+        f.run(&[
+            "neighbors",
+            "adr-0004",
+            "--edges",
+            "decision_ref,relates",
+            "--format",
+            "mermaid"
+        ])
+        .stdout
+    );
+    snap!(
+        "neighbors_dot",
+        f.run(&[
+            "neighbors",
+            "QRY-TSK-0013",
+            "--edges",
+            "blocked_by,blocks,parent",
+            "--depth",
+            "2",
+            "--format",
+            "dot"
+        ])
+        .stdout
+    );
+    let json = f.run(&["neighbors", "QRY-TSK-0007", "--depth", "2", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let ids: Vec<&str> = v["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids[0], "QRY-TSK-0007");
+    for e in v["edges"].as_array().unwrap() {
+        assert!(ids.contains(&e["source"].as_str().unwrap()) && ids.contains(&e["target"].as_str().unwrap()));
+    }
+    let bad = f.run(&["neighbors", "QRY-FTR-0004", "--edges", "child_of"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("unknown edge type `child_of`"), "{}", bad.stderr);
+}

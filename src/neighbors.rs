@@ -1,0 +1,203 @@
+//! Neighbors: a node's neighborhood up to a depth, as text, JSON, Mermaid or Graphviz
+//! DOT, so a person can look at it as a picture.
+//!
+//! A breadth-first walk over document-level edges (both directions; `--edges` limits the
+//! types), at most [`MAX_NODES`] nodes (the rest is counted, not drawn). Every edge among
+//! the nodes shown is drawn, not only the ones the walk used.
+
+use crate::model::{EdgeType, Kind};
+use crate::search::Engine;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+
+/// Most nodes drawn.
+pub const MAX_NODES: usize = 200;
+
+/// A node of the neighborhood.
+#[derive(Debug, Clone, Serialize)]
+pub struct HoodNode {
+    /// Node id.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Kind.
+    pub kind: Kind,
+    /// Type.
+    pub r#type: Option<String>,
+    /// State.
+    pub state: Option<String>,
+    /// Hops from the root.
+    pub hop: usize,
+}
+
+/// An edge between two nodes of the neighborhood.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct HoodEdge {
+    /// Source id.
+    pub source: String,
+    /// Target id.
+    pub target: String,
+    /// Edge type.
+    pub r#type: EdgeType,
+}
+
+/// The neighborhood of one node.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hood {
+    /// The node asked for.
+    pub root: String,
+    /// Nodes by hop, then id.
+    pub nodes: Vec<HoodNode>,
+    /// Edges among them, sorted.
+    pub edges: Vec<HoodEdge>,
+    /// Nodes reached but not shown (over [`MAX_NODES`]).
+    pub omitted: usize,
+}
+
+/// Walk from `root` up to `depth` hops over `types` (all document edge types if empty).
+pub fn neighborhood(engine: &dyn Engine, root: &str, depth: usize, types: &[EdgeType]) -> Hood {
+    let allowed = |t: EdgeType| t != EdgeType::SectionOf && (types.is_empty() || types.contains(&t));
+    let mut hop_of: BTreeMap<String, usize> = BTreeMap::from([(root.to_string(), 0)]);
+    let mut frontier = vec![root.to_string()];
+    let mut omitted = BTreeSet::new();
+    for hop in 1..=depth {
+        let mut next = BTreeSet::new();
+        for id in &frontier {
+            for e in engine.edges(id) {
+                if !allowed(e.r#type) || hop_of.contains_key(&e.other) {
+                    continue;
+                }
+                if hop_of.len() + next.len() >= MAX_NODES && !next.contains(&e.other) {
+                    omitted.insert(e.other);
+                    continue;
+                }
+                next.insert(e.other);
+            }
+        }
+        for id in &next {
+            hop_of.insert(id.clone(), hop);
+            omitted.remove(id);
+        }
+        frontier = next.into_iter().collect();
+    }
+    let mut edges = BTreeSet::new();
+    for id in hop_of.keys() {
+        for e in engine.edges(id) {
+            if allowed(e.r#type) && e.forward && hop_of.contains_key(&e.other) {
+                edges.insert(HoodEdge {
+                    source: id.clone(),
+                    target: e.other,
+                    r#type: e.r#type,
+                });
+            }
+        }
+    }
+    let mut nodes: Vec<HoodNode> = hop_of
+        .into_iter()
+        .map(|(id, hop)| {
+            let info = engine.doc(&id);
+            HoodNode {
+                title: info.as_ref().map(|i| i.title.clone()).unwrap_or_default(),
+                kind: info.as_ref().map(|i| i.kind).unwrap_or_default(),
+                r#type: info.as_ref().and_then(|i| i.r#type.clone()),
+                state: info.and_then(|i| i.state),
+                id,
+                hop,
+            }
+        })
+        .collect();
+    nodes.sort_by(|a, b| (a.hop, &a.id).cmp(&(b.hop, &b.id)));
+    Hood {
+        root: root.to_string(),
+        nodes,
+        edges: edges.into_iter().collect(),
+        omitted: omitted.len(),
+    }
+}
+
+/// Indented text: the root, then each node with the edges (`A —type→ B`) that connect it
+/// to nodes one hop closer.
+pub fn to_text(h: &Hood) -> String {
+    let mut s = String::new();
+    let hop: BTreeMap<&str, usize> = h.nodes.iter().map(|n| (n.id.as_str(), n.hop)).collect();
+    for n in &h.nodes {
+        let label = n.r#type.clone().unwrap_or_else(|| n.kind.as_str().to_string());
+        let state = n.state.as_deref().map(|st| format!(", {st}")).unwrap_or_default();
+        if n.hop == 0 {
+            let _ = writeln!(s, "{}  {}  ({label}{state})", n.id, n.title);
+            continue;
+        }
+        let closer = |id: &str| hop.get(id) == Some(&(n.hop - 1));
+        let via: Vec<String> = h
+            .edges
+            .iter()
+            .filter(|e| (e.source == n.id && closer(&e.target)) || (e.target == n.id && closer(&e.source)))
+            .map(|e| format!("{} —{}→ {}", e.source, e.r#type.as_str(), e.target))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{}{}  {}  ({label}{state})  via {}",
+            "  ".repeat(n.hop),
+            n.id,
+            n.title,
+            via.join("; ")
+        );
+    }
+    if h.omitted > 0 {
+        let _ = writeln!(s, "({} more nodes not shown)", h.omitted);
+    }
+    s
+}
+
+fn quote(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "'")
+}
+
+/// A Mermaid flowchart.
+pub fn to_mermaid(h: &Hood) -> String {
+    let idx: BTreeMap<&str, usize> = h.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
+    let mut s = String::from("graph LR\n");
+    for (i, n) in h.nodes.iter().enumerate() {
+        let _ = writeln!(s, "  n{i}[\"{}: {}\"]", quote(&n.id), quote(&n.title));
+    }
+    for e in &h.edges {
+        let _ = writeln!(
+            s,
+            "  n{} -->|{}| n{}",
+            idx[e.source.as_str()],
+            e.r#type.as_str(),
+            idx[e.target.as_str()]
+        );
+    }
+    if let Some(root) = idx.get(h.root.as_str()) {
+        let _ = writeln!(s, "  style n{root} stroke-width:3px");
+    }
+    s
+}
+
+/// A Graphviz DOT digraph.
+pub fn to_dot(h: &Hood) -> String {
+    let mut s = String::from("digraph neighbors {\n  rankdir=LR;\n  node [shape=box];\n");
+    for n in &h.nodes {
+        let bold = if n.id == h.root { ", penwidth=3" } else { "" };
+        let _ = writeln!(
+            s,
+            "  \"{}\" [label=\"{}\\n{}\"{bold}];",
+            quote(&n.id),
+            quote(&n.id),
+            quote(&n.title)
+        );
+    }
+    for e in &h.edges {
+        let _ = writeln!(
+            s,
+            "  \"{}\" -> \"{}\" [label=\"{}\"];",
+            quote(&e.source),
+            quote(&e.target),
+            e.r#type.as_str()
+        );
+    }
+    s.push_str("}\n");
+    s
+}
