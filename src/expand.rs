@@ -45,6 +45,21 @@ pub struct Step {
     pub to: String,
 }
 
+/// A total order on f64 for ranking keys.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct OrdF64(f64);
+impl Eq for OrdF64 {}
+impl PartialOrd for OrdF64 {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for OrdF64 {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
 /// The name of an edge walked against its direction.
 pub fn reverse_name(t: EdgeType) -> &'static str {
     match t {
@@ -94,7 +109,10 @@ pub fn expand(src: &dyn GraphSource, seeds: &[(String, f64)], g: &GraphSettings)
                     if !allowed.contains(&e.r#type) || (!e.forward && !g.backwards) || visited.contains(&e.other) {
                         continue;
                     }
-                    let keep = best.get(&e.other).is_none_or(|b| e.weight > b.weight);
+                    // Strongest edge; equal weights by type, then forward first, so both
+                    // engines (which list edges in different orders) pick the same one.
+                    let rank = |x: &GraphEdge| (std::cmp::Reverse(OrdF64(x.weight)), x.r#type, !x.forward);
+                    let keep = best.get(&e.other).is_none_or(|b| rank(&e) < rank(b));
                     if keep {
                         best.insert(e.other.clone(), e);
                     }
@@ -245,6 +263,21 @@ mod tests {
             "{}",
             hub.score
         );
+    }
+
+    #[test]
+    fn equal_weight_edges_pick_the_same_path_in_any_order() {
+        // Regression: SQLite and the sidecar list a pair's edges in different orders.
+        use EdgeType::*;
+        let a = graph(&[("A", "B", Blocks), ("B", "A", DependsOn)]);
+        let mut b = graph(&[("B", "A", DependsOn), ("A", "B", Blocks)]);
+        for es in b.0.values_mut() {
+            es.reverse();
+        }
+        let s = GraphSettings::default();
+        let pa = expand(&a, &[("B".into(), 1.0)], &s);
+        let pb = expand(&b, &[("B".into(), 1.0)], &s);
+        assert_eq!(pa["A"].path, pb["A"].path);
     }
 
     #[test]

@@ -105,7 +105,33 @@ pub fn parse_yaml(yaml: &str) -> Parsed {
     }
 }
 
+/// Count alias uses (`*name`) with the event parser. yaml-rust2 expands every alias by
+/// copying its anchor, so nested aliases grow exponentially (a 500-byte "billion laughs"
+/// frontmatter takes gigabytes); frontmatter does not need them, so they are refused.
+fn alias_uses(yaml: &str) -> usize {
+    struct Count(usize);
+    impl yaml_rust2::parser::EventReceiver for Count {
+        fn on_event(&mut self, ev: yaml_rust2::parser::Event) {
+            if matches!(ev, yaml_rust2::parser::Event::Alias(_)) {
+                self.0 += 1;
+            }
+        }
+    }
+    let mut c = Count(0);
+    let _ = yaml_rust2::parser::Parser::new_from_str(yaml).load(&mut c, false);
+    c.0
+}
+
 fn load(yaml: &str) -> Result<Yaml, YamlError> {
+    // Only text with both an anchor and an alias marker can hold aliases: the common
+    // case skips the extra pass.
+    if yaml.contains('&') && yaml.contains('*') && alias_uses(yaml) > 0 {
+        return Err(YamlError {
+            line: 1,
+            col: 1,
+            message: "YAML aliases (*name) are not supported in frontmatter".into(),
+        });
+    }
     match YamlLoader::load_from_str(yaml) {
         Ok(mut docs) => Ok(if docs.is_empty() {
             Yaml::Null
@@ -252,26 +278,45 @@ impl<'a> KeyLines<'a> {
         found
     }
 
-    /// 1-based line (within the block) of `value` under the key `path`: the first line of
-    /// the key's block that contains it, else the key's own line.
-    pub fn value_line(&self, path: &str, value: &str) -> u32 {
+    /// 1-based lines (within the block) of each of `values` under the key `path`, which
+    /// are in file order: one forward pass over the key's block (a long list costs linear
+    /// time). A value not found is placed on the key's own line.
+    pub fn value_lines(&self, path: &str, values: &[String]) -> Vec<u32> {
         let Some((k, indent)) = self.key_line(path) else {
-            return 1;
+            return vec![1; values.len()];
         };
-        if self.lines[k].contains(value) {
-            return k as u32 + 1;
-        }
-        for (i, line) in self.lines.iter().enumerate().skip(k + 1) {
-            let t = line.trim_start();
-            let ind = line.len() - t.len();
+        let mut end = k + 1;
+        while end < self.lines.len() {
+            let t = self.lines[end].trim_start();
+            let ind = self.lines[end].len() - t.len();
             if !t.is_empty() && ind <= indent && !t.starts_with('-') {
                 break;
             }
-            if line.contains(value) {
-                return i as u32 + 1;
-            }
+            end += 1;
         }
-        k as u32 + 1
+        let (mut line, mut col) = (k, 0usize);
+        values
+            .iter()
+            .map(|v| {
+                let (mut l, mut c) = (line, col);
+                while l < end {
+                    let text = self.lines[l].get(c..).unwrap_or("");
+                    if let Some(at) = text.find(v.as_str()) {
+                        line = l;
+                        col = c + at + v.len();
+                        return l as u32 + 1;
+                    }
+                    l += 1;
+                    c = 0;
+                }
+                k as u32 + 1
+            })
+            .collect()
+    }
+
+    /// 1-based line (within the block) of `value` under the key `path`.
+    pub fn value_line(&self, path: &str, value: &str) -> u32 {
+        self.value_lines(path, &[value.to_string()])[0]
     }
 }
 
@@ -309,6 +354,22 @@ mod tests {
     }
 
     #[test]
+    fn alias_bomb_is_refused_quickly() {
+        // Regression: 7 levels of 10 aliases expanded to 10^7 nodes (gigabytes).
+        let mut y = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..8 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            y.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        assert!(matches!(parse_yaml(&y), Parsed::Invalid { .. }));
+        // Anchors and stars in plain text are fine.
+        assert!(matches!(
+            parse_yaml("title: \"R&D *notes*\"\nid: A-1\n"),
+            Parsed::Mapping(_)
+        ));
+    }
+
+    #[test]
     fn not_mapping() {
         assert!(matches!(parse_yaml("- a\n- b\n"), Parsed::NotMapping("a list")));
         assert!(matches!(parse_yaml("just text\n"), Parsed::NotMapping("a scalar")));
@@ -330,6 +391,15 @@ mod tests {
         assert_eq!(k.value_line("links.relates", "B-1"), 3);
         assert_eq!(k.value_line("links.blocks", "D-3"), 6);
         assert_eq!(k.value_line("parent", "P"), 7);
+        let many = KeyLines::new("rel:\n  - A-1\n  - A-2\n  - A-1\nnext: [B-1, B-2, B-1]\n");
+        assert_eq!(
+            many.value_lines("rel", &["A-1".into(), "A-2".into(), "A-1".into()]),
+            [2, 3, 4]
+        );
+        assert_eq!(
+            many.value_lines("next", &["B-1".into(), "B-2".into(), "B-1".into(), "Z".into()]),
+            [5, 5, 5, 5]
+        );
     }
 
     #[test]

@@ -199,13 +199,17 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
 
 /// Record the stamps of the scanned sources, the walked folders and the index files.
 fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
-    let outputs = sidecar::OUTPUTS
+    let mut outputs: Vec<(&str, Stamp, String)> = sidecar::OUTPUTS
         .iter()
         .filter_map(|name| {
             let st = Stamp::of_path(&cfg.index_dir.join(name))?;
             Some((*name, st, meta.outputs.get(*name)?.clone()))
         })
         .collect();
+    // meta.json too, so the probe notices it missing or replaced.
+    if let Some(st) = Stamp::of_path(&cfg.index_dir.join(sidecar::META)) {
+        outputs.push((sidecar::META, st, "-".into()));
+    }
     let cache = StatCache::from_snapshot(statcache::Snapshot {
         scan_start,
         root: &cfg.root,
@@ -218,6 +222,7 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
         config_digest: &meta.config_digest,
         sidecar_digest: &crate::store::sidecar_digest(meta),
         outputs,
+        skipped: scanned.files.iter().filter(|f| f.stamp.is_none()).count(),
     });
     cache.save(&cfg.index_dir);
 }

@@ -99,6 +99,16 @@ impl From<std::io::Error> for Failure {
     }
 }
 
+/// Write command output; a reader that went away (`| head`) is not an error, and the
+/// command's own exit code stands (a failed check stays failed).
+fn emit(out: &mut dyn Write, bytes: &[u8], code: i32) -> Result<i32, Failure> {
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(code),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(code),
+        Err(e) => Err(Failure::Error(Error::io("<stdout>", e))),
+    }
+}
+
 fn json(v: &impl serde::Serialize) -> Result<String, Failure> {
     serde_json::to_string_pretty(v)
         .map(|s| s + "\n")
@@ -218,16 +228,16 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
         }
         Command::Check { strict, format } => {
             let report = check::check(&cfg, *strict)?;
+            let code = if report.ok { EXIT_OK } else { EXIT_FAIL };
             match format {
-                Format::Json => out.write_all(json(&report)?.as_bytes())?,
+                Format::Json => emit(out, json(&report)?.as_bytes(), code),
                 Format::Text => {
-                    out.write_all(output::diagnostics(&report.diagnostics).as_bytes())?;
                     if !cli.quiet {
                         writeln!(err, "{}", output::check_summary(&report))?;
                     }
+                    emit(out, output::diagnostics(&report.diagnostics).as_bytes(), code)
                 }
             }
-            Ok(if report.ok { EXIT_OK } else { EXIT_FAIL })
         }
         Command::Search {
             query,
@@ -248,11 +258,11 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             if let Some(w) = warning {
                 writeln!(err, "mdgraph: warning: {w}")?;
             }
+            let code = if results.results.is_empty() { EXIT_FAIL } else { EXIT_OK };
             match format {
-                Format::Json => out.write_all(json(&results)?.as_bytes())?,
-                Format::Text => out.write_all(output::search_results(&results).as_bytes())?,
+                Format::Json => emit(out, json(&results)?.as_bytes(), code),
+                Format::Text => emit(out, output::search_results(&results).as_bytes(), code),
             }
-            Ok(if results.results.is_empty() { EXIT_FAIL } else { EXIT_OK })
         }
         Command::Neighbors {
             id,

@@ -106,9 +106,12 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     let has_fm = yaml_doc.is_some();
     let ci_in = |list: &[String], v: &str| list.iter().any(|x| x.eq_ignore_ascii_case(v));
     let in_dir = |d: &str| rel.split('/').rev().skip(1).any(|c| c.eq_ignore_ascii_case(d));
-    let adr_like = raw_id.len() > 4
-        && raw_id[..4].eq_ignore_ascii_case("adr-")
-        && raw_id[4..].starts_with(|c: char| c.is_ascii_digit());
+    // Byte comparison: `raw_id` may start with multi-byte characters.
+    let adr_like = raw_id
+        .as_bytes()
+        .get(..4)
+        .is_some_and(|p| p.eq_ignore_ascii_case(b"adr-"))
+        && raw_id.as_bytes().get(4).is_some_and(u8::is_ascii_digit);
     let kind =
         if ty.as_ref().is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t)) || (has_fm && in_dir(&s.kinds.items_dir)) {
             Kind::WorkItem
@@ -191,7 +194,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         let Some(v) = frontmatter::get_path(y, key) else {
             continue;
         };
-        for target in ref_values(v, &mut |what| {
+        let targets = ref_values(v, &mut |what| {
             diags.push(Diagnostic::new(
                 rel,
                 fm_line(key, ""),
@@ -199,13 +202,14 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
                 Code::BadReference,
                 format!("`{key}` holds {what}; expected an id, a list of ids or a comma-separated string"),
             ))
-        }) {
-            let line = fm_line(key, &target);
+        });
+        let lines = key_lines.value_lines(key, &targets);
+        for (target, line) in targets.into_iter().zip(lines) {
             refs.push(RawRef {
                 edge,
                 target,
                 form: RefForm::Id,
-                line,
+                line: line + 1,
                 key: Some(key.clone()),
             });
         }
@@ -434,6 +438,21 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    }
+
+    #[test]
+    fn non_ascii_ids_do_not_panic() {
+        // Regression: the ADR prefix test sliced the id by bytes inside a character.
+        let s = Settings::default();
+        for (path, text) in [
+            ("a.md", "---\nid: aéé\n---\nx\n"),
+            ("aéé.md", "x\n"),
+            ("日本語-1.md", "---\nid: 日本語-1\n---\n"),
+        ] {
+            let p = parse_file(path, "h", text, &s);
+            assert_eq!(p.doc.kind, Kind::Doc, "{path}");
+        }
+        assert_eq!(parse_file("ADR-7_x.md", "h", "x\n", &s).doc.kind, Kind::Adr);
     }
 
     #[test]

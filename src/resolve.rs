@@ -7,7 +7,7 @@ use crate::diag::{Code, Diagnostic, Severity};
 use crate::model::{Edge, EdgeType, Graph, Kind, Node, Origin, RawRef, RefForm};
 use crate::parse::{ParsedFile, file_stem};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Build the graph from parsed files (any order; output is sorted).
 /// The parsed files are consumed: their fields and section texts move into the nodes.
@@ -229,16 +229,18 @@ fn build_graph(files: Vec<ParsedFile>, ids: &[String], edges: FileEdges) -> Grap
     for (i, f) in files.into_iter().enumerate() {
         let mut doc = f.doc;
         doc.id = ids[i].clone();
-        let mut slugs: HashMap<String, usize> = HashMap::new();
+        // Section slugs are unique within the document: a repeated heading gets `-2`,
+        // `-3`, … skipping any suffix another heading already took ("Phase 2").
+        let mut taken: HashSet<String> = HashSet::new();
         for sec in f.sections {
             let base = slug(&sec.heading, sec.level);
-            let n = slugs.entry(base.clone()).or_insert(0);
-            *n += 1;
-            let chunk_id = if *n == 1 {
-                format!("{}#{base}", doc.id)
-            } else {
-                format!("{}#{base}-{n}", doc.id)
-            };
+            let mut name = base.clone();
+            let mut n = 1;
+            while !taken.insert(name.clone()) {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            let chunk_id = format!("{}#{name}", doc.id);
             out_edges.push(Edge {
                 source: chunk_id.clone(),
                 target: doc.id.clone(),
@@ -529,6 +531,21 @@ mod tests {
         assert_eq!(slug("Risks / Dependencies", 1), "risks-dependencies");
         assert_eq!(slug("", 0), "preamble");
         assert_eq!(slug("!!!", 2), "section");
+    }
+
+    #[test]
+    fn repeated_headings_get_unique_chunk_ids() {
+        // Regression: "Phase 2", "Phase", "Phase" gave `#phase-2` twice.
+        let s = crate::config::Settings::default();
+        let p = crate::parse::parse_file(
+            "t.md",
+            "h",
+            "---\nid: T-1\n---\n## Phase 2\na\n## Phase\nb\n## Phase\nc\n## Phase\nd\n",
+            &s,
+        );
+        let (g, _) = resolve(vec![p], &s);
+        let ids: Vec<&str> = g.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(ids, ["T-1", "T-1#phase", "T-1#phase-2", "T-1#phase-3", "T-1#phase-4"]);
     }
 
     #[test]

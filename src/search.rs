@@ -187,7 +187,7 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     let mut text = query.to_string();
     for (tok, _) in mention_candidates(query) {
         if let Some(id) = engine.exact_id(tok) {
-            text = text.replace(tok, " ");
+            text = remove_token(&text, tok);
             if !exact.contains(&id) {
                 exact.push(id);
             }
@@ -275,6 +275,27 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         terms: terms.iter().map(|t| t.stem.clone()).collect(),
         results,
     })
+}
+
+/// `text` without the whole-token occurrences of `tok` (not inside longer tokens: removing
+/// `T-1` leaves `T-12` alone).
+fn remove_token(text: &str, tok: &str) -> String {
+    let is_tok = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c));
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(tok) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + tok.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if is_tok(before) || is_tok(after) {
+            out.push_str(tok);
+        } else {
+            out.push(' ');
+        }
+        rest = &rest[at + tok.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn truncate(mut v: Vec<Hit>, limit: usize) -> Vec<Hit> {

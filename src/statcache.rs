@@ -124,6 +124,9 @@ pub struct Snapshot<'a> {
     pub sidecar_digest: &'a str,
     /// (name, stamp, digest) of the index outputs.
     pub outputs: Vec<(&'a str, Stamp, String)>,
+    /// Files the scan skipped (not UTF-8, too large, unreadable): they have no stamp, so
+    /// while there are any the probe cannot vouch for the tree.
+    pub skipped: usize,
 }
 
 /// Ignore files in the root and each of its ancestors.
@@ -154,10 +157,20 @@ impl StatCache {
                 complete = false;
             }
         }
-        let watch = watch_paths(s.root)
-            .into_iter()
-            .map(|p| (p.clone(), Stamp::of_path(&p)))
-            .collect();
+        // Ignore files shape the walk: those of the root's ancestors and of every walked
+        // folder are watched (present with their stamp, or absent).
+        let mut paths = watch_paths(s.root);
+        for (d, _) in s.dirs {
+            for f in [".gitignore", ".ignore"] {
+                paths.push(s.root.join(d).join(f));
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        let watch = paths.into_iter().map(|p| (p.clone(), Stamp::of_path(&p))).collect();
+        if s.skipped > 0 {
+            complete = false;
+        }
         StatCache {
             files,
             outputs: s
@@ -239,7 +252,10 @@ impl StatCache {
     /// Write atomically; a failure only costs speed, so it is ignored.
     pub fn save(&self, index_dir: &Path) {
         let mut out = String::with_capacity(self.files.len() * 150 + 256);
-        let flag = if self.complete { "1" } else { "0" };
+        // A path with a newline cannot be written on one line: then the cache does not
+        // cover every file and must not vouch for the tree.
+        let all_written = !self.files.keys().any(|p| p.contains('\n'));
+        let flag = if self.complete && all_written { "1" } else { "0" };
         out.push_str(&format!(
             "{MAGIC} {flag} {} {}\n",
             self.config_digest, self.sidecar_digest
@@ -329,7 +345,8 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
             _ => return None,
         }
     }
-    if by_dir.is_empty() || outputs != crate::sidecar::OUTPUTS.len() || watched != watch_paths(root).len() {
+    // meta.json and the three JSONL files; the root's ancestors at least.
+    if by_dir.is_empty() || outputs != crate::sidecar::OUTPUTS.len() + 1 || watched < watch_paths(root).len() {
         return None;
     }
     let dirs_ok = dirs
@@ -402,6 +419,7 @@ mod tests {
             config_digest: "cfg",
             sidecar_digest: "side",
             outputs: vec![("graph_nodes.jsonl", fresh, "d".into())],
+            skipped: 0,
         });
         c.save(dir.path());
         let back = StatCache::load(dir.path());

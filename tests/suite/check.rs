@@ -204,3 +204,21 @@ fn stat_cache_never_hides_an_edit() {
     std::fs::remove_file(f.index().join(".stat-cache")).unwrap();
     assert_eq!(f.run(&["check"]).code, 0);
 }
+
+#[test]
+fn closed_pipe_keeps_the_exit_code() {
+    // Regression: `mdgraph check | head -1` exited 0 for a failing check.
+    use std::process::{Command, Stdio};
+    let f = Fixture::new("tests/fixtures/broken");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let mut child = Command::new(BIN)
+        .args(["--root", "backlog", "--index-dir", "_index", "check"])
+        .current_dir(f.dir.path())
+        .env_clear()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}

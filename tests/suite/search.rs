@@ -363,3 +363,47 @@ fn no_graph_gives_plain_full_text_ranking() {
     let (_, graph) = search_json(&f, &["what is blocking the PDF export", "--limit", "20"]);
     assert!(graph.results.iter().any(|h| matches!(h.why, WhyJson::Neighbor { .. })));
 }
+
+#[test]
+fn probe_covers_skipped_files_subfolder_ignores_and_meta() {
+    let f = Fixture::new("backlog-fixtures");
+    std::fs::create_dir_all(f.root().join("sub")).unwrap();
+    std::fs::write(f.root().join("sub/.gitignore"), "hidden.md\n").unwrap();
+    std::fs::write(f.root().join("sub/hidden.md"), "# Walrus\nWalrus notes.\n").unwrap();
+    std::fs::write(f.root().join("bad.md"), b"# Zebra \xff\n").unwrap();
+    crate::check::age_files(&f.root());
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(f.run(&["index"]).code, 0);
+    let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
+    assert!(
+        cache.starts_with("mdgraph-stat-cache 2 0 "),
+        "a skipped file keeps the cache from vouching"
+    );
+    // Fixing the skipped file in place is seen.
+    std::fs::write(f.root().join("bad.md"), "# Zebra\nZebra notes.\n").unwrap();
+    let (_, v) = search_json(&f, &["zebra", "--no-graph"]);
+    assert_eq!(
+        v.results.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(),
+        ["bad.md"]
+    );
+    // With a complete cache, emptying a subfolder's .gitignore in place is seen.
+    crate::check::age_files(&f.root());
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(f.run(&["index"]).code, 0);
+    let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
+    assert!(cache.starts_with("mdgraph-stat-cache 2 1 "));
+    let (code, _) = search_json(&f, &["walrus"]);
+    assert_eq!(code, 1, "hidden.md is ignored");
+    std::fs::write(f.root().join("sub/.gitignore"), "").unwrap();
+    let (_, v) = search_json(&f, &["walrus", "--no-graph"]);
+    assert_eq!(
+        v.results.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(),
+        ["sub/hidden.md"]
+    );
+    // A deleted meta.json is noticed too (the index is rebuilt, show works).
+    crate::check::age_files(&f.root());
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(f.run(&["index"]).code, 0);
+    std::fs::remove_file(f.index().join("meta.json")).unwrap();
+    assert_eq!(f.run(&["show", "ADR-0001"]).code, 0);
+}
