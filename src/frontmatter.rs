@@ -314,6 +314,17 @@ impl<'a> KeyLines<'a> {
             .collect()
     }
 
+    /// The text written after `key:` on the key's own line (comment removed), for plain
+    /// scalars whose parsed form loses what was written (`0042`).
+    pub fn raw_scalar(&self, path: &str) -> Option<&str> {
+        let (k, _) = self.key_line(path)?;
+        let line = self.lines[k];
+        let after = line.split_once(':')?.1;
+        let value = after.split(" #").next().unwrap_or(after).trim();
+        (!value.is_empty() && !value.contains(char::is_whitespace) && !value.starts_with(['[', '{', '"', '\'']))
+            .then_some(value)
+    }
+
     /// 1-based line (within the block) of `value` under the key `path`.
     pub fn value_line(&self, path: &str, value: &str) -> u32 {
         self.value_lines(path, &[value.to_string()])[0]

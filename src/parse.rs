@@ -75,12 +75,18 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     let stem = file_stem(rel);
     let empty = Yaml::Hash(Default::default());
     let y = yaml_doc.as_ref().unwrap_or(&empty);
+    // Integers keep their written form (`id: 0042` is `0042`, not `42`).
     let first_scalar = |keys: &[String]| {
         keys.iter().find_map(|k| {
-            frontmatter::get_path(y, k)
-                .and_then(frontmatter::scalar_text)
-                .map(|v| (k.clone(), v.trim().to_string()))
-                .filter(|(_, v)| !v.is_empty())
+            let v = frontmatter::get_path(y, k)?;
+            let text = match v {
+                Yaml::Integer(_) => key_lines
+                    .raw_scalar(k)
+                    .map(str::to_string)
+                    .or_else(|| frontmatter::scalar_text(v)),
+                _ => frontmatter::scalar_text(v),
+            }?;
+            Some((k.clone(), text.trim().to_string())).filter(|(_, v)| !v.is_empty())
         })
     };
     let fm_id = first_scalar(&s.ids.keys);
@@ -194,6 +200,9 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         let Some(v) = frontmatter::get_path(y, key) else {
             continue;
         };
+        let raw_int = matches!(v, Yaml::Integer(_))
+            .then(|| key_lines.raw_scalar(key))
+            .flatten();
         let targets = ref_values(v, &mut |what| {
             diags.push(Diagnostic::new(
                 rel,
@@ -203,6 +212,11 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
                 format!("`{key}` holds {what}; expected an id, a list of ids or a comma-separated string"),
             ))
         });
+        // An integer reference keeps its written form, like an integer id.
+        let targets = match raw_int {
+            Some(raw) => vec![raw.to_string()],
+            None => targets,
+        };
         let lines = key_lines.value_lines(key, &targets);
         for (target, line) in targets.into_iter().zip(lines) {
             refs.push(RawRef {
@@ -438,6 +452,16 @@ mod tests {
             .collect();
         assert_eq!(got, want);
         assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    }
+
+    #[test]
+    fn integer_ids_keep_their_written_form() {
+        let s = Settings::default();
+        let p = parse_file("x.md", "h", "---\nid: 0042  # padded\n---\n", &s);
+        assert_eq!(p.doc.id, "0042");
+        let p = parse_file("y.md", "h", "---\nid: 7\nparent: 0042\n---\n", &s);
+        assert_eq!(p.doc.id, "7");
+        assert_eq!(p.doc.refs.unwrap()[0].target, "0042");
     }
 
     #[test]
