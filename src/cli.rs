@@ -41,6 +41,16 @@ pub enum Format {
     Json,
 }
 
+/// Output format of `pack`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum PackFormat {
+    /// Markdown, ready to paste into a prompt.
+    #[default]
+    Md,
+    /// JSON for scripts.
+    Json,
+}
+
 /// Output format of `neighbors`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum GraphFormat {
@@ -92,6 +102,27 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+    },
+    /// A context pack for a prompt: the best results fitted into a token budget, each
+    /// with the reason it is there.
+    Pack {
+        /// The question or keywords (plain text).
+        query: String,
+        /// Token budget (default: pack.budget, 4000).
+        #[arg(long)]
+        budget: Option<u32>,
+        /// Candidates considered, best first.
+        #[arg(long, default_value_t = 30)]
+        candidates: usize,
+        /// Plain full-text ranking: no graph expansion or re-rank.
+        #[arg(long)]
+        no_graph: bool,
+        /// Do not refresh a stale index first.
+        #[arg(long)]
+        no_refresh: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: PackFormat,
     },
     /// A node's neighborhood as text, JSON, Mermaid or Graphviz DOT.
     Neighbors {

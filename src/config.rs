@@ -35,6 +35,28 @@ struct ConfigFile {
     sqlite: Option<bool>,
     #[serde(default)]
     retrieval: Retrieval,
+    #[serde(default)]
+    pack: Pack,
+}
+
+/// Context pack settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Pack {
+    /// Default token budget of `mdgraph pack`.
+    pub budget: usize,
+    /// `o200k` (exact) or `approx` (bytes / 4); counts are stored in the index, so
+    /// changing it makes the index stale.
+    pub tokenizer: crate::tokens::Tokenizer,
+}
+
+impl Default for Pack {
+    fn default() -> Self {
+        Pack {
+            budget: 4000,
+            tokenizer: crate::tokens::Tokenizer::default(),
+        }
+    }
 }
 
 /// Query-time settings (they do not change the index, so they are not in its digest).
@@ -361,6 +383,8 @@ pub struct Settings {
     pub kinds: KindSettings,
     /// Effective frontmatter key path → edge type.
     pub edges: BTreeMap<String, EdgeType>,
+    /// Token counter for pack sizes (counts are stored in the index).
+    pub tokenizer: crate::tokens::Tokenizer,
 }
 
 impl Default for Settings {
@@ -371,6 +395,7 @@ impl Default for Settings {
             fields: FieldSettings::default(),
             kinds: KindSettings::default(),
             edges: default_edges(),
+            tokenizer: crate::tokens::Tokenizer::default(),
         }
     }
 }
@@ -400,6 +425,8 @@ pub struct Config {
     pub sqlite: bool,
     /// Query-time settings.
     pub retrieval: Retrieval,
+    /// Pack settings (the budget; the tokenizer is in `settings`).
+    pub pack: Pack,
 }
 
 /// Command-line overrides applied on top of the file.
@@ -457,7 +484,7 @@ impl Config {
             None => (ConfigFile::default(), cwd.to_path_buf()),
         };
         let cfg_name = file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-        let settings =
+        let mut settings =
             validate(raw.scan, raw.ids, raw.fields, raw.kinds, raw.edges).map_err(|message| Error::Config {
                 path: cfg_name.clone(),
                 line: 0,
@@ -469,6 +496,14 @@ impl Config {
             message,
         })?;
         let sqlite = !ov.no_sqlite && raw.sqlite.unwrap_or(true);
+        settings.tokenizer = raw.pack.tokenizer;
+        if raw.pack.budget == 0 {
+            return Err(Error::Config {
+                path: cfg_name.clone(),
+                line: 0,
+                message: "pack.budget: must be at least 1".into(),
+            });
+        }
         let root = match (&ov.root, &raw.root) {
             (Some(r), _) => cwd.join(r),
             (None, Some(r)) => base.join(r),
@@ -487,6 +522,7 @@ impl Config {
             settings,
             sqlite,
             retrieval,
+            pack: raw.pack,
         })
     }
 
@@ -545,6 +581,7 @@ fn validate(
         fields,
         kinds,
         edges: map,
+        tokenizer: crate::tokens::Tokenizer::default(),
     })
 }
 

@@ -124,7 +124,9 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
             // Read now if the scan took the hash from the stat cache; a file that changed
             // since the scan is indexed as it was scanned (its hash), then seen as stale.
             let (text, _) = f.load_text()?;
-            Some(parse_file(&f.rel, &f.hash, &text, &cfg.settings))
+            let mut p = parse_file(&f.rel, &f.hash, &text, &cfg.settings);
+            count_tokens(&mut p, cfg.settings.tokenizer);
+            Some(p)
         })
         .collect();
     let n_parsed = fresh.len();
@@ -197,6 +199,14 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     })
 }
 
+/// Token counts of a document's header and sections as a pack prints them.
+fn count_tokens(p: &mut ParsedFile, t: crate::tokens::Tokenizer) {
+    p.doc.tokens = Some(crate::tokens::count(t, &crate::render::doc_header(&p.doc)));
+    for s in &mut p.sections {
+        s.tokens = crate::tokens::count(t, &crate::render::section_block(&s.heading, &s.text));
+    }
+}
+
 /// Record the stamps of the scanned sources, the walked folders and the index files.
 fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
     let mut outputs: Vec<(&str, Stamp, String)> = sidecar::OUTPUTS
@@ -243,6 +253,7 @@ fn previous_parses(index: Loaded) -> HashMap<String, ParsedFile> {
                 line: n.line.unwrap_or(0),
                 text_line: n.text_line.unwrap_or(0),
                 text: n.text.unwrap_or_default(),
+                tokens: n.tokens.unwrap_or(0),
             });
         } else {
             docs.push(n);

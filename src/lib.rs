@@ -20,7 +20,9 @@ pub mod markdown;
 pub mod model;
 pub mod neighbors;
 pub mod output;
+pub mod pack;
 pub mod parse;
+pub mod render;
 pub mod resolve;
 pub mod scan;
 pub mod search;
@@ -30,6 +32,7 @@ pub mod statcache;
 pub mod store;
 pub mod timing;
 pub mod tokenize;
+pub mod tokens;
 
 use clap::Parser;
 use cli::{Cli, Command, Format};
@@ -262,6 +265,29 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             match format {
                 Format::Json => emit(out, json(&results)?.as_bytes(), code),
                 Format::Text => emit(out, output::search_results(&results).as_bytes(), code),
+            }
+        }
+        Command::Pack {
+            query,
+            budget,
+            candidates,
+            no_graph,
+            no_refresh,
+            format,
+        } => {
+            prepare(&cfg, cli, err, *no_refresh)?;
+            let graph = cfg.retrieval.graph.enabled && !*no_graph;
+            let (engine, warning) = search::open_engine(&cfg)?;
+            if let Some(w) = warning {
+                writeln!(err, "mdgraph: warning: {w}")?;
+            }
+            let results = search::search(engine.as_ref(), query, &cfg.retrieval, *candidates, graph)?;
+            let budget = budget.unwrap_or(cfg.pack.budget as u32);
+            let p = pack::pack(engine.as_ref(), query, &results.results, budget, cfg.settings.tokenizer);
+            let code = if p.items.is_empty() { EXIT_FAIL } else { EXIT_OK };
+            match format {
+                cli::PackFormat::Md => emit(out, p.markdown.as_bytes(), code),
+                cli::PackFormat::Json => emit(out, json(&p)?.as_bytes(), code),
             }
         }
         Command::Neighbors {

@@ -26,6 +26,8 @@ pub struct Section {
     pub text_line: u32,
     /// The Markdown under the heading, trimmed.
     pub text: String,
+    /// Tokens of the section as a pack prints it (set at index time).
+    pub tokens: u32,
 }
 
 /// A link found in the body.
@@ -102,6 +104,7 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
             line,
             text_line,
             text: text.to_string(),
+            tokens: 0,
         });
     };
 

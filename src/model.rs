@@ -223,6 +223,9 @@ pub struct Node {
     /// 1-based line of the heading (or of the first text line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
+    /// Tokens of the document header or the section as a pack prints it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u32>,
     /// 1-based line where the section text starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_line: Option<u32>,

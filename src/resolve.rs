@@ -259,6 +259,7 @@ fn build_graph(files: Vec<ParsedFile>, ids: &[String], edges: FileEdges) -> Grap
                 level: Some(sec.level),
                 line: Some(sec.line),
                 text_line: Some(sec.text_line),
+                tokens: Some(sec.tokens),
                 text: Some(sec.text),
                 ..Node::default()
             });

@@ -154,6 +154,19 @@ pub struct DocInfo {
     pub state: Option<String>,
 }
 
+/// A section's text for a pack.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SectionText {
+    /// Chunk id.
+    pub chunk: String,
+    /// Heading.
+    pub heading: String,
+    /// Markdown text.
+    pub text: String,
+    /// Tokens of the section as a pack prints it.
+    pub tokens: u32,
+}
+
 /// What a search engine must answer.
 pub trait Engine: GraphSource {
     /// Row statistics.
@@ -166,6 +179,10 @@ pub trait Engine: GraphSource {
     fn doc(&self, id: &str) -> Option<DocInfo>;
     /// The document an id-like token names exactly (any case, `ID@uidprefix`).
     fn exact_id(&self, token: &str) -> Option<String>;
+    /// A document node (with its token count).
+    fn node(&self, id: &str) -> Option<Node>;
+    /// A document's sections in order, with text and token counts.
+    fn sections_of(&self, doc: &str) -> Vec<SectionText>;
     /// Index terms of a row's title, heading and body columns.
     fn row_terms(&self, row: u32) -> HashSet<String>;
     /// Which engine this is.
@@ -591,6 +608,33 @@ impl Engine for SqliteEngine {
         }
     }
 
+    fn node(&self, id: &str) -> Option<Node> {
+        let json: String = self
+            .conn
+            .query_row("SELECT json FROM nodes WHERE id = ?1", [id], |r| r.get(0))
+            .ok()?;
+        serde_json::from_str(&json).ok()
+    }
+
+    fn sections_of(&self, doc: &str) -> Vec<SectionText> {
+        let Ok(mut st) = self
+            .conn
+            .prepare_cached("SELECT id, heading, text, tokens FROM sections WHERE doc = ?1 ORDER BY line")
+        else {
+            return Vec::new();
+        };
+        st.query_map([doc], |r| {
+            Ok(SectionText {
+                chunk: r.get(0)?,
+                heading: r.get(1)?,
+                text: r.get(2)?,
+                tokens: r.get(3)?,
+            })
+        })
+        .map(|rows| rows.flatten().filter(|s| s.chunk != doc).collect())
+        .unwrap_or_default()
+    }
+
     fn row_terms(&self, row: u32) -> HashSet<String> {
         let found = self.conn.query_row(
             "SELECT n.title, s.heading, s.text FROM sections s JOIN nodes n ON n.id = s.doc WHERE s.rowid = ?1",
@@ -624,6 +668,10 @@ pub struct MemoryEngine {
     adjacency: HashMap<String, Vec<GraphEdge>>,
     /// Document → number of distinct linked documents.
     degrees: HashMap<String, usize>,
+    /// Document nodes by id.
+    nodes: HashMap<String, Node>,
+    /// Document id → its sections in order.
+    sections: HashMap<String, Vec<SectionText>>,
 }
 
 impl MemoryEngine {
@@ -667,6 +715,29 @@ impl MemoryEngine {
                 )
             })
             .collect();
+        let mut sections: HashMap<String, Vec<SectionText>> = HashMap::new();
+        let mut by_id = HashMap::new();
+        let mut line_of: HashMap<&str, u32> = HashMap::new();
+        for n in nodes {
+            if n.is_chunk() {
+                line_of.insert(n.id.as_str(), n.line.unwrap_or(0));
+                sections
+                    .entry(n.doc.clone().unwrap_or_default())
+                    .or_default()
+                    .push(SectionText {
+                        chunk: n.id.clone(),
+                        heading: n.heading.clone().unwrap_or_default(),
+                        text: n.text.clone().unwrap_or_default(),
+                        tokens: n.tokens.unwrap_or(0),
+                    });
+            } else {
+                by_id.insert(n.id.clone(), n.clone());
+            }
+        }
+        // Nodes are sorted by id; a document's sections go in file order.
+        for list in sections.values_mut() {
+            list.sort_by_key(|s| line_of.get(s.chunk.as_str()).copied().unwrap_or(0));
+        }
         MemoryEngine {
             index,
             docs,
@@ -675,6 +746,8 @@ impl MemoryEngine {
             texts,
             adjacency,
             degrees,
+            nodes: by_id,
+            sections,
         }
     }
 }
@@ -723,6 +796,14 @@ impl Engine for MemoryEngine {
             [one] => Some((*one).clone()),
             _ => None,
         }
+    }
+
+    fn node(&self, id: &str) -> Option<Node> {
+        self.nodes.get(id).cloned()
+    }
+
+    fn sections_of(&self, doc: &str) -> Vec<SectionText> {
+        self.sections.get(doc).cloned().unwrap_or_default()
     }
 
     fn row_terms(&self, row: u32) -> HashSet<String> {

@@ -15,7 +15,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// Version of the on-disk format; a different version makes the index stale.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 /// Node file name.
 pub const NODES: &str = "graph_nodes.jsonl";
 /// Edge file name.

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// File name of the mirror inside the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 /// Version of the mirror's tables; another version is rebuilt.
-pub const DB_SCHEMA: i64 = 5;
+pub const DB_SCHEMA: i64 = 6;
 
 /// Path of the mirror.
 pub fn db_path(index_dir: &Path) -> PathBuf {
@@ -105,7 +105,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                             weight REAL NOT NULL);
          CREATE TABLE sections(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL,
                                heading TEXT NOT NULL, level INTEGER NOT NULL,
-                               line INTEGER NOT NULL, text TEXT NOT NULL);
+                               line INTEGER NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
          CREATE TABLE postings(term TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
          CREATE TABLE corpus(key TEXT PRIMARY KEY, value BLOB NOT NULL);
          CREATE VIRTUAL TABLE sections_fts USING fts5(title, heading, body, content='',
@@ -121,7 +121,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
             .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
             .map_err(e)?;
         let mut put_section = tx
-            .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
             .map_err(e)?;
         let mut put_fts = tx
             .prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
@@ -141,7 +141,8 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                     row.heading,
                     c.level.unwrap_or(0),
                     c.line.unwrap_or(0),
-                    c.text.as_deref().unwrap_or("")
+                    c.text.as_deref().unwrap_or(""),
+                    c.tokens.unwrap_or(0)
                 ])
                 .map_err(e)?;
             put_fts
@@ -215,6 +216,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
         "CREATE INDEX nodes_lid ON nodes(lid);
          CREATE INDEX nodes_raw_lid ON nodes(raw_lid);
          CREATE INDEX edges_source ON edges(source);
+         CREATE INDEX sections_doc ON sections(doc);
          CREATE INDEX edges_target ON edges(target);
 ",
     )

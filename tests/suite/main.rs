@@ -7,5 +7,6 @@ mod check;
 mod corpora;
 mod incremental;
 mod index;
+mod pack;
 mod search;
 mod show;

@@ -1,0 +1,66 @@
+//! Token counts for context packs: o200k (the tokenizer of current OpenAI models) by
+//! default, or a cheap approximation (`pack.tokenizer = "approx"`: 1 token per 4 bytes,
+//! rounded up).
+//!
+//! Loading o200k costs ≈40 ms, so counts are computed at index time, per document header
+//! and per section as the pack renders them, stored in the sidecar and reused by
+//! incremental runs; `pack` itself never loads the tokenizer. Lines that only exist at
+//! pack time (the query, "why" lines) are bounded by their byte length: an o200k token is
+//! at least one byte. Blocks are trimmed and joined with newlines, and o200k never merges
+//! a newline with the text around it, so a pack's size is the sum of its parts plus one
+//! token per join.
+
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// Which token counter the index uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tokenizer {
+    /// OpenAI's o200k_base, exact.
+    #[default]
+    O200k,
+    /// ceil(bytes / 4): fast, approximate.
+    Approx,
+}
+
+fn o200k() -> &'static bpe_openai::Tokenizer {
+    static T: OnceLock<&'static bpe_openai::Tokenizer> = OnceLock::new();
+    T.get_or_init(bpe_openai::o200k_base)
+}
+
+/// Tokens in `text` for this counter.
+pub fn count(t: Tokenizer, text: &str) -> u32 {
+    match t {
+        Tokenizer::O200k => o200k().count(text) as u32,
+        Tokenizer::Approx => text.len().div_ceil(4) as u32,
+    }
+}
+
+/// An upper bound of the o200k (and approximate) count of `text` without a tokenizer.
+pub fn bound(text: &str) -> u32 {
+    text.len() as u32
+}
+
+/// Tokens of the newline(s) joining two trimmed blocks (`\n` and `\n\n` are one token).
+pub const JOIN: u32 = 1;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_cost_one_token_and_parts_add_up() {
+        let t = Tokenizer::O200k;
+        assert_eq!(count(t, "\n"), JOIN);
+        assert_eq!(count(t, "\n\n"), JOIN);
+        let a = "## QRY-FTR-0002 — Conflict-free checklist sync\nFeature · InProgress · items/x.md";
+        let b = "### Context\n\nField edits made offline on two devices\n  - nested list";
+        for sep in ["\n", "\n\n"] {
+            let whole = format!("{a}{sep}{b}");
+            assert_eq!(count(t, &whole), count(t, a) + JOIN + count(t, b), "{sep:?}");
+        }
+        assert!(count(t, a) <= bound(a));
+        assert_eq!(count(Tokenizer::Approx, "abcde"), 2);
+    }
+}

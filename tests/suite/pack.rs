@@ -1,0 +1,84 @@
+//! `mdgraph pack`: the budget always holds, tiers, reasons, output shapes.
+
+use crate::common::*;
+use crate::snap;
+use mdgraph::config::{Config, Overrides};
+use mdgraph::search::{self, SqliteEngine};
+
+#[test]
+fn budget_holds_for_every_query_and_budget() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let ov = Overrides {
+        root: Some("backlog".into()),
+        index_dir: Some("_index".into()),
+        ..Overrides::default()
+    };
+    let cfg = Config::load(f.dir.path(), &ov).unwrap();
+    let engine = SqliteEngine::open(&cfg.index_dir).unwrap();
+    let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
+    let mut modes = std::collections::BTreeSet::new();
+    for line in queries.lines() {
+        let q: serde_json::Value = serde_json::from_str(line).unwrap();
+        let query = q["query"].as_str().unwrap();
+        let results = search::search(&engine, query, &cfg.retrieval, 30, true).unwrap();
+        for budget in [200, 350, 500, 1000, 2000, 4000, 8000, 16000, 32000] {
+            let p = mdgraph::pack::pack(&engine, query, &results.results, budget, cfg.settings.tokenizer);
+            assert!(p.used <= budget, "{query}: used {} > {budget}", p.used);
+            if p.markdown.is_empty() {
+                continue;
+            }
+            // The real o200k size of what is printed never exceeds what was counted.
+            let real = mdgraph::tokens::count(mdgraph::tokens::Tokenizer::O200k, &p.markdown);
+            assert!(real <= p.used, "{query} @ {budget}: real {real} > used {}", p.used);
+            assert!(
+                p.markdown
+                    .contains(&format!("budget {budget} tokens · used {}", p.used))
+            );
+            for it in &p.items {
+                modes.insert(format!("{:?}", it.mode));
+                assert!(
+                    p.markdown.contains(&format!("## {} — ", it.id)),
+                    "{} missing from the text",
+                    it.id
+                );
+            }
+        }
+    }
+    assert_eq!(modes.len(), 3, "full, excerpt and reference all occur: {modes:?}");
+}
+
+#[test]
+fn pack_snapshots_and_json_shape() {
+    let f = Fixture::new("backlog-fixtures");
+    let q = "what is blocking the PDF export";
+    let md = f.run(&["pack", q, "--budget", "2000"]);
+    assert_eq!(md.code, 0, "{}", md.stderr);
+    snap!("pack_md", md.stdout);
+    let json = f.run(&["pack", q, "--budget", "2000", "--format", "json"]);
+    snap!("pack_json", json.stdout);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v["budget"], 2000);
+    assert!(v["used"].as_u64().unwrap() <= 2000);
+    for it in v["items"].as_array().unwrap() {
+        for k in ["id", "path", "mode", "tokens", "why"] {
+            assert!(!it[k].is_null(), "item lacks {k}: {it}");
+        }
+        assert!(["seed", "neighbor"].contains(&it["why"]["kind"].as_str().unwrap()));
+    }
+    // A big budget takes the best items in full.
+    let big = f.run(&["pack", q, "--budget", "32000", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&big.stdout).unwrap();
+    assert_eq!(v["items"][0]["mode"], "full");
+}
+
+#[test]
+fn tiny_budget_and_no_match() {
+    let f = Fixture::new("backlog-fixtures");
+    let out = f.run(&["pack", "photo upload", "--budget", "30", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(v["used"].as_u64().unwrap() <= 30);
+    assert_eq!(out.code, 1, "nothing fits in 30 tokens");
+    let none = f.run(&["pack", "zzzqqq", "--format", "json"]);
+    assert_eq!(none.code, 1);
+}
