@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Search latency of the mdgraph CLI, whole process, warm.
+"""Search and pack latency of the mdgraph CLI, whole process, warm.
 
     python3 bench/search_bench.py [--items 10000] [--queries 100] [--no-build]
 
@@ -34,9 +34,9 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
-def measure(label, root, index, queries, cwd, before=(), after=()):
-    """One search per query; `before` are global flags, `after` search flags."""
-    cmd = lambda q: ["--root", root, "--index-dir", index, *before, "search", q, *after]
+def measure(label, root, index, queries, cwd, before=(), after=(), command="search"):
+    """One command per query; `before` are global flags, `after` command flags."""
+    cmd = lambda q: ["--root", root, "--index-dir", index, *before, command, q, *after]
     run(cmd(queries[0]), cwd)  # warm up
     times = [run(cmd(q), cwd)[0] for q in queries]
     return f"| {label} | {len(times)} | {pct(times, .5):.1f} | {pct(times, .95):.1f} | {max(times):.1f} |"
@@ -98,6 +98,9 @@ def main():
             rows.append(measure("default (probe + SQLite)", root, index, qs, tmp))
             rows.append(measure("--no-refresh (SQLite)", root, index, qs, tmp, after=["--no-refresh"]))
             rows.append(measure("--no-sqlite (memory)", root, index, qs[:20], tmp, before=["--no-sqlite"]))
+            rows.append(measure("search --no-graph", root, index, qs, tmp, after=["--no-graph"]))
+            rows.append(measure("pack (budget 4000)", root, index, qs, tmp, command="pack"))
+            rows.append(measure("pack --no-refresh", root, index, qs, tmp, after=["--no-refresh"], command="pack"))
         print("\n".join(rows))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -275,15 +275,22 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             no_refresh,
             format,
         } => {
+            let mut t = timing::Timings::default();
             prepare(&cfg, cli, err, *no_refresh)?;
+            t.mark("refresh");
             let graph = cfg.retrieval.graph.enabled && !*no_graph;
             let (engine, warning) = search::open_engine(&cfg)?;
             if let Some(w) = warning {
                 writeln!(err, "mdgraph: warning: {w}")?;
             }
             let results = search::search(engine.as_ref(), query, &cfg.retrieval, *candidates, graph)?;
+            t.mark("search");
             let budget = budget.unwrap_or(cfg.pack.budget as u32);
             let p = pack::pack(engine.as_ref(), query, &results.results, budget, cfg.settings.tokenizer);
+            t.mark("pack");
+            if cli.verbose {
+                writeln!(err, "{}", t.render())?;
+            }
             let code = if p.items.is_empty() { EXIT_FAIL } else { EXIT_OK };
             match format {
                 cli::PackFormat::Md => emit(out, p.markdown.as_bytes(), code),

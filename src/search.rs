@@ -274,7 +274,13 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
             &terms,
         ));
     }
+    // Only as many seeds as can be shown (or expanded) are explained: explaining reads
+    // and tokenizes the best section.
+    let wanted = if graph { r.seeds } else { limit };
     for (score, doc, best_hit, n) in &docs {
+        if seeds.len() >= wanted {
+            break;
+        }
         if !exact.iter().any(|e| e == doc) {
             seeds.push(make_seed(engine, doc, *score, false, Some((best_hit, *n)), &terms));
         }
