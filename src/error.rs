@@ -1,9 +1,9 @@
-//! Errors that stop a command (exit code 2). Problems with individual input files are not
-//! errors but [`crate::diag::Diagnostic`]s.
+//! Errors that stop a command (exit code 2; a node that is not found exits 1). Problems
+//! with individual input files are not errors but [`crate::diag::Diagnostic`]s.
 
 use std::path::PathBuf;
 
-/// A run-stopping error, always naming the file it concerns.
+/// A run-stopping error, naming the file or id it concerns.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A bad configuration file or value.

@@ -123,7 +123,7 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
         .filter_map(|f| {
             // Read now if the scan took the hash from the stat cache; a file that changed
             // since the scan is indexed as it was scanned (its hash), then seen as stale.
-            let (text, _) = f.load_text()?;
+            let text = f.load_text()?;
             let mut p = parse_file(&f.rel, &f.hash, &text, &cfg.settings);
             count_tokens(&mut p, cfg.settings.tokenizer);
             Some(p)

@@ -1,9 +1,12 @@
 //! mdgraph: derive a deterministic, rebuildable context graph from a Markdown backlog
 //! (work items and ADRs with YAML frontmatter) and answer questions from it.
 //!
-//! The pipeline is one module per stage: [`scan`] → [`parse`] (with [`frontmatter`] and
-//! [`markdown`]) → [`resolve`] → [`sidecar`], orchestrated by [`index`]; [`check`] and
-//! [`show`] read the result. The binary is a thin layer over [`run`].
+//! Indexing is one module per stage: [`scan`] → [`parse`] (with [`frontmatter`] and
+//! [`markdown`]) → [`resolve`] → [`sidecar`] (and the [`store`] mirror), orchestrated by
+//! [`index`]; [`check`] and [`show`] read the result. Queries: [`search`] (BM25 from
+//! [`bm25`] over [`tokenize`]d text) → [`expand`] along the graph → re-rank → [`pack`]
+//! into a token budget ([`tokens`], [`render`]); [`neighbors`] draws a neighborhood. The
+//! binary is a thin layer over [`run`].
 
 #![deny(missing_docs)]
 
@@ -135,6 +138,16 @@ fn refresh(cfg: &Config, cli: &Cli, err: &mut dyn Write) -> Result<index::BuildR
     Ok(report)
 }
 
+/// The whole index, or an error saying how to get one.
+fn load_index(cfg: &Config) -> Result<sidecar::Loaded, Error> {
+    sidecar::load(&cfg.index_dir).ok_or_else(|| {
+        Error::Other(format!(
+            "cannot read the index at {}; run `mdgraph index`",
+            cfg.display(&cfg.index_dir)
+        ))
+    })
+}
+
 /// Make the index and the mirror current before a query: the stat-cache probe answers
 /// "unchanged" from stats alone; otherwise the index is refreshed. With `--no-refresh` an
 /// existing index is used as it is (the mirror is still synced with it).
@@ -253,7 +266,8 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             prepare(&cfg, cli, err, *no_refresh)?;
             t.mark("refresh");
             let graph = cfg.retrieval.graph.enabled && !*no_graph;
-            let (results, warning) = search::run(&cfg, query, *limit, graph)?;
+            let (results, warning) =
+                search::with_engine(&cfg, |e| search::search(e, query, &cfg.retrieval, *limit, graph))?;
             t.mark("search");
             if cli.verbose {
                 writeln!(err, "{}", t.render())?;
@@ -279,14 +293,14 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             prepare(&cfg, cli, err, *no_refresh)?;
             t.mark("refresh");
             let graph = cfg.retrieval.graph.enabled && !*no_graph;
-            let (engine, warning) = search::open_engine(&cfg)?;
+            let budget = budget.unwrap_or(cfg.pack.budget as u32);
+            let (p, warning) = search::with_engine(&cfg, |e| {
+                let results = search::search(e, query, &cfg.retrieval, *candidates, graph)?;
+                Ok(pack::pack(e, query, &results.results, budget, cfg.settings.tokenizer))
+            })?;
             if let Some(w) = warning {
                 writeln!(err, "mdgraph: warning: {w}")?;
             }
-            let results = search::search(engine.as_ref(), query, &cfg.retrieval, *candidates, graph)?;
-            t.mark("search");
-            let budget = budget.unwrap_or(cfg.pack.budget as u32);
-            let p = pack::pack(engine.as_ref(), query, &results.results, budget, cfg.settings.tokenizer);
             t.mark("pack");
             if cli.verbose {
                 writeln!(err, "{}", t.render())?;
@@ -305,19 +319,12 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             format,
         } => {
             prepare(&cfg, cli, err, *no_refresh)?;
-            let loaded_show = sidecar::load(&cfg.index_dir).ok_or_else(|| {
-                Error::Other(format!(
-                    "cannot read the index at {}; run `mdgraph index`",
-                    cfg.display(&cfg.index_dir)
-                ))
-            })?;
-            let root = show::find(&loaded_show, id)?.id.clone();
-            drop(loaded_show);
-            let (engine, warning) = search::open_engine(&cfg)?;
+            let root = show::find(&load_index(&cfg)?, id)?.id.clone();
+            let (hood, warning) =
+                search::with_engine(&cfg, |e| Ok(neighbors::neighborhood(e, &root, *depth as usize, edges)))?;
             if let Some(w) = warning {
                 writeln!(err, "mdgraph: warning: {w}")?;
             }
-            let hood = neighbors::neighborhood(engine.as_ref(), &root, *depth as usize, edges);
             let text = match format {
                 cli::GraphFormat::Text => neighbors::to_text(&hood),
                 cli::GraphFormat::Json => json(&hood)?,
@@ -329,12 +336,7 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
         }
         Command::Show { id, no_refresh, format } => {
             prepare(&cfg, cli, err, *no_refresh)?;
-            let loaded = sidecar::load(&cfg.index_dir).ok_or_else(|| {
-                Error::Other(format!(
-                    "cannot read the index at {}; run `mdgraph index`",
-                    cfg.display(&cfg.index_dir)
-                ))
-            })?;
+            let loaded = load_index(&cfg)?;
             let view = show::show(&loaded, id)?;
             match format {
                 Format::Json => out.write_all(json(&view)?.as_bytes())?,

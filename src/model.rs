@@ -94,8 +94,8 @@ impl EdgeType {
         }
     }
 
-    /// Default weight of an edge of this type with the given origin: frontmatter edges are
-    /// stronger than body links, which are stronger than bare mentions.
+    /// Weight of an edge of this type: typed (frontmatter) relations are stronger than
+    /// body links, which are stronger than bare mentions.
     pub fn weight(self) -> f64 {
         match self {
             EdgeType::Parent | EdgeType::DecisionRef | EdgeType::Supersedes | EdgeType::SupersededBy => 1.0,
@@ -134,6 +134,17 @@ pub enum Origin {
     Body,
     /// Derived from document structure (sections).
     Structure,
+}
+
+impl Origin {
+    /// The snake_case name used in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Frontmatter => "frontmatter",
+            Origin::Body => "body",
+            Origin::Structure => "structure",
+        }
+    }
 }
 
 /// A reference as written in a file, before resolution. Stored with the document node so
@@ -235,14 +246,6 @@ pub struct Node {
 }
 
 impl Node {
-    /// The frontmatter as a JSON object (empty when there is none).
-    pub fn fields(&self) -> serde_json::Map<String, serde_json::Value> {
-        self.fields
-            .as_ref()
-            .and_then(|r| serde_json::from_str(r.get()).ok())
-            .unwrap_or_default()
-    }
-
     /// True for section nodes.
     pub fn is_chunk(&self) -> bool {
         self.kind == Kind::Chunk

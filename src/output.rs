@@ -92,11 +92,7 @@ pub fn shown(v: &Shown) -> String {
         let _ = writeln!(s, "\n{title} ({}):", edges.len());
         let w = edges.iter().map(|e| e.id.len()).max().unwrap_or(0);
         for e in edges {
-            let origin = match e.origin {
-                crate::model::Origin::Frontmatter => "frontmatter",
-                crate::model::Origin::Body => "body",
-                crate::model::Origin::Structure => "structure",
-            };
+            let origin = e.origin.as_str();
             let _ = writeln!(
                 s,
                 "  {:<13} {arrow} {:<w$}  {}  ({origin}, line {})",

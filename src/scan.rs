@@ -1,5 +1,5 @@
 //! Scan: walk the backlog root (honouring `.gitignore`, include/exclude globs, skipping the
-//! index folder), read and hash every Markdown file on both cores.
+//! index folder), read and hash every Markdown file on all cores.
 //!
 //! Symlinks are never followed blindly: a symlinked file inside the root is read, one that
 //! leads outside is skipped with a diagnostic, and symlinked folders are not entered (their
@@ -35,16 +35,14 @@ impl SourceFile {
         self.stamp.is_some()
     }
 
-    /// The text, reading the file now if the scan took its hash from the stat cache.
-    /// Returns the text and the hash of what was read.
-    pub fn load_text(&self) -> Option<(std::borrow::Cow<'_, str>, std::borrow::Cow<'_, str>)> {
+    /// The text, reading the file now if the scan took its hash from the stat cache. A
+    /// file edited since the scan is read as it is now but keeps the scanned hash, so
+    /// the next run sees it changed and indexes it again.
+    pub fn load_text(&self) -> Option<std::borrow::Cow<'_, str>> {
         if let Some(t) = &self.text {
-            return Some((t.as_str().into(), self.hash.as_str().into()));
+            return Some(t.as_str().into());
         }
-        let bytes = std::fs::read(&self.abs).ok()?;
-        let hash = blake3::hash(&bytes).to_hex().to_string();
-        let text = decode(bytes).ok()?;
-        Some((text.into(), hash.into()))
+        decode(std::fs::read(&self.abs).ok()?).ok().map(Into::into)
     }
 }
 

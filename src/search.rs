@@ -1,4 +1,4 @@
-//! Search: full-text seeds for a query.
+//! Search: full-text seeds for a query, expanded along the graph and re-ranked.
 //!
 //! BM25 over sections (title, heading and body as weighted columns, then a weight per
 //! section name), aggregated to documents (best section + 0.3·Σ others / √n), an exact
@@ -25,7 +25,7 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineKind {
-    /// The SQLite FTS5 mirror.
+    /// The SQLite mirror (postings and row statistics in `index.sqlite`).
     Sqlite,
     /// In-memory BM25 over the JSONL sidecar.
     Memory,
@@ -97,11 +97,6 @@ impl Why {
                 s
             }
         }
-    }
-
-    /// True for full-text or exact-id matches.
-    pub fn is_seed(&self) -> bool {
-        matches!(self, Why::Seed { .. })
     }
 }
 
@@ -711,16 +706,8 @@ impl MemoryEngine {
                 [title, r.heading.to_string(), r.chunk.text.clone().unwrap_or_default()]
             })
             .collect();
-        let adjacency = adjacency(edges);
-        let degrees = adjacency
-            .iter()
-            .map(|(k, es)| {
-                (
-                    k.clone(),
-                    es.iter().map(|e| e.other.as_str()).collect::<HashSet<_>>().len(),
-                )
-            })
-            .collect();
+        let adjacency = expand::adjacency(edges);
+        let degrees = expand::degrees(&adjacency);
         let mut sections: HashMap<String, Vec<SectionText>> = HashMap::new();
         let mut by_id = HashMap::new();
         let mut line_of: HashMap<&str, u32> = HashMap::new();
@@ -824,26 +811,6 @@ impl Engine for MemoryEngine {
     }
 }
 
-/// Document-level edges by node, both directions (no `section_of`).
-pub fn adjacency(edges: &[crate::model::Edge]) -> HashMap<String, Vec<GraphEdge>> {
-    let mut adj: HashMap<String, Vec<GraphEdge>> = HashMap::new();
-    for e in edges.iter().filter(|e| e.r#type != EdgeType::SectionOf) {
-        adj.entry(e.source.clone()).or_default().push(GraphEdge {
-            other: e.target.clone(),
-            r#type: e.r#type,
-            forward: true,
-            weight: e.weight,
-        });
-        adj.entry(e.target.clone()).or_default().push(GraphEdge {
-            other: e.source.clone(),
-            r#type: e.r#type,
-            forward: false,
-            weight: e.weight,
-        });
-    }
-    adj
-}
-
 // ---------------------------------------------------------------------------------------
 // Choosing an engine
 
@@ -874,16 +841,15 @@ pub fn open_engine(cfg: &crate::config::Config) -> Result<(Box<dyn Engine>, Opti
     Ok((Box::new(memory_engine(&cfg.index_dir)?), None))
 }
 
-/// Run a query. A mirror that fails during the query (corrupt pages) is rebuilt from the
-/// sidecar once and the query retried; if that fails too, the fallback answers.
-pub fn run(
+/// Run `f` against the configured engine. A mirror that fails during the query (corrupt
+/// pages) is rebuilt from the sidecar once and `f` retried; if that fails too, the
+/// fallback answers. Returns `f`'s result and a warning for the user, if any.
+pub fn with_engine<T>(
     cfg: &crate::config::Config,
-    query: &str,
-    limit: usize,
-    graph: bool,
-) -> Result<(Results, Option<String>), Error> {
+    f: impl Fn(&dyn Engine) -> Result<T, Error>,
+) -> Result<(T, Option<String>), Error> {
     let (engine, warning) = open_engine(cfg)?;
-    match search(engine.as_ref(), query, &cfg.retrieval, limit, graph) {
+    match f(engine.as_ref()) {
         Ok(r) => Ok((r, warning)),
         Err(err) if engine.kind() == EngineKind::Sqlite => {
             drop(engine);
@@ -893,8 +859,7 @@ pub fn run(
                 Err(e2) => format!("SQLite mirror unusable ({err}; rebuild failed: {e2})"),
             };
             let (engine, w2) = open_engine(cfg)?;
-            let r = search(engine.as_ref(), query, &cfg.retrieval, limit, graph)?;
-            Ok((r, Some(w2.unwrap_or(note))))
+            Ok((f(engine.as_ref())?, Some(w2.unwrap_or(note))))
         }
         Err(err) => Err(err),
     }

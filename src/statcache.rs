@@ -6,9 +6,9 @@
 //! content hashes; the cache only skips re-hashing a file that provably was not touched.
 //!
 //! It also records the stamps of every walked folder and of the ignore files that shape
-//! the walk, so [`StatCache::probe`] can tell "nothing changed" from stats alone, without
-//! walking the tree (a new or deleted file changes its folder's mtime). `search` and
-//! `show` use the probe to skip the refresh in a few milliseconds.
+//! the walk, so [`probe`] can tell "nothing changed" from stats alone, without
+//! walking the tree (a new or deleted file changes its folder's mtime). `search`, `pack`,
+//! `show` and `neighbors` use [`probe`] to skip the refresh.
 //!
 //! The cache lives in the index folder as `.stat-cache`, is ignored by git (the index
 //! folder's own `.gitignore`), is not part of the index contract, and is safe to delete.

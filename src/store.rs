@@ -1,5 +1,6 @@
-//! The optional SQLite mirror `index.sqlite`: nodes, edges, sections and an FTS5 index
-//! over sections (title, heading, body as separately weighted columns).
+//! The optional SQLite mirror `index.sqlite`: nodes, edges, sections, a contentless FTS5
+//! table over the sections' stemmed title, heading and body, and the postings and row
+//! statistics that search scores (with FTS5's bm25 formula, see [`crate::bm25`]).
 //!
 //! It is derived from the JSONL sidecar, built into a temporary file and renamed into
 //! place, and records the digests of the sidecar files it mirrors: when they differ (or
@@ -35,7 +36,7 @@ pub fn section_name(heading: &str) -> String {
     heading.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
-/// The text of the FTS `title` column for a document: its title. (Ids are matched
+/// The text of the title column (FTS5 and BM25) for a document: its title. (Ids are matched
 /// exactly, not through full text: id fragments like `qry` would match every row.)
 pub fn title_text(doc: &Node) -> String {
     doc.label().to_string()
@@ -150,14 +151,10 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                 .map_err(e)?;
         }
         // Degree = distinct documents linked, either direction (hub damping).
-        let mut linked: std::collections::HashMap<&str, std::collections::HashSet<&str>> = Default::default();
-        for ed in edges.iter().filter(|ed| ed.r#type != crate::model::EdgeType::SectionOf) {
-            linked.entry(&ed.source).or_default().insert(&ed.target);
-            linked.entry(&ed.target).or_default().insert(&ed.source);
-        }
+        let degrees = crate::expand::degrees(&crate::expand::adjacency(edges));
         for n in nodes.iter().filter(|n| !n.is_chunk()) {
             let json = serde_json::to_string(n).map_err(|err| Error::Other(err.to_string()))?;
-            let degree = linked.get(n.id.as_str()).map(|s| s.len()).unwrap_or(0) as i64;
+            let degree = degrees.get(&n.id).copied().unwrap_or(0) as i64;
             put_node
                 .execute(params![
                     n.id,
@@ -196,9 +193,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
             .prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
             .map_err(e)?;
         for ed in edges {
-            let origin = serde_json::to_value(ed.origin)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from));
+            let origin = ed.origin.as_str();
             put_edge
                 .execute(params![
                     ed.source,

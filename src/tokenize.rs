@@ -93,20 +93,6 @@ pub fn terms(text: &str) -> Vec<String> {
     out
 }
 
-/// Index terms of a text as one space-separated string (what the FTS columns hold).
-pub fn terms_joined(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    words(text, |w| {
-        with_stem(w, |s| {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(s);
-        })
-    });
-    out
-}
-
 /// A query term: its stem and the first word of the query that produced it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueryTerm {
@@ -196,12 +182,6 @@ mod tests {
         );
         let long = "graph ".repeat(2000) + &(0..200).map(|i| format!("w{i} ")).collect::<String>();
         assert_eq!(query_terms(&long).len(), MAX_QUERY_TERMS);
-    }
-
-    #[test]
-    fn joined_matches_terms() {
-        let t = "Résumé uploads: résumé [x](y.md) 42 CRDTs";
-        assert_eq!(terms_joined(t), terms(t).join(" "));
     }
 
     #[test]
