@@ -271,7 +271,7 @@ pub fn u32s_to_bytes(v: &[u32]) -> Vec<u8> {
 
 /// The inverse of [`u32s_to_bytes`]; None when the length is not a multiple of 4.
 pub fn bytes_to_u32s(b: &[u8]) -> Option<Vec<u32>> {
-    (b.len() % 4 == 0).then(|| {
+    b.len().is_multiple_of(4).then(|| {
         b.chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()

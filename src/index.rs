@@ -56,6 +56,15 @@ pub fn file_map(scan: &Scan) -> BTreeMap<String, String> {
 
 /// Build or refresh the index.
 pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
+    // Before the lock, which creates the index folder (often inside the root).
+    if !cfg.root.is_dir() {
+        return Err(Error::NoRoot(cfg.root.clone()));
+    }
+    let _lock = if opts.write {
+        Some(crate::lock::IndexLock::acquire(&cfg.index_dir)?)
+    } else {
+        None
+    };
     let mut timings = Timings::default();
     let scan_start = statcache::now_ns();
     let config_digest = cfg.settings.digest();
@@ -77,25 +86,25 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     let source_digest = sidecar::source_digest(&files);
     timings.mark("scan");
 
-    if let Some(m) = prev_meta
-        .as_ref()
-        .filter(|m| compatible && m.source_digest == source_digest)
-    {
-        if sidecar::damaged_outputs(&cfg.index_dir, m, &old_cache).is_empty() {
-            let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?;
-            if opts.write {
-                save_cache(cfg, &scanned, scan_start, m);
-            }
-            timings.mark("verify");
-            return Ok(BuildReport {
-                up_to_date: true,
-                reused: files.len(),
-                meta: m.clone(),
-                diagnostics,
-                timings,
-                ..BuildReport::default()
-            });
+    if let Some(m) = prev_meta.as_ref().filter(|m| {
+        compatible
+            && m.source_digest == source_digest
+            && sidecar::damaged_outputs(&cfg.index_dir, m, &old_cache).is_empty()
+    }) {
+        let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?;
+        if opts.write {
+            sidecar::write_if_changed(&cfg.index_dir.join(".gitignore"), sidecar::GITIGNORE.as_bytes())?;
+            save_cache(cfg, &scanned, scan_start, m);
         }
+        timings.mark("verify");
+        return Ok(BuildReport {
+            up_to_date: true,
+            reused: files.len(),
+            meta: m.clone(),
+            diagnostics,
+            timings,
+            ..BuildReport::default()
+        });
     }
     let mut prev = match compatible {
         true => sidecar::load_parts(&cfg.index_dir, false)

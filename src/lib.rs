@@ -19,6 +19,7 @@ pub mod error;
 pub mod expand;
 pub mod frontmatter;
 pub mod index;
+pub mod lock;
 pub mod markdown;
 pub mod model;
 pub mod neighbors;
@@ -153,17 +154,17 @@ fn load_index(cfg: &Config) -> Result<sidecar::Loaded, Error> {
 /// existing index is used as it is (the mirror is still synced with it).
 fn prepare(cfg: &Config, cli: &Cli, err: &mut dyn Write, no_refresh: bool) -> Result<(), Failure> {
     if no_refresh && cfg.index_dir.join(sidecar::META).is_file() {
-        if cfg.sqlite {
-            if let Err(e) = store::sync(&cfg.index_dir) {
-                writeln!(err, "mdgraph: warning: cannot update the SQLite mirror: {e}")?;
-            }
+        if cfg.sqlite
+            && let Err(e) = store::sync(&cfg.index_dir)
+        {
+            writeln!(err, "mdgraph: warning: cannot update the SQLite mirror: {e}")?;
         }
         return Ok(());
     }
-    if let Some(sidecar) = statcache::probe(&cfg.index_dir, &cfg.root, &cfg.settings.digest()) {
-        if !cfg.sqlite || store::mirrors(&cfg.index_dir, &sidecar) {
-            return Ok(());
-        }
+    if let Some(sidecar) = statcache::probe(&cfg.index_dir, &cfg.root, &cfg.settings.digest())
+        && (!cfg.sqlite || store::mirrors(&cfg.index_dir, &sidecar))
+    {
+        return Ok(());
     }
     refresh(cfg, cli, err)?;
     Ok(())

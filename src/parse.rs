@@ -137,16 +137,17 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             format!("no `{}` field; using `{raw_id}` from the filename", s.ids.keys[0]),
         ));
     }
-    if let Some((_, id)) = &fm_id {
-        if looks_like_id(&from_filename) && !same_id(&from_filename, id) {
-            diags.push(Diagnostic::new(
-                rel,
-                id_line,
-                Severity::Warning,
-                Code::IdMismatch,
-                format!("id `{id}` disagrees with the filename, which says `{from_filename}`"),
-            ));
-        }
+    if let Some((_, id)) = &fm_id
+        && looks_like_id(&from_filename)
+        && !same_id(&from_filename, id)
+    {
+        diags.push(Diagnostic::new(
+            rel,
+            id_line,
+            Severity::Warning,
+            Code::IdMismatch,
+            format!("id `{id}` disagrees with the filename, which says `{from_filename}`"),
+        ));
     }
     if kind == Kind::WorkItem {
         match &ty {
@@ -340,10 +341,11 @@ pub fn filename_id(stem: &str) -> String {
                 .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
     };
     let alpha = |g: &str| g.bytes().any(|b| b.is_ascii_alphabetic());
-    if let Some(i) = groups.iter().position(|g| numeric(g)) {
-        if i > 0 && groups[..i].iter().all(|g| alpha(g)) {
-            return groups[..=i].join("-");
-        }
+    if let Some(i) = groups.iter().position(|g| numeric(g))
+        && i > 0
+        && groups[..i].iter().all(|g| alpha(g))
+    {
+        return groups[..=i].join("-");
     }
     if head.is_empty() {
         stem.to_string()

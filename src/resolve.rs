@@ -167,10 +167,11 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
             let mut hits = Vec::new();
             for sec in &f.sections {
                 for (tok, line_off) in mention_candidates(&sec.text) {
-                    if let Some(t) = lookup.mention(tok, &mut buf) {
-                        if t != i && !linked.contains(&(i, t)) {
-                            hits.push((i, t, sec.text_line + line_off));
-                        }
+                    if let Some(t) = lookup.mention(tok, &mut buf)
+                        && t != i
+                        && !linked.contains(&(i, t))
+                    {
+                        hits.push((i, t, sec.text_line + line_off));
                     }
                 }
             }

@@ -106,15 +106,15 @@ pub fn show(index: &Loaded, query: &str) -> Result<Shown, Error> {
     let mut sections = Vec::new();
     for e in &index.edges {
         if e.r#type == EdgeType::SectionOf {
-            if e.target == node.id {
-                if let Some(c) = by_id(&e.source) {
-                    sections.push(SectionView {
-                        id: c.id.clone(),
-                        heading: c.heading.clone().unwrap_or_default(),
-                        level: c.level.unwrap_or(0),
-                        line: c.line.unwrap_or(0),
-                    });
-                }
+            if e.target == node.id
+                && let Some(c) = by_id(&e.source)
+            {
+                sections.push(SectionView {
+                    id: c.id.clone(),
+                    heading: c.heading.clone().unwrap_or_default(),
+                    level: c.level.unwrap_or(0),
+                    line: c.line.unwrap_or(0),
+                });
             }
             continue;
         }

@@ -27,8 +27,7 @@ pub const META: &str = "meta.json";
 /// The output files whose digests `meta.json` records.
 pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
 /// The index folder's own `.gitignore`: local caches and the SQLite mirror stay out of git.
-pub const GITIGNORE: &str =
-    "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n";
+pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n";
 
 /// Totals recorded in `meta.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -247,10 +246,10 @@ pub fn damaged_outputs(index_dir: &Path, meta: &Meta, cache: &StatCache) -> Vec<
             let path = index_dir.join(name);
             let want = meta.outputs.get(**name);
             let stamp = std::fs::metadata(&path).ok().map(|m| Stamp::of(&m));
-            if let (Some(st), Some(w)) = (stamp, want) {
-                if cache.output(name, &st) == Some(w.as_str()) {
-                    return false;
-                }
+            if let (Some(st), Some(w)) = (stamp, want)
+                && cache.output(name, &st) == Some(w.as_str())
+            {
+                return false;
             }
             file_digest(&path).as_ref() != want
         })

@@ -76,6 +76,7 @@ pub fn sidecar_digest(meta: &Meta) -> String {
 
 /// Rebuild the mirror from nodes and edges (sorted as in the sidecar).
 pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<(), Error> {
+    let _lock = crate::lock::IndexLock::acquire(index_dir)?;
     let path = db_path(index_dir);
     let tmp = index_dir.join(format!(".{DB_FILE}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);

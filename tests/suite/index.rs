@@ -44,6 +44,7 @@ fn rebuild_is_byte_identical_across_folders() {
         let mut h = tree_hashes(&f.index());
         h.remove(".stat-cache");
         h.remove("index.sqlite");
+        h.remove(".lock");
         h
     };
     let first = contract(&a);
@@ -146,6 +147,10 @@ fn missing_root_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_in(dir.path(), &["--root", "nope", "index"]);
     assert_eq!(out.code, 2);
+    assert!(
+        !dir.path().join("nope").exists(),
+        "nothing is created for a missing root"
+    );
     assert!(out.stderr.contains("nope: backlog root not found"), "{}", out.stderr);
 }
 
@@ -239,4 +244,40 @@ fn readme_config_reference_is_valid_and_complete() {
     assert_eq!(documented.settings, defaults.settings);
     assert_eq!(documented.retrieval, defaults.retrieval);
     assert_eq!(documented.sqlite, defaults.sqlite);
+}
+
+#[test]
+fn concurrent_runs_take_turns_and_leftovers_are_cleaned() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    // Leftovers of a killed run: a temporary file and a lock file nobody holds.
+    std::fs::write(f.index().join(".graph_nodes.jsonl.tmp-999999"), "partial").unwrap();
+    assert!(f.index().join(".lock").is_file());
+    std::fs::write(f.root().join("NEW.md"), "# New\nfresh text\n").unwrap();
+    let children: Vec<_> = (0..4)
+        .map(|i| {
+            let args: Vec<&str> = if i % 2 == 0 {
+                vec!["index"]
+            } else {
+                vec!["index", "--full"]
+            };
+            std::process::Command::new(BIN)
+                .args(["--root", "backlog", "--index-dir", "_index"])
+                .args(args)
+                .current_dir(f.dir.path())
+                .env_clear()
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in children {
+        assert_eq!(c.wait().unwrap().code(), Some(0));
+    }
+    assert_eq!(f.run(&["check"]).code, 0, "the index is complete and fresh");
+    assert!(
+        !f.index().join(".graph_nodes.jsonl.tmp-999999").exists(),
+        "leftover removed"
+    );
+    assert_eq!(f.run(&["search", "fresh text", "--no-refresh"]).code, 0);
 }
