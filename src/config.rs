@@ -272,6 +272,9 @@ pub struct IdSettings {
     pub uid_keys: Vec<String>,
     /// Match ids case-insensitively (`back-12` finds `BACK-12`).
     pub case_insensitive: bool,
+    /// Older id prefixes and the prefix they now are: `{ task = "back" }` makes a
+    /// reference to `task-12` find `BACK-12` (Backlog.md renamed its prefix).
+    pub prefix_aliases: BTreeMap<String, String>,
 }
 
 impl Default for IdSettings {
@@ -280,6 +283,7 @@ impl Default for IdSettings {
             keys: vec!["id".into()],
             uid_keys: vec!["uid".into()],
             case_insensitive: true,
+            prefix_aliases: BTreeMap::new(),
         }
     }
 }

@@ -99,6 +99,12 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
         by_path: &by_path,
         by_stem: &by_stem,
         ci,
+        aliases: s
+            .ids
+            .prefix_aliases
+            .iter()
+            .map(|(k, v)| (k.to_lowercase(), v.clone()))
+            .collect(),
     };
 
     // 2. Edges from references.
@@ -316,6 +322,8 @@ struct Lookup<'a> {
     by_path: &'a HashMap<&'a str, usize>,
     by_stem: &'a HashMap<String, Vec<usize>>,
     ci: bool,
+    /// Lowercase old prefix → new prefix (without the `-`).
+    aliases: Vec<(String, String)>,
 }
 
 impl Lookup<'_> {
@@ -355,7 +363,25 @@ impl Lookup<'_> {
     }
 
     /// An id, a node id (`ID@uid…`, `ID@path`) or `ID@uidprefix`.
+    /// An id, or the same id under an aliased prefix (`task-12` → `back-12`).
     fn by_id(&self, target: &str) -> Found {
+        let found = self.by_id_exact(target);
+        if !matches!(found, Found::None(_)) {
+            return found;
+        }
+        let lower = target.to_lowercase();
+        for (old, new) in &self.aliases {
+            if let Some(rest) = lower.strip_prefix(old.as_str()).and_then(|r| r.strip_prefix('-')) {
+                let renamed = self.by_id_exact(&format!("{new}-{rest}"));
+                if !matches!(renamed, Found::None(_)) {
+                    return renamed;
+                }
+            }
+        }
+        found
+    }
+
+    fn by_id_exact(&self, target: &str) -> Found {
         if let Some(&i) = self.by_node_id.get(&self.norm(target)) {
             // A unique raw id or an exact disambiguated node id.
             if self.by_raw.get(&self.norm(target)).is_none_or(|g| g.len() == 1) {
@@ -412,7 +438,13 @@ impl Lookup<'_> {
         };
         match self.by_raw.get(key).map(Vec::as_slice) {
             Some([one]) => Some(*one),
-            _ => None,
+            Some(_) => None,
+            // An aliased prefix (rare path: only tokens that are not ids).
+            None if !self.aliases.is_empty() => match self.by_id(tok) {
+                Found::One(i) => Some(i),
+                _ => None,
+            },
+            None => None,
         }
     }
 }
@@ -548,6 +580,36 @@ mod tests {
         let (g, _) = resolve(vec![p], &s);
         let ids: Vec<&str> = g.nodes.iter().map(|n| n.id.as_str()).collect();
         assert_eq!(ids, ["T-1", "T-1#phase", "T-1#phase-2", "T-1#phase-3", "T-1#phase-4"]);
+    }
+
+    #[test]
+    fn prefix_aliases_find_renamed_ids() {
+        let mut s = crate::config::Settings::default();
+        s.ids.prefix_aliases.insert("task".into(), "back".into());
+        let p = |path: &str, text: &str| crate::parse::parse_file(path, "h", text, &s);
+        let files = vec![
+            p("back-12 - A.md", "---\nid: BACK-12\n---\n# A\n"),
+            p(
+                "back-13 - B.md",
+                "---\nid: BACK-13\ndependencies: [task-12, task-99]\n---\nSee TASK-12.\n",
+            ),
+        ];
+        let (g, d) = resolve(files, &s);
+        assert!(
+            g.edges
+                .iter()
+                .any(|e| e.source == "BACK-13" && e.target == "BACK-12" && e.r#type == EdgeType::DependsOn)
+        );
+        // The body mention of TASK-12 is the same document, already linked: no extra edge.
+        assert_eq!(
+            g.edges
+                .iter()
+                .filter(|e| e.source == "BACK-13" && e.target == "BACK-12")
+                .count(),
+            1
+        );
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert!(d[0].message.contains("task-99"));
     }
 
     #[test]

@@ -24,3 +24,33 @@ fn real_corpora_index_without_panic() {
         assert!(check.stderr.contains("index is fresh"), "{corpus}: {}", check.stderr);
     }
 }
+
+#[test]
+fn backlog_md_example_config_resolves_old_task_prefix() {
+    let root = repo().join("../shared/corpora/backlog-md/backlog");
+    if !root.is_dir() {
+        eprintln!("skipping: {} not found", root.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = repo().join("examples/backlog-md.toml");
+    let index = dir.path().join("_index");
+    let out = run_in(
+        dir.path(),
+        &[
+            "--config",
+            cfg.to_str().unwrap(),
+            "--root",
+            root.to_str().unwrap(),
+            "--index-dir",
+            index.to_str().unwrap(),
+            "--no-sqlite",
+            "index",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let dangling = out.stderr.matches("error[dangling-reference]").count();
+    // Without the alias 171 `task-N` references dangle; the corpus itself has 7 that do.
+    assert!(dangling <= 7, "{dangling} dangling references:\n{}", out.stderr);
+    assert_eq!(out.stderr.matches("warning[unknown-state]").count(), 0);
+}
