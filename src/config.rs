@@ -275,6 +275,9 @@ pub struct IdSettings {
     /// Older id prefixes and the prefix they now are: `{ task = "back" }` makes a
     /// reference to `task-12` find `BACK-12` (Backlog.md renamed its prefix).
     pub prefix_aliases: BTreeMap<String, String>,
+    /// States whose documents do not claim their id when another document has it
+    /// (`Moved` stubs left behind when a document moved): references go to the other.
+    pub yield_states: Vec<String>,
 }
 
 impl Default for IdSettings {
@@ -284,6 +287,7 @@ impl Default for IdSettings {
             uid_keys: vec!["uid".into()],
             case_insensitive: true,
             prefix_aliases: BTreeMap::new(),
+            yield_states: Vec::new(),
         }
     }
 }

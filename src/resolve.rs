@@ -34,7 +34,14 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
         by_raw.entry(norm(raw_id(f))).or_default().push(i);
     }
     let mut ids: Vec<String> = files.iter().map(|f| raw_id(f).to_string()).collect();
-    let explicit = |f: &ParsedFile| !f.doc.id_derived;
+    // A document claims its id when it declares it and its state does not yield.
+    let yields = |f: &ParsedFile| {
+        f.doc
+            .state
+            .as_deref()
+            .is_some_and(|st| s.ids.yield_states.iter().any(|y| y.eq_ignore_ascii_case(st)))
+    };
+    let explicit = |f: &ParsedFile| !f.doc.id_derived && !yields(f);
     for group in by_raw.values().filter(|g| g.len() > 1) {
         // Files that declare the id claim it; files whose id only comes from their name
         // (README.md in every folder) step aside to `name@path` without complaint.
@@ -610,6 +617,28 @@ mod tests {
         );
         assert_eq!(d.len(), 1, "{d:?}");
         assert!(d[0].message.contains("task-99"));
+    }
+
+    #[test]
+    fn yielding_states_step_aside() {
+        let mut s = crate::config::Settings::default();
+        s.ids.yield_states.push("Moved".into());
+        let p = |path: &str, text: &str| crate::parse::parse_file(path, "h", text, &s);
+        let files = vec![
+            p("EIPS/eip-20.md", "---\nid: 20\nstatus: Moved\n---\nMoved.\n"),
+            p("ERCS/erc-20.md", "---\nid: 20\nstatus: Final\n---\n# Token\n"),
+            p("ERCS/erc-777.md", "---\nid: 777\nrequires: 20\n---\n# X\n"),
+        ];
+        let (g, d) = resolve(files, &s);
+        assert!(d.is_empty(), "{d:?}");
+        let dep = g
+            .edges
+            .iter()
+            .find(|e| e.source == "777" && e.r#type == EdgeType::DependsOn)
+            .unwrap();
+        assert_eq!(dep.target, "20");
+        let node = g.nodes.iter().find(|n| n.id == "20").unwrap();
+        assert_eq!(node.path, "ERCS/erc-20.md");
     }
 
     #[test]

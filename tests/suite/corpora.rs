@@ -54,3 +54,35 @@ fn backlog_md_example_config_resolves_old_task_prefix() {
     assert!(dangling <= 7, "{dangling} dangling references:\n{}", out.stderr);
     assert_eq!(out.stderr.matches("warning[unknown-state]").count(), 0);
 }
+
+#[test]
+fn eips_example_config_resolves_requires_and_moved_stubs() {
+    let root = repo().join("../shared/corpora/eips");
+    if !root.is_dir() {
+        eprintln!("skipping: {} not found", root.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = repo().join("examples/eips.toml");
+    let index = dir.path().join("_index");
+    let out = run_in(
+        dir.path(),
+        &[
+            "--config",
+            cfg.to_str().unwrap(),
+            "--root",
+            root.to_str().unwrap(),
+            "--index-dir",
+            index.to_str().unwrap(),
+            "--no-sqlite",
+            "index",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // All 1677 `requires` edges resolve; Moved stubs step aside, so only id 1 (two real
+    // copies of EIP-1) is a duplicate.
+    assert_eq!(out.stderr.matches("error[dangling-reference]").count(), 0);
+    assert_eq!(out.stderr.matches("error[duplicate-id]").count(), 2);
+    let edges = std::fs::read_to_string(index.join("graph_edges.jsonl")).unwrap();
+    assert_eq!(edges.matches("\"type\":\"depends_on\"").count(), 1677);
+}
