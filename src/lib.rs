@@ -60,7 +60,7 @@ pub fn run(args: Vec<OsString>, cwd: &Path, out: &mut dyn Write, err: &mut dyn W
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
-            let text = e.render().ansi().to_string();
+            let text = e.render().to_string();
             let _ = if e.use_stderr() {
                 err.write_all(text.as_bytes())
             } else {

@@ -281,3 +281,15 @@ fn concurrent_runs_take_turns_and_leftovers_are_cleaned() {
     );
     assert_eq!(f.run(&["search", "fresh text", "--no-refresh"]).code, 0);
 }
+
+#[test]
+fn usage_errors_exit_2_without_escape_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_in(dir.path(), &["bogus"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("unrecognized subcommand 'bogus'"), "{}", out.stderr);
+    assert!(!out.stderr.contains('\u{1b}'), "no colour codes on a pipe");
+    let help = run_in(dir.path(), &["--help"]);
+    assert_eq!(help.code, 0);
+    assert!(help.stdout.contains("Usage: mdgraph") && !help.stdout.contains('\u{1b}'));
+}
