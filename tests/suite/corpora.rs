@@ -25,15 +25,15 @@ fn real_corpora_index_without_panic() {
     }
 }
 
-#[test]
-fn backlog_md_example_config_resolves_old_task_prefix() {
-    let root = repo().join("../shared/corpora/backlog-md/backlog");
+/// Index a corpus with one of the example configs; None when the corpus is absent.
+fn index_with_example(corpus: &str, config: &str) -> Option<(Output, tempfile::TempDir)> {
+    let root = repo().join("../shared/corpora").join(corpus);
     if !root.is_dir() {
         eprintln!("skipping: {} not found", root.display());
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
-    let cfg = repo().join("examples/backlog-md.toml");
+    let cfg = repo().join("examples").join(config);
     let index = dir.path().join("_index");
     let out = run_in(
         dir.path(),
@@ -49,6 +49,14 @@ fn backlog_md_example_config_resolves_old_task_prefix() {
         ],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
+    Some((out, dir))
+}
+
+#[test]
+fn backlog_md_example_config_resolves_old_task_prefix() {
+    let Some((out, _dir)) = index_with_example("backlog-md/backlog", "backlog-md.toml") else {
+        return;
+    };
     let dangling = out.stderr.matches("error[dangling-reference]").count();
     // Without the alias 171 `task-N` references dangle; the corpus itself has 7 that do.
     assert!(dangling <= 7, "{dangling} dangling references:\n{}", out.stderr);
@@ -57,32 +65,13 @@ fn backlog_md_example_config_resolves_old_task_prefix() {
 
 #[test]
 fn eips_example_config_resolves_requires_and_moved_stubs() {
-    let root = repo().join("../shared/corpora/eips");
-    if !root.is_dir() {
-        eprintln!("skipping: {} not found", root.display());
+    let Some((out, dir)) = index_with_example("eips", "eips.toml") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = repo().join("examples/eips.toml");
-    let index = dir.path().join("_index");
-    let out = run_in(
-        dir.path(),
-        &[
-            "--config",
-            cfg.to_str().unwrap(),
-            "--root",
-            root.to_str().unwrap(),
-            "--index-dir",
-            index.to_str().unwrap(),
-            "--no-sqlite",
-            "index",
-        ],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    };
     // All 1677 `requires` edges resolve; Moved stubs step aside, so only id 1 (two real
     // copies of EIP-1) is a duplicate.
     assert_eq!(out.stderr.matches("error[dangling-reference]").count(), 0);
     assert_eq!(out.stderr.matches("error[duplicate-id]").count(), 2);
-    let edges = std::fs::read_to_string(index.join("graph_edges.jsonl")).unwrap();
+    let edges = std::fs::read_to_string(dir.path().join("_index/graph_edges.jsonl")).unwrap();
     assert_eq!(edges.matches("\"type\":\"depends_on\"").count(), 1677);
 }

@@ -2,19 +2,13 @@
 
 use crate::common::*;
 use crate::snap;
-use mdgraph::config::{Config, Overrides};
 use mdgraph::search::{self, SqliteEngine};
 
 #[test]
 fn budget_holds_for_every_query_and_budget() {
     let f = Fixture::new("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
-    let ov = Overrides {
-        root: Some("backlog".into()),
-        index_dir: Some("_index".into()),
-        ..Overrides::default()
-    };
-    let cfg = Config::load(f.dir.path(), &ov).unwrap();
+    let cfg = f.config();
     let engine = SqliteEngine::open(&cfg.index_dir).unwrap();
     let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
     let mut modes = std::collections::BTreeSet::new();

@@ -2,7 +2,6 @@
 
 use crate::common::*;
 use crate::snap;
-use mdgraph::config::{Config, Overrides};
 use mdgraph::search::{self, MemoryEngine, SqliteEngine};
 use serde::Deserialize;
 
@@ -145,12 +144,7 @@ fn adversarial_queries_never_error() {
 fn sqlite_and_memory_engines_agree_on_labeled_queries() {
     let f = Fixture::new("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
-    let ov = Overrides {
-        root: Some("backlog".into()),
-        index_dir: Some("_index".into()),
-        ..Overrides::default()
-    };
-    let cfg = Config::load(f.dir.path(), &ov).unwrap();
+    let cfg = f.config();
     mdgraph::store::sync(&cfg.index_dir).unwrap();
     let sql = SqliteEngine::open(&cfg.index_dir).unwrap();
     let mem: MemoryEngine = search::memory_engine(&cfg.index_dir).unwrap();
@@ -231,12 +225,7 @@ fn ranking_equals_fts5_bm25() {
     use mdgraph::search::Engine;
     let f = Fixture::new("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
-    let ov = Overrides {
-        root: Some("backlog".into()),
-        index_dir: Some("_index".into()),
-        ..Overrides::default()
-    };
-    let cfg = Config::load(f.dir.path(), &ov).unwrap();
+    let cfg = f.config();
     let engine = SqliteEngine::open(&cfg.index_dir).unwrap();
     let conn = rusqlite::Connection::open(cfg.index_dir.join("index.sqlite")).unwrap();
     let fw = cfg.retrieval.weights.field;
