@@ -141,6 +141,13 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: GraphFormat,
     },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout: `mdgraph man > mdgraph.1`.
+    Man,
     /// Print one node (by id, `ID@uid`, or path) with its sections and edges.
     Show {
         /// Node id, raw id (any case) or root-relative path.

@@ -191,8 +191,31 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
         index_dir: cli.index_dir.clone(),
         no_sqlite: cli.no_sqlite,
     };
+    // Commands that need no configuration.
+    match &cli.command {
+        Command::Completions { shell } => {
+            let mut buf = Vec::new();
+            clap_complete::generate(
+                *shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "mdgraph",
+                &mut buf,
+            );
+            return emit(out, &buf, EXIT_OK);
+        }
+        Command::Man => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut buf)
+                .map_err(|e| Failure::Error(Error::io("<stdout>", e)))?;
+            return emit(out, &buf, EXIT_OK);
+        }
+        _ => {}
+    }
     let cfg = Config::load(cwd, &ov)?;
     match &cli.command {
+        // Answered above, before any configuration is read.
+        Command::Completions { .. } | Command::Man => Ok(EXIT_OK),
         Command::Index { full, format } => {
             let mut report = index::build(
                 &cfg,

@@ -293,3 +293,22 @@ fn usage_errors_exit_2_without_escape_codes() {
     assert_eq!(help.code, 0);
     assert!(help.stdout.contains("Usage: mdgraph") && !help.stdout.contains('\u{1b}'));
 }
+
+#[test]
+fn completions_and_man_page() {
+    // They need no configuration, not even a valid one.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mdgraph.toml"), "not = [valid").unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let out = run_in(dir.path(), &["completions", shell]);
+        assert_eq!(out.code, 0, "{shell}: {}", out.stderr);
+        for cmd in ["index", "check", "search", "pack", "neighbors", "show"] {
+            assert!(out.stdout.contains(cmd), "{shell} completion lacks {cmd}");
+        }
+    }
+    snap!("completions_bash", run_in(dir.path(), &["completions", "bash"]).stdout);
+    let man = run_in(dir.path(), &["man"]);
+    assert_eq!(man.code, 0);
+    // No version in snapshots: it changes with every release.
+    snap!("man_page", man.stdout.replace(env!("CARGO_PKG_VERSION"), "[VERSION]"));
+}
