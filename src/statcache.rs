@@ -196,38 +196,23 @@ impl StatCache {
 
     fn parse(text: &str) -> Option<StatCache> {
         let mut lines = text.lines();
-        let mut head = lines.next()?.strip_prefix(MAGIC)?.split_whitespace();
+        let (complete, config, sidecar) = parse_header(lines.next()?)?;
         let mut c = StatCache {
-            complete: head.next()? == "1",
-            config_digest: head.next()?.to_string(),
-            sidecar_digest: head.next()?.to_string(),
+            complete,
+            config_digest: config.to_string(),
+            sidecar_digest: sidecar.to_string(),
             ..StatCache::default()
         };
         for line in lines {
-            let (kind, rest) = line.split_once(' ')?;
-            if kind == "W" {
-                let (stamp, path) = rest.split_once(' ')?;
-                let st = if stamp == "-" {
-                    None
-                } else {
-                    Some(parse_stamp(&mut stamp.split(','))?)
-                };
-                c.watch.push((PathBuf::from(path), st));
-                continue;
-            }
-            let mut it = rest.splitn(6, ' ');
-            let st = parse_stamp(&mut it)?;
-            let hash = it.next()?.to_string();
-            let path = it.next()?.to_string();
-            match kind {
-                "F" => {
-                    c.files.insert(path, (st, hash));
+            match parse_line(line)? {
+                Line::File(p, st, h) => {
+                    c.files.insert(p.to_string(), (st, h.to_string()));
                 }
-                "O" => {
-                    c.outputs.insert(path, (st, hash));
+                Line::Output(p, st, h) => {
+                    c.outputs.insert(p.to_string(), (st, h.to_string()));
                 }
-                "D" => c.dirs.push((path, st)),
-                _ => return None,
+                Line::Dir(p, st) => c.dirs.push((p.to_string(), st)),
+                Line::Watch(p, st) => c.watch.push((PathBuf::from(p), st)),
             }
         }
         Some(c)
@@ -302,47 +287,34 @@ impl StatCache {
 pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<String> {
     let text = std::fs::read_to_string(index_dir.join(FILE)).ok()?;
     let mut lines = text.lines();
-    let mut head = lines.next()?.strip_prefix(MAGIC)?.split_whitespace();
-    if head.next()? != "1" || head.next()? != config_digest {
+    let (complete, config, sidecar) = parse_header(lines.next()?)?;
+    if !complete || config != config_digest {
         return None;
     }
-    let sidecar = head.next()?.to_string();
+    let sidecar = sidecar.to_string();
     let mut by_dir: HashMap<&str, Vec<(&str, Stamp)>> = HashMap::new();
     let mut dirs: Vec<(&str, Stamp)> = Vec::new();
     let mut outputs = 0;
     let mut watched = 0;
     for line in lines {
-        let (kind, rest) = line.split_once(' ')?;
-        if kind == "W" {
-            let (stamp, path) = rest.split_once(' ')?;
-            let want = if stamp == "-" {
-                None
-            } else {
-                Some(parse_stamp(&mut stamp.split(','))?)
-            };
-            if Stamp::of_path(Path::new(path)) != want {
-                return None;
+        match parse_line(line)? {
+            Line::Watch(path, want) => {
+                if Stamp::of_path(Path::new(path)) != want {
+                    return None;
+                }
+                watched += 1;
             }
-            watched += 1;
-            continue;
-        }
-        let mut it = rest.splitn(6, ' ');
-        let st = parse_stamp(&mut it)?;
-        let _hash = it.next()?;
-        let path = it.next()?;
-        match kind {
-            "F" => {
+            Line::File(path, st, _) => {
                 let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
                 by_dir.entry(dir).or_default().push((name, st));
             }
-            "O" => {
+            Line::Output(path, st, _) => {
                 if Stamp::of_path(&index_dir.join(path)) != Some(st) {
                     return None;
                 }
                 outputs += 1;
             }
-            "D" => dirs.push((path, st)),
-            _ => return None,
+            Line::Dir(path, st) => dirs.push((path, st)),
         }
     }
     // meta.json and the three JSONL files; the root's ancestors at least.
@@ -376,6 +348,47 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
             seen == want.len()
         });
     files_ok.then_some(sidecar)
+}
+
+/// The header of a cache file: (complete, config digest, sidecar digest).
+fn parse_header(line: &str) -> Option<(bool, &str, &str)> {
+    let mut head = line.strip_prefix(MAGIC)?.split_whitespace();
+    Some((head.next()? == "1", head.next()?, head.next()?))
+}
+
+/// One line of a cache file.
+enum Line<'a> {
+    /// `F`: a source file, its stamp and hash.
+    File(&'a str, Stamp, &'a str),
+    /// `O`: an index output, its stamp and digest.
+    Output(&'a str, Stamp, &'a str),
+    /// `D`: a walked folder and its stamp.
+    Dir(&'a str, Stamp),
+    /// `W`: a watched ignore file and its stamp (None: absent).
+    Watch(&'a str, Option<Stamp>),
+}
+
+fn parse_line(line: &str) -> Option<Line<'_>> {
+    let (kind, rest) = line.split_once(' ')?;
+    if kind == "W" {
+        let (stamp, path) = rest.split_once(' ')?;
+        let st = if stamp == "-" {
+            None
+        } else {
+            Some(parse_stamp(&mut stamp.split(','))?)
+        };
+        return Some(Line::Watch(path, st));
+    }
+    let mut it = rest.splitn(6, ' ');
+    let st = parse_stamp(&mut it)?;
+    let hash = it.next()?;
+    let path = it.next()?;
+    match kind {
+        "F" => Some(Line::File(path, st, hash)),
+        "O" => Some(Line::Output(path, st, hash)),
+        "D" => Some(Line::Dir(path, st)),
+        _ => None,
+    }
 }
 
 fn parse_stamp<'a>(it: &mut impl Iterator<Item = &'a str>) -> Option<Stamp> {
