@@ -27,6 +27,9 @@ pub enum Error {
     /// The root folder does not exist or is not a folder.
     #[error("{}: backlog root not found or not a folder", .0.display())]
     NoRoot(PathBuf),
+    /// The SQLite mirror failed while answering (a damaged file); callers rebuild it.
+    #[error("sqlite mirror: {0}")]
+    Store(String),
     /// An id or path that matches no node.
     #[error("no node matches `{0}`")]
     NotFound(String),

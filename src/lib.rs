@@ -139,6 +139,17 @@ fn refresh(cfg: &Config, cli: &Cli, err: &mut dyn Write) -> Result<index::BuildR
     Ok(report)
 }
 
+/// Messages after a query: phase timings under `--verbose`, and the engine's warning.
+fn notes(cli: &Cli, err: &mut dyn Write, t: Option<&timing::Timings>, warning: Option<String>) -> Result<(), Failure> {
+    if let Some(t) = t.filter(|_| cli.verbose) {
+        writeln!(err, "{}", t.render())?;
+    }
+    if let Some(w) = warning {
+        writeln!(err, "mdgraph: warning: {w}")?;
+    }
+    Ok(())
+}
+
 /// The whole index, or an error saying how to get one.
 fn load_index(cfg: &Config) -> Result<sidecar::Loaded, Error> {
     sidecar::load(&cfg.index_dir).ok_or_else(|| {
@@ -293,12 +304,7 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             let (results, warning) =
                 search::with_engine(&cfg, |e| search::search(e, query, &cfg.retrieval, *limit, graph))?;
             t.mark("search");
-            if cli.verbose {
-                writeln!(err, "{}", t.render())?;
-            }
-            if let Some(w) = warning {
-                writeln!(err, "mdgraph: warning: {w}")?;
-            }
+            notes(cli, err, Some(&t), warning)?;
             let code = if results.results.is_empty() { EXIT_FAIL } else { EXIT_OK };
             match format {
                 Format::Json => emit(out, json(&results)?.as_bytes(), code),
@@ -322,13 +328,8 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
                 let results = search::search(e, query, &cfg.retrieval, *candidates, graph)?;
                 Ok(pack::pack(e, query, &results.results, budget, cfg.settings.tokenizer))
             })?;
-            if let Some(w) = warning {
-                writeln!(err, "mdgraph: warning: {w}")?;
-            }
-            t.mark("pack");
-            if cli.verbose {
-                writeln!(err, "{}", t.render())?;
-            }
+            t.mark("search and pack");
+            notes(cli, err, Some(&t), warning)?;
             let code = if p.items.is_empty() { EXIT_FAIL } else { EXIT_OK };
             match format {
                 cli::PackFormat::Md => emit(out, p.markdown.as_bytes(), code),
@@ -343,12 +344,15 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             format,
         } => {
             prepare(&cfg, cli, err, *no_refresh)?;
-            let root = show::find(&load_index(&cfg)?, id)?.id.clone();
-            let (hood, warning) =
-                search::with_engine(&cfg, |e| Ok(neighbors::neighborhood(e, &root, *depth as usize, edges)))?;
-            if let Some(w) = warning {
-                writeln!(err, "mdgraph: warning: {w}")?;
-            }
+            let (hood, warning) = search::with_engine(&cfg, |e| {
+                // Ids resolve through the engine; only a path needs the whole sidecar.
+                let root = match e.node(id).map(|n| n.id).or_else(|| e.exact_id(id)) {
+                    Some(root) => root,
+                    None => show::find(&load_index(&cfg)?, id)?.id.clone(),
+                };
+                Ok(neighbors::neighborhood(e, &root, *depth as usize, edges))
+            })?;
+            notes(cli, err, None, warning)?;
             let text = match format {
                 cli::GraphFormat::Text => neighbors::to_text(&hood),
                 cli::GraphFormat::Json => json(&hood)?,

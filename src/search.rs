@@ -486,7 +486,7 @@ impl SqliteEngine {
 }
 
 fn sqlerr(e: rusqlite::Error) -> Error {
-    Error::Other(format!("sqlite: {e}"))
+    Error::Store(e.to_string())
 }
 
 impl GraphSource for SqliteEngine {
@@ -544,7 +544,7 @@ impl Engine for SqliteEngine {
         })?;
         match blob {
             None => Ok(Vec::new()),
-            Some(b) => bm25::decode(&b).ok_or_else(|| Error::Other(format!("sqlite: damaged postings for `{term}`"))),
+            Some(b) => bm25::decode(&b).ok_or_else(|| Error::Store(format!("damaged postings for `{term}`"))),
         }
     }
 
@@ -851,7 +851,8 @@ pub fn with_engine<T>(
     let (engine, warning) = open_engine(cfg)?;
     match f(engine.as_ref()) {
         Ok(r) => Ok((r, warning)),
-        Err(err) if engine.kind() == EngineKind::Sqlite => {
+        // Only a failing mirror is rebuilt; other errors (an unknown id) are the answer.
+        Err(err @ Error::Store(_)) if engine.kind() == EngineKind::Sqlite => {
             drop(engine);
             let _ = std::fs::remove_file(store::db_path(&cfg.index_dir));
             let note = match store::sync(&cfg.index_dir) {

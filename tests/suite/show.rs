@@ -95,3 +95,20 @@ fn neighbors_in_every_format() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("unknown edge type `child_of`"), "{}", bad.stderr);
 }
+
+#[test]
+fn neighbors_by_path_and_unknown_id_leaves_the_mirror_alone() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let by_id = f.run(&["neighbors", "ADR-0004"]);
+    let by_path = f.run(&["neighbors", "decisions/ADR-0004_resumable-photo-uploads-with-tus.md"]);
+    assert_eq!(by_path.code, 0, "{}", by_path.stderr);
+    assert_eq!(by_id.stdout, by_path.stdout);
+    // Regression: an unknown id was taken for a failing mirror, which was then rebuilt.
+    let db = f.index().join("index.sqlite");
+    let before = std::fs::metadata(&db).unwrap().modified().unwrap();
+    let out = f.run(&["neighbors", "NOPE-404"]);
+    assert_eq!(out.code, 1);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+    assert_eq!(std::fs::metadata(&db).unwrap().modified().unwrap(), before);
+}
