@@ -99,17 +99,11 @@ impl Default for GraphSettings {
         GraphSettings {
             enabled: true,
             k_hop: 1,
-            edge_allowlist: vec![
-                Parent,
-                DecisionRef,
-                Relates,
-                Blocks,
-                BlockedBy,
-                DependsOn,
-                Supersedes,
-                SupersededBy,
-                LinksTo,
-            ],
+            // Every document edge but bare mentions (too weak to pull a neighbor in).
+            edge_allowlist: crate::model::EDGE_TYPES
+                .into_iter()
+                .filter(|t| !matches!(t, Mentions | SectionOf))
+                .collect(),
             backwards: true,
             max_neighbors_per_seed: 4,
             max_neighbors: 30,
@@ -433,8 +427,8 @@ pub struct Config {
     pub sqlite: bool,
     /// Query-time settings.
     pub retrieval: Retrieval,
-    /// Pack settings (the budget; the tokenizer is in `settings`).
-    pub pack: Pack,
+    /// Default token budget of `mdgraph pack` (the tokenizer is in `settings`).
+    pub pack_budget: u32,
 }
 
 /// Command-line overrides applied on top of the file.
@@ -530,7 +524,7 @@ impl Config {
             settings,
             sqlite,
             retrieval,
-            pack: raw.pack,
+            pack_budget: raw.pack.budget.min(u32::MAX as usize) as u32,
         })
     }
 

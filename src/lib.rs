@@ -323,7 +323,7 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             prepare(&cfg, cli, err, *no_refresh)?;
             t.mark("refresh");
             let graph = cfg.retrieval.graph.enabled && !*no_graph;
-            let budget = budget.unwrap_or(cfg.pack.budget as u32);
+            let budget = budget.unwrap_or(cfg.pack_budget);
             let (p, warning) = search::with_engine(&cfg, |e| {
                 let results = search::search(e, query, &cfg.retrieval, *candidates, graph)?;
                 Ok(pack::pack(e, query, &results.results, budget, cfg.settings.tokenizer))
