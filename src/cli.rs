@@ -141,6 +141,33 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: GraphFormat,
     },
+    /// Retrieval metrics for a labeled query file: nDCG@10, Recall@10/20, MRR and pack
+    /// recall, with the graph (or without it, or both side by side).
+    Eval {
+        /// JSONL file, one `{"id", "query", "relevant": {id or path: grade}}` per line.
+        queries: PathBuf,
+        /// Pack budget in tokens for pack recall (default: pack.budget, 4000).
+        #[arg(long)]
+        budget: Option<u32>,
+        /// Candidates a pack considers, best first (as `pack --candidates`).
+        #[arg(long, default_value_t = 30)]
+        candidates: usize,
+        /// Evaluate the plain full-text ranking only.
+        #[arg(long, conflicts_with = "compare")]
+        no_graph: bool,
+        /// Evaluate with and without the graph and print both with the difference.
+        #[arg(long)]
+        compare: bool,
+        /// Also print each query's figures.
+        #[arg(long)]
+        per_query: bool,
+        /// Do not refresh a stale index first.
+        #[arg(long)]
+        no_refresh: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.

@@ -16,6 +16,7 @@ pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod error;
+pub mod eval;
 pub mod expand;
 pub mod frontmatter;
 pub mod index;
@@ -361,6 +362,50 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             };
             out.write_all(text.as_bytes())?;
             Ok(EXIT_OK)
+        }
+        Command::Eval {
+            queries,
+            budget,
+            candidates,
+            no_graph,
+            compare,
+            per_query,
+            no_refresh,
+            format,
+        } => {
+            let path = cwd.join(queries);
+            let name = queries.display().to_string();
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&name, e))?;
+            let parsed = eval::parse_queries(&name, &text)?;
+            prepare(&cfg, cli, err, *no_refresh)?;
+            let loaded = load_index(&cfg)?;
+            let paths: std::collections::HashMap<String, String> = loaded
+                .nodes
+                .iter()
+                .filter(|n| !n.is_chunk())
+                .map(|n| (n.path.clone(), n.id.clone()))
+                .collect();
+            let graph = cfg.retrieval.graph.enabled && !*no_graph;
+            let opts = eval::Options {
+                graph,
+                no_graph: !graph || *compare,
+                budget: budget.unwrap_or(cfg.pack_budget),
+                candidates: *candidates,
+                tokenizer: cfg.settings.tokenizer,
+            };
+            let (report, warning) = search::with_engine(&cfg, |e| {
+                eval::evaluate(e, &cfg.retrieval, &paths, &name, &parsed, &opts)
+            })?;
+            notes(cli, err, None, warning)?;
+            if !cli.quiet {
+                for w in &report.warnings {
+                    writeln!(err, "mdgraph: warning: {w}")?;
+                }
+            }
+            match format {
+                Format::Json => emit(out, json(&report)?.as_bytes(), EXIT_OK),
+                Format::Text => emit(out, eval::to_text(&report, &name, *per_query).as_bytes(), EXIT_OK),
+            }
         }
         Command::Show { id, no_refresh, format } => {
             prepare(&cfg, cli, err, *no_refresh)?;

@@ -5,6 +5,7 @@ mod common;
 
 mod check;
 mod corpora;
+mod eval;
 mod incremental;
 mod index;
 mod pack;
