@@ -146,9 +146,9 @@ pub enum Command {
     Eval {
         /// JSONL file, one `{"id", "query", "relevant": {id or path: grade}}` per line.
         queries: PathBuf,
-        /// Pack budget in tokens for pack recall (default: pack.budget, 4000).
-        #[arg(long)]
-        budget: Option<u32>,
+        /// Pack budgets in tokens for pack recall, comma-separated (default: pack.budget, 4000).
+        #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
+        budget: Vec<u32>,
         /// Candidates a pack considers, best first (as `pack --candidates`).
         #[arg(long, default_value_t = 30)]
         candidates: usize,

@@ -36,6 +36,9 @@ pub struct Query {
     pub relevant: Vec<(String, u32)>,
     /// 1-based line in the query file.
     pub line: usize,
+    /// The query's kind, when the file gives one (`"kind": "title"`): averages are also
+    /// reported per kind.
+    pub kind: Option<String>,
 }
 
 /// Parse a labeled query file. `name` is used in messages. A malformed line is an error
@@ -82,11 +85,13 @@ pub fn parse_queries(name: &str, text: &str) -> Result<Vec<Query>, Error> {
         if relevant.is_empty() {
             return Err(bad(format!("query `{id}` has no graded document (grade > 0)")));
         }
+        let kind = obj.get("kind").and_then(|k| k.as_str()).map(str::to_string);
         out.push(Query {
             id,
             query,
             relevant,
             line,
+            kind,
         });
     }
     if out.is_empty() {
@@ -141,7 +146,7 @@ pub fn reciprocal_rank(ranked: &[&str], grades: &HashMap<String, u32>) -> Option
 }
 
 /// One query's figures.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Scores {
     /// nDCG@10.
     pub ndcg10: f64,
@@ -151,14 +156,25 @@ pub struct Scores {
     pub recall20: f64,
     /// Reciprocal rank of the first grade-3 document (None: the query has none).
     pub rr: Option<f64>,
-    /// Share of graded documents in the pack (any mode).
-    pub pack_recall: f64,
+    /// Pack recall at each budget, in the order of [`Options::budgets`].
+    pub packs: Vec<PackScore>,
+}
+
+/// Pack recall at one budget.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+pub struct PackScore {
+    /// Budget in tokens.
+    pub budget: u32,
+    /// Share of graded documents in the pack (any mode: full, excerpt or reference).
+    pub recall: f64,
     /// Share of graded documents in the pack in full or as an excerpt.
-    pub pack_content_recall: f64,
+    pub content_recall: f64,
+    /// Tokens the pack used.
+    pub used: u32,
 }
 
 /// Averages over queries.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Summary {
     /// Mean nDCG@10.
     pub ndcg10: f64,
@@ -168,10 +184,8 @@ pub struct Summary {
     pub recall20: f64,
     /// Mean reciprocal rank of the first grade-3 document.
     pub mrr: f64,
-    /// Mean pack recall (any mode).
-    pub pack_recall: f64,
-    /// Mean pack recall counting full and excerpt items only.
-    pub pack_content_recall: f64,
+    /// Mean pack recall at each budget (`used` is the mean of the tokens used).
+    pub packs: Vec<PackScore>,
 }
 
 impl Summary {
@@ -188,21 +202,30 @@ impl Summary {
             } else {
                 rrs.iter().sum::<f64>() / rrs.len() as f64
             },
-            pack_recall: mean(|s| s.pack_recall),
-            pack_content_recall: mean(|s| s.pack_content_recall),
+            packs: (0..scores.first().map_or(0, |s| s.packs.len()))
+                .map(|i| PackScore {
+                    budget: scores[0].packs[i].budget,
+                    recall: scores.iter().map(|s| s.packs[i].recall).sum::<f64>() / n,
+                    content_recall: scores.iter().map(|s| s.packs[i].content_recall).sum::<f64>() / n,
+                    used: (scores.iter().map(|s| s.packs[i].used as f64).sum::<f64>() / n).round() as u32,
+                })
+                .collect(),
         }
     }
 
     /// The metrics as (name, value) rows, in report order.
-    pub fn rows(&self) -> [(&'static str, f64); 6] {
-        [
-            ("nDCG@10", self.ndcg10),
-            ("Recall@10", self.recall10),
-            ("Recall@20", self.recall20),
-            ("MRR", self.mrr),
-            ("Pack recall", self.pack_recall),
-            ("Pack content recall", self.pack_content_recall),
-        ]
+    pub fn rows(&self) -> Vec<(String, f64)> {
+        let mut rows = vec![
+            ("nDCG@10".to_string(), self.ndcg10),
+            ("Recall@10".to_string(), self.recall10),
+            ("Recall@20".to_string(), self.recall20),
+            ("MRR".to_string(), self.mrr),
+        ];
+        for p in &self.packs {
+            rows.push((format!("Pack recall @{}", p.budget), p.recall));
+            rows.push((format!("  full or excerpt @{}", p.budget), p.content_recall));
+        }
+        rows
     }
 }
 
@@ -217,8 +240,21 @@ pub struct QueryReport {
     pub graph: Option<Scores>,
     /// Figures without the graph (None when not evaluated).
     pub no_graph: Option<Scores>,
+    /// The query's kind, when given.
+    pub kind: Option<String>,
     /// The top of the ranking with the graph, or without it when only that was run.
     pub top: Vec<String>,
+}
+
+/// Averages over the queries of one kind.
+#[derive(Debug, Clone, Serialize)]
+pub struct KindReport {
+    /// Queries of this kind.
+    pub queries: usize,
+    /// Averages with the graph.
+    pub graph: Option<Summary>,
+    /// Averages without the graph.
+    pub no_graph: Option<Summary>,
 }
 
 /// The evaluation of a query file.
@@ -226,12 +262,16 @@ pub struct QueryReport {
 pub struct Report {
     /// Queries evaluated.
     pub queries: usize,
-    /// Pack budget in tokens.
-    pub budget: u32,
+    /// Pack budgets in tokens.
+    pub budgets: Vec<u32>,
     /// Averages with the graph (None when not evaluated).
     pub graph: Option<Summary>,
     /// Averages without the graph (None when not evaluated).
     pub no_graph: Option<Summary>,
+    /// Ranking depth: how many results each query asks for (MRR looks this deep).
+    pub depth: usize,
+    /// Averages per query kind, when the file gives kinds.
+    pub by_kind: std::collections::BTreeMap<String, KindReport>,
     /// Per-query figures.
     pub per_query: Vec<QueryReport>,
     /// Graded keys that name no document: `file:line: query id: key`.
@@ -245,25 +285,51 @@ pub struct Options {
     pub graph: bool,
     /// Evaluate without the graph.
     pub no_graph: bool,
-    /// Pack budget in tokens.
-    pub budget: u32,
+    /// Pack budgets in tokens (pack recall is measured at each).
+    pub budgets: Vec<u32>,
     /// Candidates a pack considers (as `mdgraph pack --candidates`).
     pub candidates: usize,
     /// Token counter of the index.
     pub tokenizer: crate::tokens::Tokenizer,
 }
 
-/// Resolve a graded key to a document id: an id, then a root-relative path, then an id
-/// in any case or `ID@uid` form. None when it names no document.
-pub fn resolve_key(engine: &dyn Engine, paths: &HashMap<String, String>, key: &str) -> Option<String> {
-    if engine.doc(key).is_some() {
-        return Some(key.to_string());
+/// What graded keys can name: document ids, root-relative paths, and raw ids that several
+/// documents share (a duplicated id names all of them; any one counts).
+#[derive(Debug, Default)]
+pub struct Keys {
+    paths: HashMap<String, String>,
+    raw_ids: HashMap<String, Vec<String>>,
+}
+
+impl Keys {
+    /// Index the documents of `nodes` (chunks are skipped).
+    pub fn new(nodes: &[crate::model::Node]) -> Keys {
+        let mut k = Keys::default();
+        for n in nodes.iter().filter(|n| !n.is_chunk()) {
+            k.paths.insert(n.path.clone(), n.id.clone());
+            if let Some(raw) = &n.raw_id {
+                k.raw_ids.entry(raw.to_lowercase()).or_default().push(n.id.clone());
+            }
+        }
+        k
     }
-    let path = key.trim().trim_start_matches("./");
-    if let Some(id) = paths.get(path) {
-        return Some(id.clone());
+
+    /// The documents a graded key names: an id, then a root-relative path, then an id in
+    /// any case or `ID@uid` form, then every document declaring it as its raw id. Empty
+    /// when it names none.
+    pub fn resolve(&self, engine: &dyn Engine, key: &str) -> Vec<String> {
+        if engine.doc(key).is_some() {
+            return vec![key.to_string()];
+        }
+        let key = key.trim();
+        if let Some(id) = self.paths.get(key.trim_start_matches("./")) {
+            return vec![id.clone()];
+        }
+        if let Some(id) = engine.exact_id(key) {
+            return vec![id];
+        }
+        self.raw_ids.get(&key.to_lowercase()).cloned().unwrap_or_default()
     }
-    engine.exact_id(key.trim())
 }
 
 /// Run every query through search (and pack) and score the rankings. `paths` maps
@@ -271,7 +337,7 @@ pub fn resolve_key(engine: &dyn Engine, paths: &HashMap<String, String>, key: &s
 pub fn evaluate(
     engine: &dyn Engine,
     retrieval: &crate::config::Retrieval,
-    paths: &HashMap<String, String>,
+    keys: &Keys,
     name: &str,
     queries: &[Query],
     opts: &Options,
@@ -281,65 +347,106 @@ pub fn evaluate(
     let (mut on, mut off) = (Vec::new(), Vec::new());
     let limit = K2.max(opts.candidates);
     for q in queries {
-        // Graded ids; an unknown key keeps its own name so it counts but never matches.
+        // Grades by key; rankings are mapped from document ids to the keys naming them
+        // (first occurrence kept). An unknown key still counts, but never matches.
         let mut grades: HashMap<String, u32> = HashMap::new();
+        let mut key_of: HashMap<String, String> = HashMap::new();
         for (key, grade) in &q.relevant {
-            let id = resolve_key(engine, paths, key).unwrap_or_else(|| {
-                warnings.push(format!(
-                    "{name}:{}: query {}: `{key}` is not in the index",
-                    q.line, q.id
-                ));
-                format!("\u{0}missing:{key}")
-            });
-            let g = grades.entry(id).or_insert(0);
+            let ids = keys.resolve(engine, key);
+            if ids.is_empty() {
+                warnings.push(format!("{name}:{}: query {}: `{key}` is not in the index", q.line, q.id));
+            }
+            for id in ids {
+                key_of.entry(id).or_insert_with(|| key.clone());
+            }
+            let g = grades.entry(key.clone()).or_insert(0);
             *g = (*g).max(*grade);
         }
+        // Documents that are not graded keep their id, marked so no key can equal it.
+        let as_key = |id: &str| key_of.get(id).cloned().unwrap_or_else(|| format!("\u{0}{id}"));
         let run = |graph: bool| -> Result<(Scores, Vec<String>), Error> {
             let results = crate::search::search(engine, &q.query, retrieval, limit, graph)?;
-            let ranked: Vec<&str> = results.results.iter().map(|h| h.id.as_str()).collect();
+            let mut ranked_keys: Vec<String> = Vec::new();
+            for h in &results.results {
+                let k = as_key(&h.id);
+                if !ranked_keys.contains(&k) {
+                    ranked_keys.push(k);
+                }
+            }
+            let ranked: Vec<&str> = ranked_keys.iter().map(String::as_str).collect();
             let candidates: Vec<Hit> = results.results.iter().take(opts.candidates).cloned().collect();
-            let pack = crate::pack::pack(engine, &q.query, &candidates, opts.budget, opts.tokenizer);
-            let in_pack = |content: bool| {
-                let n = grades
-                    .keys()
-                    .filter(|id| {
-                        pack.items
-                            .iter()
-                            .any(|it| &it.id == *id && (!content || it.mode != crate::pack::Mode::Reference))
-                    })
-                    .count();
-                n as f64 / grades.len() as f64
-            };
+            let packs = opts
+                .budgets
+                .iter()
+                .map(|&budget| {
+                    let pack = crate::pack::pack(engine, &q.query, &candidates, budget, opts.tokenizer);
+                    let full: std::collections::HashSet<String> =
+                        pack.items.iter().filter(|it| it.mode != crate::pack::Mode::Reference).map(|it| as_key(&it.id)).collect();
+                    let any: std::collections::HashSet<String> = pack.items.iter().map(|it| as_key(&it.id)).collect();
+                    let share = |set: &std::collections::HashSet<String>| {
+                        grades.keys().filter(|k| set.contains(*k)).count() as f64 / grades.len() as f64
+                    };
+                    PackScore {
+                        budget,
+                        recall: share(&any),
+                        content_recall: share(&full),
+                        used: pack.used,
+                    }
+                })
+                .collect();
             let scores = Scores {
                 ndcg10: ndcg(&ranked, &grades, K),
                 recall10: recall(&ranked, &grades, K),
                 recall20: recall(&ranked, &grades, K2),
                 rr: reciprocal_rank(&ranked, &grades),
-                pack_recall: in_pack(false),
-                pack_content_recall: in_pack(true),
+                packs,
             };
-            Ok((scores, ranked.iter().take(K).map(|s| s.to_string()).collect()))
+            let top = results.results.iter().take(K).map(|h| h.id.clone()).collect();
+            Ok((scores, top))
         };
         let g = if opts.graph { Some(run(true)?) } else { None };
         let ng = if opts.no_graph { Some(run(false)?) } else { None };
         let top = g.as_ref().or(ng.as_ref()).map(|r| r.1.clone()).unwrap_or_default();
         if let Some((s, _)) = &g {
-            on.push(*s);
+            on.push(s.clone());
         }
         if let Some((s, _)) = &ng {
-            off.push(*s);
+            off.push(s.clone());
         }
         per_query.push(QueryReport {
             id: q.id.clone(),
             query: q.query.clone(),
             graph: g.map(|r| r.0),
             no_graph: ng.map(|r| r.0),
+            kind: q.kind.clone(),
             top,
         });
     }
+    let mut by_kind = std::collections::BTreeMap::new();
+    let kinds: std::collections::BTreeSet<&String> = per_query.iter().filter_map(|q| q.kind.as_ref()).collect();
+    for kind in kinds {
+        let of = |f: fn(&QueryReport) -> Option<&Scores>| {
+            let v: Vec<Scores> = per_query
+                .iter()
+                .filter(|q| q.kind.as_ref() == Some(kind))
+                .filter_map(|q| f(q).cloned())
+                .collect();
+            (!v.is_empty()).then(|| Summary::of(&v))
+        };
+        by_kind.insert(
+            kind.clone(),
+            KindReport {
+                queries: per_query.iter().filter(|q| q.kind.as_ref() == Some(kind)).count(),
+                graph: of(|q| q.graph.as_ref()),
+                no_graph: of(|q| q.no_graph.as_ref()),
+            },
+        );
+    }
     Ok(Report {
+        depth: limit,
+        by_kind,
         queries: queries.len(),
-        budget: opts.budget,
+        budgets: opts.budgets.clone(),
         graph: opts.graph.then(|| Summary::of(&on)),
         no_graph: opts.no_graph.then(|| Summary::of(&off)),
         per_query,
@@ -348,40 +455,29 @@ pub fn evaluate(
 }
 
 /// The report as text: a table of the averages (side by side with the change when both
-/// modes ran), then per-query rows when asked.
+/// modes ran), the averages per query kind when the file gives kinds, then per-query rows
+/// when asked.
 pub fn to_text(report: &Report, name: &str, per_query: bool) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
+    let budgets: Vec<String> = report.budgets.iter().map(u32::to_string).collect();
     let _ = writeln!(
         s,
-        "{name}: {} queries · pack budget {} tokens",
-        report.queries, report.budget
+        "{name}: {} queries · ranking depth {} · pack budget {} tokens",
+        report.queries,
+        report.depth,
+        budgets.join(", ")
     );
     let _ = writeln!(s);
-    match (&report.graph, &report.no_graph) {
-        (Some(g), Some(n)) => {
-            let _ = writeln!(
-                s,
-                "{:<20} {:>8} {:>9} {:>8} {:>8}",
-                "metric", "graph", "no graph", "Δ", "Δ%"
-            );
-            for ((name, a), (_, b)) in g.rows().iter().zip(n.rows().iter()) {
-                let rel = if *b > 0.0 {
-                    format!("{:+.1}%", (a - b) / b * 100.0)
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(s, "{name:<20} {a:>8.3} {b:>9.3} {:>+8.3} {rel:>8}", a - b);
-            }
-        }
-        (Some(one), None) | (None, Some(one)) => {
-            let label = if report.graph.is_some() { "graph" } else { "no graph" };
-            let _ = writeln!(s, "{:<20} {label:>8}", "metric");
-            for (name, v) in one.rows() {
-                let _ = writeln!(s, "{name:<20} {v:>8.3}");
-            }
-        }
-        (None, None) => {}
+    table(&mut s, "metric", report.graph.as_ref(), report.no_graph.as_ref());
+    for (kind, k) in &report.by_kind {
+        let _ = writeln!(s);
+        table(
+            &mut s,
+            &format!("kind {kind} ({})", k.queries),
+            k.graph.as_ref(),
+            k.no_graph.as_ref(),
+        );
     }
     if per_query {
         let _ = writeln!(s);
@@ -396,20 +492,49 @@ pub fn to_text(report: &Report, name: &str, per_query: bool) -> String {
         }
         let _ = writeln!(s, "  top 3");
         for q in &report.per_query {
-            let Some(x) = q.graph.or(q.no_graph) else { continue };
+            let Some(x) = q.graph.as_ref().or(q.no_graph.as_ref()) else {
+                continue;
+            };
             let rr = x.rr.map_or("-".to_string(), |r| format!("{r:.3}"));
+            let pack = x.packs.first().map_or(0.0, |p| p.recall);
             let _ = write!(
                 s,
-                "{:<10} {:>7.3} {:>6.3} {:>6.3} {rr:>6} {:>6.3}",
-                q.id, x.ndcg10, x.recall10, x.recall20, x.pack_recall
+                "{:<10} {:>7.3} {:>6.3} {:>6.3} {rr:>6} {pack:>6.3}",
+                q.id, x.ndcg10, x.recall10, x.recall20
             );
-            if let (true, Some(g), Some(n)) = (both, q.graph, q.no_graph) {
+            if let (true, Some(g), Some(n)) = (both, &q.graph, &q.no_graph) {
                 let _ = write!(s, " {:>+8.3} {:>+7.3}", g.ndcg10 - n.ndcg10, g.recall10 - n.recall10);
             }
             let _ = writeln!(s, "  {}", q.top.iter().take(3).cloned().collect::<Vec<_>>().join(", "));
         }
     }
     s
+}
+
+/// One table of averages: one column per mode that ran, and the change when both did.
+fn table(s: &mut String, title: &str, graph: Option<&Summary>, no_graph: Option<&Summary>) {
+    use std::fmt::Write as _;
+    match (graph, no_graph) {
+        (Some(g), Some(n)) => {
+            let _ = writeln!(s, "{title:<24} {:>8} {:>9} {:>8} {:>8}", "graph", "no graph", "Δ", "Δ%");
+            for ((name, a), (_, b)) in g.rows().iter().zip(n.rows().iter()) {
+                let rel = if *b > 0.0 {
+                    format!("{:+.1}%", (a - b) / b * 100.0)
+                } else {
+                    String::new()
+                };
+                let _ = writeln!(s, "{name:<24} {a:>8.3} {b:>9.3} {:>+8.3} {rel:>8}", a - b);
+            }
+        }
+        (Some(one), None) | (None, Some(one)) => {
+            let label = if graph.is_some() { "graph" } else { "no graph" };
+            let _ = writeln!(s, "{title:<24} {label:>8}");
+            for (name, v) in one.rows() {
+                let _ = writeln!(s, "{name:<24} {v:>8.3}");
+            }
+        }
+        (None, None) => {}
+    }
 }
 
 #[cfg(test)]

@@ -379,22 +379,18 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             let parsed = eval::parse_queries(&name, &text)?;
             prepare(&cfg, cli, err, *no_refresh)?;
             let loaded = load_index(&cfg)?;
-            let paths: std::collections::HashMap<String, String> = loaded
-                .nodes
-                .iter()
-                .filter(|n| !n.is_chunk())
-                .map(|n| (n.path.clone(), n.id.clone()))
-                .collect();
+            let keys = eval::Keys::new(&loaded.nodes);
+            drop(loaded);
             let graph = cfg.retrieval.graph.enabled && !*no_graph;
             let opts = eval::Options {
                 graph,
                 no_graph: !graph || *compare,
-                budget: budget.unwrap_or(cfg.pack_budget),
+                budgets: if budget.is_empty() { vec![cfg.pack_budget] } else { budget.clone() },
                 candidates: *candidates,
                 tokenizer: cfg.settings.tokenizer,
             };
             let (report, warning) = search::with_engine(&cfg, |e| {
-                eval::evaluate(e, &cfg.retrieval, &paths, &name, &parsed, &opts)
+                eval::evaluate(e, &cfg.retrieval, &keys, &name, &parsed, &opts)
             })?;
             notes(cli, err, None, warning)?;
             if !cli.quiet {
