@@ -91,6 +91,17 @@ pub struct GraphSettings {
     pub max_neighbors_per_seed: usize,
     /// Most neighbors in all.
     pub max_neighbors: usize,
+    /// Score factor per hop: a neighbor scores seed score × edge weight × hop_decay^hop,
+    /// so a neighbor never outranks the seed that brought it in (0 < hop_decay ≤ 1).
+    pub hop_decay: f64,
+    /// Added to a result's score for each further seed whose walk reached it (the
+    /// document several matches lead to).
+    pub path_bonus: f64,
+    /// Damping of walks through hubs: from the second hop on, a step out of a node of
+    /// degree d is divided by ln(e + d − 1)^hub_damping (0 turns it off). The first hop
+    /// is never damped: a seed's own parent, decision or dependency is load-bearing
+    /// however popular it is.
+    pub hub_damping: f64,
 }
 
 impl Default for GraphSettings {
@@ -105,8 +116,11 @@ impl Default for GraphSettings {
                 .filter(|t| !matches!(t, Mentions | SectionOf))
                 .collect(),
             backwards: true,
-            max_neighbors_per_seed: 4,
+            max_neighbors_per_seed: 8,
             max_neighbors: 30,
+            hop_decay: 0.75,
+            path_bonus: 0.03,
+            hub_damping: 1.0,
         }
     }
 }
@@ -226,6 +240,18 @@ impl Retrieval {
                 "retrieval.graph.k_hop: {} is more than 4 (the walk must stay bounded)",
                 self.graph.k_hop
             ));
+        }
+        let g = &self.graph;
+        if !(g.hop_decay > 0.0 && g.hop_decay <= 1.0) {
+            return Err(format!(
+                "retrieval.graph.hop_decay: {} must be above 0 and at most 1",
+                g.hop_decay
+            ));
+        }
+        for (k, v) in [("path_bonus", g.path_bonus), ("hub_damping", g.hub_damping)] {
+            if !v.is_finite() || v < 0.0 {
+                return Err(bad(&format!("graph.{k}"), v));
+            }
         }
         if self.graph.edge_allowlist.contains(&EdgeType::SectionOf) {
             return Err("retrieval.graph.edge_allowlist: section_of links sections, not documents".into());

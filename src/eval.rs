@@ -354,7 +354,10 @@ pub fn evaluate(
         for (key, grade) in &q.relevant {
             let ids = keys.resolve(engine, key);
             if ids.is_empty() {
-                warnings.push(format!("{name}:{}: query {}: `{key}` is not in the index", q.line, q.id));
+                warnings.push(format!(
+                    "{name}:{}: query {}: `{key}` is not in the index",
+                    q.line, q.id
+                ));
             }
             for id in ids {
                 key_of.entry(id).or_insert_with(|| key.clone());
@@ -380,8 +383,12 @@ pub fn evaluate(
                 .iter()
                 .map(|&budget| {
                     let pack = crate::pack::pack(engine, &q.query, &candidates, budget, opts.tokenizer);
-                    let full: std::collections::HashSet<String> =
-                        pack.items.iter().filter(|it| it.mode != crate::pack::Mode::Reference).map(|it| as_key(&it.id)).collect();
+                    let full: std::collections::HashSet<String> = pack
+                        .items
+                        .iter()
+                        .filter(|it| it.mode != crate::pack::Mode::Reference)
+                        .map(|it| as_key(&it.id))
+                        .collect();
                     let any: std::collections::HashSet<String> = pack.items.iter().map(|it| as_key(&it.id)).collect();
                     let share = |set: &std::collections::HashSet<String>| {
                         grades.keys().filter(|k| set.contains(*k)).count() as f64 / grades.len() as f64

@@ -2,8 +2,12 @@
 //! edges brings in their load-bearing neighbors (the parent feature, the deciding ADR,
 //! the blocker), remembering the path that pulled each one in.
 //!
-//! Neighbor score = seed score × edge weight × 0.5^(hop−1) / ln(e + degree − 1): strong
-//! edges first, far hops and hubs damped. Per seed at most `max_neighbors_per_seed`
+//! Neighbor score = seed score × edge weight × hop_decay^hop, divided from the second hop
+//! on by ln(e + d − 1)^hub_damping where d is the degree of the node stepped out of:
+//! strong edges first, far hops and walks through hubs damped, and a seed's own parent,
+//! decision or dependency undamped however popular it is (evaluation on the EIPs: damping
+//! by the neighbor's degree pushed exactly those load-bearing documents down). Per seed
+//! at most `max_neighbors_per_seed`
 //! (strongest edges first, ties by id), at most `max_neighbors` in all, `k_hop` ≤ 4:
 //! the walk is bounded however dense the graph (a hub's edges are read once and cut).
 
@@ -158,11 +162,17 @@ pub fn expand(src: &dyn GraphSource, seeds: &[(String, f64)], g: &GraphSettings)
                     }
                     taken += 1;
                     visited.insert(e.other.clone());
-                    let degree = *degree_cache
-                        .entry(e.other.clone())
-                        .or_insert_with(|| src.degree(&e.other));
-                    let damping = (std::f64::consts::E + degree.saturating_sub(1) as f64).ln();
-                    let score = seed_score * e.weight * 0.5f64.powi(hop as i32 - 1) / damping;
+                    // Hub damping applies to steps out of a node reached by the walk
+                    // (hop ≥ 2), never to the seed's own edges.
+                    let damping = if hop > 1 && g.hub_damping > 0.0 {
+                        let degree = *degree_cache.entry(node.clone()).or_insert_with(|| src.degree(node));
+                        (std::f64::consts::E + degree.saturating_sub(1) as f64)
+                            .ln()
+                            .powf(g.hub_damping)
+                    } else {
+                        1.0
+                    };
+                    let score = seed_score * e.weight * g.hop_decay.powi(hop as i32) / damping;
                     let mut p = path.clone();
                     p.push(Step {
                         from: node.clone(),
@@ -288,14 +298,25 @@ mod tests {
             !kids.is_empty() && kids.iter().all(|k| k.as_str() < "K00004"),
             "{kids:?}"
         );
-        // Walking into the hub is damped by its degree: 0.5 / ln(e + 9999).
-        let only_child = expand(&g, &[("K00042".into(), 0.5)], &GraphSettings { k_hop: 1, ..s.clone() });
+        // The first hop is not damped: a child's parent is load-bearing, hub or not.
+        let only_child = expand(&g, &[("K00042".into(), 0.5)], &GraphSettings { k_hop: 2, ..s.clone() });
         let hub = &only_child["HUB"];
-        assert!(
-            (hub.score - 0.5 / (std::f64::consts::E + 9999.0).ln()).abs() < 1e-12,
-            "{}",
-            hub.score
+        assert!((hub.score - 0.5 * 0.75).abs() < 1e-12, "{}", hub.score);
+        // Walking on through the hub is damped by its degree: 0.5 · 0.75² / ln(e + 9999).
+        let sibling = only_child.values().find(|n| n.path.len() == 2).unwrap();
+        let want = 0.5 * 0.75 * 0.75 / (std::f64::consts::E + 9999.0).ln();
+        assert!((sibling.score - want).abs() < 1e-12, "{}", sibling.score);
+        let undamped = expand(
+            &g,
+            &[("K00042".into(), 0.5)],
+            &GraphSettings {
+                k_hop: 2,
+                hub_damping: 0.0,
+                ..s.clone()
+            },
         );
+        let sibling = undamped.values().find(|n| n.path.len() == 2).unwrap();
+        assert!((sibling.score - 0.5 * 0.75 * 0.75).abs() < 1e-12, "{}", sibling.score);
     }
 
     #[test]

@@ -385,7 +385,11 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             let opts = eval::Options {
                 graph,
                 no_graph: !graph || *compare,
-                budgets: if budget.is_empty() { vec![cfg.pack_budget] } else { budget.clone() },
+                budgets: if budget.is_empty() {
+                    vec![cfg.pack_budget]
+                } else {
+                    budget.clone()
+                },
                 candidates: *candidates,
                 tokenizer: cfg.settings.tokenizer,
             };

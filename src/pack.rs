@@ -143,14 +143,28 @@ pub fn pack(
     let mut carry = 0u32;
     let mut items = Vec::new();
     let mut left_out: Vec<&Hit> = Vec::new();
-    for hit in results {
-        let Some(node) = engine.node(&hit.id) else { continue };
-        let header = render::doc_header(&node);
+    let nodes: Vec<Option<crate::model::Node>> = results.iter().map(|h| engine.node(&h.id)).collect();
+    // Room kept so the items after each one can at least be referenced (up to a quarter of
+    // the budget): a long document in full must not crowd out the load-bearing neighbors
+    // ranked after it.
+    let ref_cost = |hit: &Hit, node: &crate::model::Node| {
+        let head = node.tokens.unwrap_or_else(|| bound(&render::doc_header(node)));
+        JOIN + head + JOIN + bound(&mode_line(Mode::Reference, &hit.why))
+    };
+    let mut later_refs: Vec<u32> = vec![0; results.len() + 1];
+    for i in (0..results.len()).rev() {
+        let c = nodes[i].as_ref().map_or(0, |n| ref_cost(&results[i], n));
+        later_refs[i] = later_refs[i + 1] + c;
+    }
+    for (i, hit) in results.iter().enumerate() {
+        let Some(node) = &nodes[i] else { continue };
+        let header = render::doc_header(node);
         let head_cost = node.tokens.unwrap_or_else(|| bound(&header));
         let sections = engine.sections_of(&hit.id);
         let item_cap = cap + carry;
         let avail = budget.saturating_sub(used + list_reserve);
-        let limit = item_cap.min(avail);
+        let content_avail = avail.saturating_sub(later_refs[i + 1].min(budget / 10));
+        let limit = item_cap.min(content_avail);
         let base = |mode: Mode| JOIN + head_cost + JOIN + bound(&mode_line(mode, &hit.why));
         // Full.
         let full: u32 = base(Mode::Full) + sections.iter().map(|s| JOIN + s.tokens).sum::<u32>();

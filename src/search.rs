@@ -322,7 +322,7 @@ fn truncate(mut v: Vec<Hit>, limit: usize) -> Vec<Hit> {
 }
 
 /// Expand the best seeds along the graph and re-rank seeds and neighbors together:
-/// score (relative to the best seed) + 0.1 per extra path, × doctype weight × state
+/// score (relative to the best seed) + `path_bonus` per extra path, × doctype weight × state
 /// weight. A superseded ADR in the results pulls in its successor. Ties break by id.
 fn expand_and_rank(engine: &dyn Engine, mut seeds: Vec<Hit>, r: &Retrieval, limit: usize) -> Vec<Hit> {
     let best = seeds.iter().map(|h| h.score).fold(0.0, f64::max);
@@ -330,33 +330,40 @@ fn expand_and_rank(engine: &dyn Engine, mut seeds: Vec<Hit>, r: &Retrieval, limi
         return truncate(seeds, limit);
     }
     seeds.truncate(r.seeds.max(1));
-    let seed_scores: Vec<(String, f64)> = seeds.iter().map(|h| (h.id.clone(), h.score / best)).collect();
-    let mut reached = expand::expand(engine, &seed_scores, &r.graph);
+    let state_weight = |h: &Hit| {
+        h.state
+            .as_deref()
+            .map(crate::store::section_name)
+            .and_then(|s| r.weights.state.get(&s).copied())
+            .unwrap_or(1.0)
+    };
     let weight = |h: &Hit| {
         let ty = h.r#type.as_deref().map(crate::store::section_name);
         let dt = ty
             .and_then(|t| r.weights.doctype.get(&t).copied())
             .or_else(|| r.weights.doctype.get(h.kind.as_str()).copied())
             .unwrap_or(1.0);
-        let st = h
-            .state
-            .as_deref()
-            .map(crate::store::section_name)
-            .and_then(|s| r.weights.state.get(&s).copied());
-        dt * st.unwrap_or(1.0)
+        dt * state_weight(h)
     };
+    // A seed demoted by its state walks with the demotion: a superseded ADR's items do
+    // not outrank the decision that replaced it.
+    let seed_scores: Vec<(String, f64)> = seeds
+        .iter()
+        .map(|h| (h.id.clone(), h.score / best * state_weight(h).min(1.0)))
+        .collect();
+    let mut reached = expand::expand(engine, &seed_scores, &r.graph);
     let mut out: Vec<Hit> = Vec::new();
     for mut h in seeds {
         let extra = reached.remove(&h.id).map(|n| n.paths).unwrap_or(0);
         if let Why::Seed { also_reached, .. } = &mut h.why {
             *also_reached = extra;
         }
-        h.score = (h.score / best + 0.1 * extra as f64) * weight(&h);
+        h.score = (h.score / best + r.graph.path_bonus * extra as f64) * weight(&h);
         out.push(h);
     }
     for n in reached.into_values() {
         if let Some(mut h) = neighbor_hit(engine, &n.id, n.path, n.paths) {
-            h.score = (n.score + 0.1 * n.paths.saturating_sub(1) as f64) * weight(&h);
+            h.score = (n.score + r.graph.path_bonus * n.paths.saturating_sub(1) as f64) * weight(&h);
             out.push(h);
         }
     }

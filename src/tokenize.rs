@@ -23,6 +23,9 @@ const STOP_WORDS: &[&str] = &[
     "is", "it", "its", "me", "my", "no", "not", "of", "on", "or", "our", "should", "so", "that", "the", "their",
     "them", "then", "there", "these", "they", "this", "those", "to", "too", "us", "was", "we", "were", "what", "when",
     "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+    // What is left of contractions split at the apostrophe ("can't", "it's", "we'll").
+    "aren", "couldn", "d", "didn", "doesn", "don", "isn", "ll", "m", "re", "s", "shouldn", "t", "ve", "wasn", "won",
+    "wouldn",
 ];
 
 /// Call `f` with each raw word (lowercased, not stemmed) of `text`, skipping Markdown

@@ -24,23 +24,24 @@ fn json_report_and_graph_beats_plain_search() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["queries"], 34);
-    assert_eq!(v["budget"], 4000);
+    assert_eq!(v["budgets"], serde_json::json!([4000]));
     let on = &v["graph"];
     let off = &v["no_graph"];
-    for m in [
-        "ndcg10",
-        "recall10",
-        "recall20",
-        "mrr",
-        "pack_recall",
-        "pack_content_recall",
-    ] {
+    for m in ["ndcg10", "recall10", "recall20", "mrr"] {
         let (a, b) = (on[m].as_f64().unwrap(), off[m].as_f64().unwrap());
         assert!((0.0..=1.0).contains(&a) && (0.0..=1.0).contains(&b), "{m}: {a} {b}");
     }
     // The graph's purpose: more of the graded neighbors in the top 10, and not at the
     // expense of the ranking as a whole.
     assert!(on["recall10"].as_f64() > off["recall10"].as_f64());
+    let pack = &on["packs"][0];
+    assert_eq!(pack["budget"], 4000);
+    assert!(pack["used"].as_u64().unwrap() <= 4000);
+    let (any, content) = (
+        pack["recall"].as_f64().unwrap(),
+        pack["content_recall"].as_f64().unwrap(),
+    );
+    assert!(0.0 < content && content <= any && any <= 1.0, "{any} {content}");
     assert!(on["ndcg10"].as_f64() >= off["ndcg10"].as_f64());
     assert_eq!(v["per_query"].as_array().unwrap().len(), 34);
     assert!(v["warnings"].as_array().unwrap().is_empty());
