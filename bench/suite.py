@@ -20,8 +20,10 @@ Then the scaling from the second-largest to the largest size, and the peer: IWE 
 `iwe`, a Rust Markdown knowledge-graph CLI) is installed with `cargo install iwe --locked`
 into target/bench-tools (skipped with a message when that fails, e.g. offline) and its
 `find` (search) and `retrieve` (graph-expanding retrieval) commands are timed on the same
-corpora with the same queries; the ratio of its time to mdgraph's `search` / `pack` is
-printed. Standard library only; temporary folders are removed at the end.
+corpora with the same queries: `find --lexical Q -l 10` against `mdgraph search Q`, and
+`retrieve --lexical Q --limit 10 --expand-references --expand-referenced-by
+--expand-included-by --max-tokens 4000` against `mdgraph pack Q` (budget 4000); the ratio
+of its time to mdgraph's is printed. Standard library only; temporary folders are removed at the end.
 """
 
 from __future__ import annotations
@@ -142,44 +144,32 @@ def iwe_version():
     return p.stdout.strip()
 
 
-def iwe_key(root, path):
-    """IWE's document key: the path relative to the workspace, without `.md`."""
-    rel = os.path.relpath(path, root)
-    return rel[:-3] if rel.endswith(".md") else rel
-
-
 def bench_iwe(c, tmp, n, timeout):
-    """Time IWE's `find QUERY` and `retrieve -k KEY` on a copy of the corpus (IWE keeps its
-    config in the workspace: `.iwe/`). Returns {find_p50, retrieve_p50, ...} or a reason."""
+    """Time IWE's `find --lexical` and `retrieve --lexical` on a copy of the corpus (IWE keeps
+    its config in the workspace: `.iwe/`). Returns {find_p50, retrieve_p50, n} or a reason."""
     ws = os.path.join(tmp, "iwe-" + c.name.replace("/", "-").replace(" ", "-"))
     shutil.rmtree(ws, ignore_errors=True)
     shutil.copytree(c.root, ws, symlinks=True, ignore=shutil.ignore_patterns("_index"))
     p = subprocess.run([IWE, "init"], cwd=ws, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         return f"iwe init failed: {p.stdout.strip()[:200]}"
-    docs = []
-    for d, dn, fs in os.walk(ws):
-        dn[:] = sorted(x for x in dn if not x.startswith("."))
-        docs += [os.path.join(d, f) for f in sorted(fs) if f.endswith(".md")]
     out = {}
     queries = c.queries[:n]
-    times = []
-    for q in queries:
-        r = run([IWE, "find", q], ws, timeout)
-        if r.rc != 0:
-            return f"iwe find failed (exit {r.rc}): {r.stderr.strip()[:200]}"
-        times.append(r.secs)
-    out["find_p50"] = pct(times, 0.5)
-    # retrieve: the documents a query would start from; keys of documents spread over the corpus.
-    step = max(1, len(docs) // max(1, n))
-    keys = [iwe_key(ws, p) for p in docs[::step][:n]]
-    times = []
-    for k in keys:
-        r = run([IWE, "retrieve", "-k", k], ws, timeout)
-        if r.rc != 0:
-            return f"iwe retrieve failed (exit {r.rc}): {r.stderr.strip()[:200]}"
-        times.append(r.secs)
-    out["retrieve_p50"] = pct(times, 0.5)
+    # Comparable operations: BM25 search for the top 10, and retrieval of the top 10 seeds
+    # expanded one level along references (both directions) and parents under 4000 tokens.
+    ops = {
+        "find": lambda q: [IWE, "find", "--lexical", q, "-l", "10"],
+        "retrieve": lambda q: [IWE, "retrieve", "--lexical", q, "--limit", "10", "--expand-references",
+                               "--expand-referenced-by", "--expand-included-by", "--max-tokens", "4000"],
+    }
+    for op, cmd in ops.items():
+        times = []
+        for q in queries:
+            r = run(cmd(q), ws, timeout)
+            if r.rc != 0:
+                return f"iwe {op} failed (exit {r.rc}): {r.stderr.strip()[:200]}"
+            times.append(r.secs)
+        out[op + "_p50"] = pct(times, 0.5)
     out["n"] = len(queries)
     return out
 
