@@ -26,6 +26,9 @@ pub struct Cli {
     /// Print phase timings and more detail.
     #[arg(long, short, global = true)]
     pub verbose: bool,
+    /// When to use colour: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    pub color: crate::term::ColorChoice,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
@@ -168,6 +171,15 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Write a commented starter mdgraph.toml here (or in --root, or at --config FILE),
+    /// detecting the layout: kano items/decisions, Backlog.md, EIP-style `eip:` ids.
+    Init,
+    /// Git hooks: `mdgraph hook install` writes a pre-commit hook running `mdgraph check`.
+    Hook {
+        /// What to do.
+        #[command(subcommand)]
+        action: HookAction,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -185,6 +197,19 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+    },
+}
+
+/// `mdgraph hook` actions.
+#[derive(Debug, Subcommand)]
+pub enum HookAction {
+    /// Write the git pre-commit hook (in `git rev-parse --git-path hooks`: worktrees and
+    /// core.hooksPath are honoured); it runs `mdgraph check` and refuses a commit whose
+    /// index is stale or whose backlog has errors.
+    Install {
+        /// Replace an existing pre-commit hook.
+        #[arg(long)]
+        force: bool,
     },
 }
 

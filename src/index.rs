@@ -11,6 +11,7 @@ use crate::error::Error;
 use crate::markdown::Section;
 use crate::model::{Graph, Kind, Node};
 use crate::parse::{ParsedFile, parse_file};
+use crate::progress::Progress;
 use crate::resolve::resolve;
 use crate::scan::{Scan, scan};
 use crate::sidecar::{self, Loaded, Meta, MetaCounts};
@@ -56,6 +57,20 @@ pub fn file_map(scan: &Scan) -> BTreeMap<String, String> {
 
 /// Build or refresh the index.
 pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
+    build_with_progress(cfg, opts, None)
+}
+
+/// [`build`], reporting its phases (and each parsed file) to a progress line.
+pub fn build_with_progress(
+    cfg: &Config,
+    opts: BuildOptions,
+    progress: Option<&Progress>,
+) -> Result<BuildReport, Error> {
+    let phase = |name: &'static str, total: usize| {
+        if let Some(p) = progress {
+            p.phase(name, total);
+        }
+    };
     // Before the lock, which creates the index folder (often inside the root).
     if !cfg.root.is_dir() {
         return Err(Error::NoRoot(cfg.root.clone()));
@@ -66,6 +81,7 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
         None
     };
     let mut timings = Timings::default();
+    phase("scanning", 0);
     let scan_start = statcache::now_ns();
     let config_digest = cfg.settings.digest();
     let prev_meta = sidecar::read_meta(&cfg.index_dir);
@@ -127,6 +143,7 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
         }
     }
     drop(prev);
+    phase("parsing", to_parse.len());
     let fresh: Vec<ParsedFile> = to_parse
         .par_iter()
         .filter_map(|f| {
@@ -135,6 +152,9 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
             let text = f.load_text()?;
             let mut p = parse_file(&f.rel, &f.hash, &text, &cfg.settings);
             count_tokens(&mut p, cfg.settings.tokenizer);
+            if let Some(pr) = progress {
+                pr.inc();
+            }
             Some(p)
         })
         .collect();
@@ -142,6 +162,7 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     parsed.extend(fresh);
     timings.mark("parse");
 
+    phase("resolving", 0);
     let mut diagnostics = scanned.diagnostics.clone();
     for p in &mut parsed {
         diagnostics.append(&mut p.diagnostics);
@@ -154,6 +175,7 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
 
     // Each output is serialized, hashed and written before the next, so peak memory
     // holds one serialized file, not three.
+    phase("writing", 0);
     let mut written = Vec::new();
     let mut outputs = std::collections::BTreeMap::new();
     if opts.write {

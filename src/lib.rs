@@ -5,11 +5,38 @@
 //! [`markdown`]) → [`resolve`] → [`sidecar`] (and the [`store`] mirror), orchestrated by
 //! [`index`]; [`check`] and [`show`] read the result. Queries: [`search`] (BM25 from
 //! [`bm25`] over [`tokenize`]d text) → [`expand`] along the graph → re-rank → [`pack`]
-//! into a token budget ([`tokens`], [`render`]); [`neighbors`] draws a neighborhood. The
-//! binary is a thin layer over [`run`].
+//! into a token budget ([`tokens`], [`render`]); [`neighbors`] draws a neighborhood.
+//! [`init`] writes a starter config, [`hook`] a git pre-commit hook; [`term`] and
+//! [`progress`] hold the terminal manners. The binary is a thin layer over [`run`].
+//!
+//! Library users start from [`Index`]: load a [`Config`], open the index (it is built
+//! or refreshed as needed), and ask it questions.
+//!
+//! ```
+//! use mdgraph::{Config, Index, Overrides};
+//! # fn main() -> Result<(), mdgraph::Error> {
+//! # let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+//! # let tmp = tempfile::tempdir().map_err(|e| mdgraph::Error::io("tmp", e))?;
+//! // As `mdgraph --root backlog-fixtures --index-dir <tmp>/_index` would, from the repo root.
+//! let config = Config::load(repo, &Overrides {
+//!     root: Some("backlog-fixtures".into()),
+//!     index_dir: Some(tmp.path().join("_index")),
+//!     ..Overrides::default()
+//! })?;
+//! let index = Index::open(config)?;
+//! for hit in index.search("photo upload resume")?.results.iter().take(3) {
+//!     println!("{:<14} {:.3}  {}  [{}]", hit.id, hit.score, hit.title, hit.why.line());
+//! }
+//! let pack = index.pack("what is blocking the PDF export", 1000)?;
+//! println!("{}", pack.markdown); // Markdown for a prompt, within 1000 tokens
+//! # assert!(pack.used <= 1000);
+//! # Ok(())
+//! # }
+//! ```
 
 #![deny(missing_docs)]
 
+pub mod api;
 pub mod bm25;
 pub mod check;
 pub mod cli;
@@ -19,7 +46,9 @@ pub mod error;
 pub mod eval;
 pub mod expand;
 pub mod frontmatter;
+pub mod hook;
 pub mod index;
+pub mod init;
 pub mod lock;
 pub mod markdown;
 pub mod model;
@@ -27,6 +56,7 @@ pub mod neighbors;
 pub mod output;
 pub mod pack;
 pub mod parse;
+pub mod progress;
 pub mod render;
 pub mod resolve;
 pub mod scan;
@@ -35,17 +65,21 @@ pub mod show;
 pub mod sidecar;
 pub mod statcache;
 pub mod store;
+pub mod term;
 pub mod timing;
 pub mod tokenize;
 pub mod tokens;
 
+pub use api::{Index, SearchOptions};
+pub use config::{Config, Overrides};
+pub use error::Error;
+
 use clap::Parser;
-use cli::{Cli, Command, Format};
-use config::{Config, Overrides};
-use error::Error;
+use cli::{Cli, Command, Format, HookAction};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
+use term::{Paint, Terminal};
 
 /// Exit code: success.
 pub const EXIT_OK: i32 = 0;
@@ -55,8 +89,20 @@ pub const EXIT_FAIL: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
 
 /// Run mdgraph with `args` (including the program name) in `cwd`, writing data to `out`
-/// and messages to `err`. Returns the process exit code.
+/// and messages to `err`, as into pipes (no colour unless `--color always`, no progress
+/// line). Returns the process exit code.
 pub fn run(args: Vec<OsString>, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    run_with_terminal(args, cwd, out, err, &Terminal::plain())
+}
+
+/// [`run`] for the streams `term` describes (the binary passes [`Terminal::from_env`]).
+pub fn run_with_terminal(
+    args: Vec<OsString>,
+    cwd: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    term: &Terminal,
+) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -70,16 +116,43 @@ pub fn run(args: Vec<OsString>, cwd: &Path, out: &mut dyn Write, err: &mut dyn W
             return code;
         }
     };
-    match execute(&cli, cwd, out, err) {
+    let ctx = Ctx {
+        cli: &cli,
+        term,
+        out_paint: term.stdout_paint(cli.color),
+        err_paint: term.stderr_paint(cli.color),
+    };
+    match execute(&ctx, cwd, out, err) {
         Ok(code) => code,
         Err(Failure::Pipe) => EXIT_OK,
         Err(Failure::Error(e)) => {
-            let _ = writeln!(err, "mdgraph: error: {e}");
+            let _ = writeln!(err, "mdgraph: {} {e}", ctx.err_paint.error("error:"));
             match e {
                 Error::NotFound(_) => EXIT_FAIL,
                 _ => EXIT_ERROR,
             }
         }
+    }
+}
+
+/// What every command needs to know about the run.
+struct Ctx<'a> {
+    cli: &'a Cli,
+    term: &'a Terminal,
+    out_paint: Paint,
+    err_paint: Paint,
+}
+
+impl Ctx<'_> {
+    /// `mdgraph: warning: …` on stderr.
+    fn warn(&self, err: &mut dyn Write, w: &str) -> Result<(), Failure> {
+        writeln!(err, "mdgraph: {} {w}", self.err_paint.warning("warning:"))?;
+        Ok(())
+    }
+
+    /// A progress line for an index run, when stderr is an interactive terminal.
+    fn progress(&self) -> Option<progress::Progress> {
+        self.term.progress(self.cli.quiet)
     }
 }
 
@@ -123,80 +196,34 @@ fn json(v: &impl serde::Serialize) -> Result<String, Failure> {
         .map_err(|e| Failure::Error(Error::Other(e.to_string())))
 }
 
-/// Bring the index (and the SQLite mirror, when enabled) up to date; print a summary when
-/// something was rebuilt.
-fn refresh(cfg: &Config, cli: &Cli, err: &mut dyn Write) -> Result<index::BuildReport, Failure> {
-    let mut report = index::build(
-        cfg,
-        index::BuildOptions {
-            full: false,
-            write: true,
-        },
-    )?;
-    sync_store(cfg, &mut report)?;
-    if !report.up_to_date && !cli.quiet {
-        writeln!(err, "{}", output::build_summary(&report))?;
+/// Open the index for a query: refreshed first (with a summary when something was
+/// rebuilt), or as it is under `--no-refresh` when there is one.
+fn open_index(ctx: &Ctx, cfg: config::Config, err: &mut dyn Write, no_refresh: bool) -> Result<Index, Failure> {
+    if no_refresh && cfg.index_dir.join(sidecar::META).is_file() {
+        return Ok(Index::open_as_is(cfg)?);
     }
-    Ok(report)
+    let progress = ctx.progress();
+    let (index, report) = Index::open_with(cfg, progress.as_ref())?;
+    drop(progress);
+    if let Some(r) = report.filter(|r| !r.up_to_date && !ctx.cli.quiet) {
+        writeln!(err, "{}", output::build_summary(&r))?;
+    }
+    Ok(index)
 }
 
-/// Messages after a query: phase timings under `--verbose`, and the engine's warning.
-fn notes(cli: &Cli, err: &mut dyn Write, t: Option<&timing::Timings>, warning: Option<String>) -> Result<(), Failure> {
-    if let Some(t) = t.filter(|_| cli.verbose) {
+/// Messages after a query: phase timings under `--verbose`, and the engine's warnings.
+fn notes(ctx: &Ctx, err: &mut dyn Write, t: Option<&timing::Timings>, index: &Index) -> Result<(), Failure> {
+    if let Some(t) = t.filter(|_| ctx.cli.verbose) {
         writeln!(err, "{}", t.render())?;
     }
-    if let Some(w) = warning {
-        writeln!(err, "mdgraph: warning: {w}")?;
+    for w in index.take_warnings() {
+        ctx.warn(err, &w)?;
     }
     Ok(())
 }
 
-/// The whole index, or an error saying how to get one.
-fn load_index(cfg: &Config) -> Result<sidecar::Loaded, Error> {
-    sidecar::load(&cfg.index_dir).ok_or_else(|| {
-        Error::Other(format!(
-            "cannot read the index at {}; run `mdgraph index`",
-            cfg.display(&cfg.index_dir)
-        ))
-    })
-}
-
-/// Make the index and the mirror current before a query: the stat-cache probe answers
-/// "unchanged" from stats alone; otherwise the index is refreshed. With `--no-refresh` an
-/// existing index is used as it is (the mirror is still synced with it).
-fn prepare(cfg: &Config, cli: &Cli, err: &mut dyn Write, no_refresh: bool) -> Result<(), Failure> {
-    if no_refresh && cfg.index_dir.join(sidecar::META).is_file() {
-        if cfg.sqlite
-            && let Err(e) = store::sync(&cfg.index_dir)
-        {
-            writeln!(err, "mdgraph: warning: cannot update the SQLite mirror: {e}")?;
-        }
-        return Ok(());
-    }
-    if let Some(sidecar) = statcache::probe(&cfg.index_dir, &cfg.root, &cfg.settings.digest())
-        && (!cfg.sqlite || store::mirrors(&cfg.index_dir, &sidecar))
-    {
-        return Ok(());
-    }
-    refresh(cfg, cli, err)?;
-    Ok(())
-}
-
-/// Update the SQLite mirror after a build, from the graph in memory when there is one.
-fn sync_store(cfg: &Config, report: &mut index::BuildReport) -> Result<(), Error> {
-    if !cfg.sqlite {
-        return Ok(());
-    }
-    if report.up_to_date {
-        store::sync(&cfg.index_dir)?;
-    } else if !store::is_fresh(&cfg.index_dir, &report.meta) {
-        store::rebuild(&cfg.index_dir, &report.meta, &report.graph.nodes, &report.graph.edges)?;
-    }
-    report.timings.mark("sqlite");
-    Ok(())
-}
-
-fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
+fn execute(ctx: &Ctx, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
+    let cli = ctx.cli;
     let ov = Overrides {
         config: cli.config.clone(),
         root: cli.root.clone(),
@@ -222,21 +249,17 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
                 .map_err(|e| Failure::Error(Error::io("<stdout>", e)))?;
             return emit(out, &buf, EXIT_OK);
         }
+        Command::Init => return init_command(ctx, cwd, err),
         _ => {}
     }
     let cfg = Config::load(cwd, &ov)?;
     match &cli.command {
         // Answered above, before any configuration is read.
-        Command::Completions { .. } | Command::Man => Ok(EXIT_OK),
+        Command::Completions { .. } | Command::Man | Command::Init => Ok(EXIT_OK),
         Command::Index { full, format } => {
-            let mut report = index::build(
-                &cfg,
-                index::BuildOptions {
-                    full: *full,
-                    write: true,
-                },
-            )?;
-            sync_store(&cfg, &mut report)?;
+            let progress = ctx.progress();
+            let report = Index::build(&cfg, *full, progress.as_ref())?;
+            drop(progress);
             match format {
                 Format::Json => {
                     #[derive(serde::Serialize)]
@@ -267,7 +290,7 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
                         .filter(|d| !cli.quiet || d.severity == diag::Severity::Error)
                         .cloned()
                         .collect();
-                    err.write_all(output::diagnostics(&shown).as_bytes())?;
+                    err.write_all(output::diagnostics(&shown, ctx.err_paint).as_bytes())?;
                     if !cli.quiet {
                         writeln!(err, "{}", output::build_summary(&report))?;
                     }
@@ -279,15 +302,19 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             Ok(EXIT_OK)
         }
         Command::Check { strict, format } => {
-            let report = check::check(&cfg, *strict)?;
+            let report = Index::check(&cfg, *strict)?;
             let code = if report.ok { EXIT_OK } else { EXIT_FAIL };
             match format {
                 Format::Json => emit(out, json(&report)?.as_bytes(), code),
                 Format::Text => {
                     if !cli.quiet {
-                        writeln!(err, "{}", output::check_summary(&report))?;
+                        writeln!(err, "{}", output::check_summary(&report, ctx.err_paint))?;
                     }
-                    emit(out, output::diagnostics(&report.diagnostics).as_bytes(), code)
+                    emit(
+                        out,
+                        output::diagnostics(&report.diagnostics, ctx.out_paint).as_bytes(),
+                        code,
+                    )
                 }
             }
         }
@@ -299,17 +326,19 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             format,
         } => {
             let mut t = timing::Timings::default();
-            prepare(&cfg, cli, err, *no_refresh)?;
+            let index = open_index(ctx, cfg, err, *no_refresh)?;
             t.mark("refresh");
-            let graph = cfg.retrieval.graph.enabled && !*no_graph;
-            let (results, warning) =
-                search::with_engine(&cfg, |e| search::search(e, query, &cfg.retrieval, *limit, graph))?;
+            let opts = SearchOptions {
+                limit: *limit,
+                graph: !*no_graph,
+            };
+            let results = index.search_with(query, opts)?;
             t.mark("search");
-            notes(cli, err, Some(&t), warning)?;
+            notes(ctx, err, Some(&t), &index)?;
             let code = if results.results.is_empty() { EXIT_FAIL } else { EXIT_OK };
             match format {
                 Format::Json => emit(out, json(&results)?.as_bytes(), code),
-                Format::Text => emit(out, output::search_results(&results).as_bytes(), code),
+                Format::Text => emit(out, output::search_results(&results, ctx.out_paint).as_bytes(), code),
             }
         }
         Command::Pack {
@@ -321,16 +350,16 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             format,
         } => {
             let mut t = timing::Timings::default();
-            prepare(&cfg, cli, err, *no_refresh)?;
-            t.mark("refresh");
-            let graph = cfg.retrieval.graph.enabled && !*no_graph;
             let budget = budget.unwrap_or(cfg.pack_budget);
-            let (p, warning) = search::with_engine(&cfg, |e| {
-                let results = search::search(e, query, &cfg.retrieval, *candidates, graph)?;
-                Ok(pack::pack(e, query, &results.results, budget, cfg.settings.tokenizer))
-            })?;
+            let index = open_index(ctx, cfg, err, *no_refresh)?;
+            t.mark("refresh");
+            let opts = SearchOptions {
+                limit: *candidates,
+                graph: !*no_graph,
+            };
+            let p = index.pack_with(query, budget, opts)?;
             t.mark("search and pack");
-            notes(cli, err, Some(&t), warning)?;
+            notes(ctx, err, Some(&t), &index)?;
             let code = if p.items.is_empty() { EXIT_FAIL } else { EXIT_OK };
             match format {
                 cli::PackFormat::Md => emit(out, p.markdown.as_bytes(), code),
@@ -344,24 +373,16 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             no_refresh,
             format,
         } => {
-            prepare(&cfg, cli, err, *no_refresh)?;
-            let (hood, warning) = search::with_engine(&cfg, |e| {
-                // Ids resolve through the engine; only a path needs the whole sidecar.
-                let root = match e.node(id).map(|n| n.id).or_else(|| e.exact_id(id)) {
-                    Some(root) => root,
-                    None => show::find(&load_index(&cfg)?, id)?.id.clone(),
-                };
-                Ok(neighbors::neighborhood(e, &root, *depth as usize, edges))
-            })?;
-            notes(cli, err, None, warning)?;
+            let index = open_index(ctx, cfg, err, *no_refresh)?;
+            let hood = index.neighbors(id, *depth as usize, edges)?;
+            notes(ctx, err, None, &index)?;
             let text = match format {
                 cli::GraphFormat::Text => neighbors::to_text(&hood),
                 cli::GraphFormat::Json => json(&hood)?,
                 cli::GraphFormat::Mermaid => neighbors::to_mermaid(&hood),
                 cli::GraphFormat::Dot => neighbors::to_dot(&hood),
             };
-            out.write_all(text.as_bytes())?;
-            Ok(EXIT_OK)
+            emit(out, text.as_bytes(), EXIT_OK)
         }
         Command::Eval {
             queries,
@@ -377,29 +398,35 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             let name = queries.display().to_string();
             let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&name, e))?;
             let parsed = eval::parse_queries(&name, &text)?;
-            prepare(&cfg, cli, err, *no_refresh)?;
-            let loaded = load_index(&cfg)?;
+            let budgets = if budget.is_empty() {
+                vec![cfg.pack_budget]
+            } else {
+                budget.clone()
+            };
+            let graph = cfg.retrieval.graph.enabled && !*no_graph;
+            let index = open_index(ctx, cfg, err, *no_refresh)?;
+            let cfg = index.config();
+            // Only the nodes, and only while the keys are made.
+            let loaded = sidecar::load_parts(&cfg.index_dir, false).ok_or_else(|| {
+                Error::Other(format!(
+                    "cannot read the index at {}; run `mdgraph index`",
+                    cfg.display(&cfg.index_dir)
+                ))
+            })?;
             let keys = eval::Keys::new(&loaded.nodes);
             drop(loaded);
-            let graph = cfg.retrieval.graph.enabled && !*no_graph;
             let opts = eval::Options {
                 graph,
                 no_graph: !graph || *compare,
-                budgets: if budget.is_empty() {
-                    vec![cfg.pack_budget]
-                } else {
-                    budget.clone()
-                },
+                budgets,
                 candidates: *candidates,
                 tokenizer: cfg.settings.tokenizer,
             };
-            let (report, warning) = search::with_engine(&cfg, |e| {
-                eval::evaluate(e, &cfg.retrieval, &keys, &name, &parsed, &opts)
-            })?;
-            notes(cli, err, None, warning)?;
+            let report = index.with_engine(|e| eval::evaluate(e, &cfg.retrieval, &keys, &name, &parsed, &opts))?;
+            notes(ctx, err, None, &index)?;
             if !cli.quiet {
                 for w in &report.warnings {
-                    writeln!(err, "mdgraph: warning: {w}")?;
+                    ctx.warn(err, w)?;
                 }
             }
             match format {
@@ -408,14 +435,86 @@ fn execute(cli: &Cli, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             }
         }
         Command::Show { id, no_refresh, format } => {
-            prepare(&cfg, cli, err, *no_refresh)?;
-            let loaded = load_index(&cfg)?;
-            let view = show::show(&loaded, id)?;
+            let index = open_index(ctx, cfg, err, *no_refresh)?;
+            let view = index.node(id)?;
+            notes(ctx, err, None, &index)?;
             match format {
-                Format::Json => out.write_all(json(&view)?.as_bytes())?,
-                Format::Text => out.write_all(output::shown(&view).as_bytes())?,
+                Format::Json => emit(out, json(&view)?.as_bytes(), EXIT_OK),
+                Format::Text => emit(out, output::shown(&view, ctx.out_paint).as_bytes(), EXIT_OK),
+            }
+        }
+        Command::Hook {
+            action: HookAction::Install { force },
+        } => {
+            let (path, outcome) = hook::install(&cfg, *force)?;
+            let path = cfg.display(&path);
+            if !cli.quiet {
+                match outcome {
+                    hook::Outcome::Unchanged => writeln!(err, "the pre-commit hook {path} is already installed")?,
+                    hook::Outcome::Installed | hook::Outcome::Replaced => writeln!(
+                        err,
+                        "{} the pre-commit hook {path}: `mdgraph check` runs before each commit (mdgraph must be on PATH)",
+                        if outcome == hook::Outcome::Installed {
+                            "installed"
+                        } else {
+                            "replaced"
+                        }
+                    )?,
+                }
             }
             Ok(EXIT_OK)
         }
     }
+}
+
+/// `mdgraph init`: the config goes to `--config FILE`, else `mdgraph.toml` in `--root`,
+/// else in the working directory; the layout is looked for in `--root` (or the file's
+/// folder).
+fn init_command(ctx: &Ctx, cwd: &Path, err: &mut dyn Write) -> Result<i32, Failure> {
+    let cli = ctx.cli;
+    let dir = cwd.join(cli.root.as_deref().unwrap_or(Path::new(".")));
+    let file = match &cli.config {
+        Some(f) => cwd.join(f),
+        None => dir.join(config::CONFIG_FILE),
+    };
+    let dir = match (&cli.root, &cli.config) {
+        (None, Some(_)) => file
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| cwd.to_path_buf()),
+        _ => dir,
+    };
+    let index_dir = cli.index_dir.as_ref().map(|d| cwd.join(d));
+    let shown = |p: &Path| {
+        let rel = p.strip_prefix(cwd).unwrap_or(p);
+        if rel.is_absolute() {
+            return rel.display().to_string();
+        }
+        let s = scan::rel_of(Path::new(""), rel);
+        if s.is_empty() { ".".to_string() } else { s }
+    };
+    let written = init::init(&file, &dir, index_dir.as_deref(), shown)?;
+    if !cli.quiet {
+        writeln!(
+            err,
+            "detected {}",
+            written.detected.describe(&shown(&written.detected.root))
+        )?;
+        if let Some(other) = &written.shadows {
+            ctx.warn(
+                err,
+                &format!(
+                    "{} takes precedence over {} below its folder",
+                    shown(&file),
+                    shown(other)
+                ),
+            )?;
+        }
+        let next = match file.parent() {
+            Some(d) if d == cwd => "mdgraph index".to_string(),
+            _ => format!("mdgraph --config {} index", shown(&file)),
+        };
+        writeln!(err, "wrote {}; next: `{next}`", shown(&written.path))?;
+    }
+    Ok(EXIT_OK)
 }

@@ -5,13 +5,25 @@ use crate::check::CheckReport;
 use crate::diag::Diagnostic;
 use crate::index::BuildReport;
 use crate::show::Shown;
+use crate::term::Paint;
 use std::fmt::Write;
 
-/// Diagnostics, one compiler-style line each.
-pub fn diagnostics(diags: &[Diagnostic]) -> String {
+/// Diagnostics, one compiler-style line each (`path:line:col` bold, the severity red or
+/// yellow when painting).
+pub fn diagnostics(diags: &[Diagnostic], paint: Paint) -> String {
     let mut s = String::new();
     for d in diags {
-        let _ = writeln!(s, "{d}");
+        if paint.on {
+            let at = format!("{}:{}:{}", d.path, d.line.max(1), d.col.max(1));
+            let what = format!("{}[{}]", d.severity, d.code.as_str());
+            let what = match d.severity {
+                crate::diag::Severity::Error => paint.error(&what),
+                crate::diag::Severity::Warning => paint.warning(&what),
+            };
+            let _ = writeln!(s, "{}: {what}: {}", paint.bold(&at), d.message);
+        } else {
+            let _ = writeln!(s, "{d}");
+        }
     }
     s
 }
@@ -38,19 +50,23 @@ pub fn build_summary(r: &BuildReport) -> String {
 }
 
 /// The summary line of a check.
-pub fn check_summary(r: &CheckReport) -> String {
+pub fn check_summary(r: &CheckReport, paint: Paint) -> String {
     let state = if r.fresh { "index is fresh" } else { "index is STALE" };
-    let verdict = if r.ok { "ok" } else { "FAILED" };
-    format!("check {verdict}: {state}; {} errors, {} warnings", r.errors, r.warnings)
+    let verdict = if r.ok {
+        paint.ok("check ok")
+    } else {
+        paint.error("check FAILED")
+    };
+    format!("{verdict}: {state}; {} errors, {} warnings", r.errors, r.warnings)
 }
 
 /// A node with its sections and edges.
-pub fn shown(v: &Shown) -> String {
+pub fn shown(v: &Shown, paint: Paint) -> String {
     let n = &v.node;
     let mut s = String::new();
     let ty = n.r#type.as_deref().unwrap_or("");
     let state = n.state.as_deref().unwrap_or("");
-    let _ = writeln!(s, "{}  {}", n.id, n.label());
+    let _ = writeln!(s, "{}  {}", paint.bold(&n.id), n.label());
     let _ = writeln!(
         s,
         "  kind:   {}{}",
@@ -72,7 +88,7 @@ pub fn shown(v: &Shown) -> String {
         let _ = writeln!(s, "  in:     {doc} (section, line {})", n.line.unwrap_or(0));
     }
     if !v.sections.is_empty() {
-        let _ = writeln!(s, "\nsections:");
+        let _ = writeln!(s, "\n{}", paint.bold("sections:"));
         for sec in &v.sections {
             let name = if sec.heading.is_empty() {
                 "(before first heading)"
@@ -89,7 +105,7 @@ pub fn shown(v: &Shown) -> String {
         }
     }
     for (title, edges, arrow) in [("outgoing", &v.outgoing, "→"), ("incoming", &v.incoming, "←")] {
-        let _ = writeln!(s, "\n{title} ({}):", edges.len());
+        let _ = writeln!(s, "\n{} ({}):", paint.bold(title), edges.len());
         let w = edges.iter().map(|e| e.id.len()).max().unwrap_or(0);
         for e in edges {
             let origin = e.origin.as_str();
@@ -111,7 +127,7 @@ pub fn shown(v: &Shown) -> String {
 }
 
 /// A ranked table of search results: rank, id, type, state, title, matched section.
-pub fn search_results(r: &crate::search::Results) -> String {
+pub fn search_results(r: &crate::search::Results, paint: Paint) -> String {
     let mut s = String::new();
     if r.results.is_empty() {
         let _ = writeln!(s, "no results for {:?}", r.query);
@@ -126,16 +142,18 @@ pub fn search_results(r: &crate::search::Results) -> String {
         .max()
         .unwrap_or(1);
     for (i, h) in r.results.iter().enumerate() {
+        // Padding is computed on the plain id, so colour does not shift the columns.
+        let pad = " ".repeat(idw.saturating_sub(h.id.chars().count()));
         let _ = writeln!(
             s,
-            "{:>2}. {:<idw$}  {:<tyw$}  {:<stw$}  {:<7.3}  {}  [{}]",
+            "{:>2}. {}{pad}  {:<tyw$}  {:<stw$}  {:<7.3}  {}  {}",
             i + 1,
-            h.id,
+            paint.bold(&h.id),
             type_label(h),
             h.state.as_deref().unwrap_or("-"),
             h.score,
             truncate(&h.title, 60),
-            h.why.line(),
+            paint.dim(&format!("[{}]", h.why.line())),
         );
     }
     s

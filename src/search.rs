@@ -832,7 +832,7 @@ pub fn memory_engine(index_dir: &Path) -> Result<MemoryEngine, Error> {
 /// else the in-memory fallback. The caller keeps the mirror in sync (see
 /// [`crate::store::sync`]); when it cannot be used the fallback answers and the reason is
 /// returned as a warning.
-pub fn open_engine(cfg: &crate::config::Config) -> Result<(Box<dyn Engine>, Option<String>), Error> {
+pub fn open_engine(cfg: &crate::config::Config) -> Result<(Box<dyn Engine + Send>, Option<String>), Error> {
     if cfg.sqlite {
         match SqliteEngine::open(&cfg.index_dir) {
             Ok(e) => return Ok((Box::new(e), None)),
@@ -846,29 +846,4 @@ pub fn open_engine(cfg: &crate::config::Config) -> Result<(Box<dyn Engine>, Opti
         }
     }
     Ok((Box::new(memory_engine(&cfg.index_dir)?), None))
-}
-
-/// Run `f` against the configured engine. A mirror that fails during the query (corrupt
-/// pages) is rebuilt from the sidecar once and `f` retried; if that fails too, the
-/// fallback answers. Returns `f`'s result and a warning for the user, if any.
-pub fn with_engine<T>(
-    cfg: &crate::config::Config,
-    f: impl Fn(&dyn Engine) -> Result<T, Error>,
-) -> Result<(T, Option<String>), Error> {
-    let (engine, warning) = open_engine(cfg)?;
-    match f(engine.as_ref()) {
-        Ok(r) => Ok((r, warning)),
-        // Only a failing mirror is rebuilt; other errors (an unknown id) are the answer.
-        Err(err @ Error::Store(_)) if engine.kind() == EngineKind::Sqlite => {
-            drop(engine);
-            let _ = std::fs::remove_file(store::db_path(&cfg.index_dir));
-            let note = match store::sync(&cfg.index_dir) {
-                Ok(_) => format!("rebuilt the SQLite mirror after: {err}"),
-                Err(e2) => format!("SQLite mirror unusable ({err}; rebuild failed: {e2})"),
-            };
-            let (engine, w2) = open_engine(cfg)?;
-            Ok((f(engine.as_ref())?, Some(w2.unwrap_or(note))))
-        }
-        Err(err) => Err(err),
-    }
 }

@@ -63,6 +63,7 @@ impl Fixture {
     }
 }
 
+#[derive(Debug)]
 pub struct Output {
     pub code: i32,
     pub stdout: String,
@@ -71,10 +72,16 @@ pub struct Output {
 
 /// Run the binary in `cwd` with a cleared environment.
 pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
+    run_env(cwd, args, &[])
+}
+
+/// Run the binary in `cwd` with only the variables `env` set.
+pub fn run_env(cwd: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Output {
     let out = Command::new(BIN)
         .args(args)
         .current_dir(cwd)
         .env_clear()
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     Output {

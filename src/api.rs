@@ -1,0 +1,359 @@
+//! The library facade: [`Index`] opens the index a [`Config`] describes (building or
+//! refreshing it first) and answers the questions the CLI answers: search, pack, one
+//! node, a neighborhood, the whole graph. The CLI's query commands go through it too.
+//!
+//! ```
+//! use mdgraph::{Config, Index, Overrides};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The sample backlog of this repository, indexed into a temporary folder.
+//! let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+//! let tmp = tempfile::tempdir()?;
+//! let config = Config::load(repo, &Overrides {
+//!     root: Some(repo.join("backlog-fixtures")),
+//!     index_dir: Some(tmp.path().join("_index")),
+//!     ..Overrides::default()
+//! })?;
+//! let index = Index::open(config)?; // builds the missing index
+//!
+//! let results = index.search("why did we stop using last-write-wins for checklist sync")?;
+//! assert_eq!(results.results[0].id, "ADR-0006");
+//!
+//! let pack = index.pack("what is blocking the PDF export", 2000)?;
+//! assert!(pack.used <= 2000);
+//! assert!(pack.markdown.starts_with("# Context pack: what is blocking the PDF export"));
+//!
+//! let adr = index.node("adr-0006")?; // any case, `ID@uidprefix`, or a path
+//! assert_eq!(adr.node.state.as_deref(), Some("Accepted"));
+//! # Ok(())
+//! # }
+//! ```
+
+use crate::check::{self, CheckReport};
+use crate::config::Config;
+use crate::error::Error;
+use crate::index::{self, BuildOptions, BuildReport};
+use crate::model::EdgeType;
+use crate::neighbors::{self, Hood};
+use crate::pack::{self, Pack};
+use crate::progress::Progress;
+use crate::search::{self, Engine, EngineKind, Results};
+use crate::show::{self, Shown};
+use crate::sidecar::{self, Loaded};
+use crate::{statcache, store};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// How a query is run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Most results (for a pack: most candidates considered, best first).
+    pub limit: usize,
+    /// Expand the seeds along the graph and re-rank (when `retrieval.graph.enabled`);
+    /// false gives the plain full-text ranking.
+    pub graph: bool,
+}
+
+impl Default for SearchOptions {
+    /// 10 results, graph expansion on.
+    fn default() -> Self {
+        SearchOptions { limit: 10, graph: true }
+    }
+}
+
+/// Candidates a pack considers by default.
+pub const PACK_CANDIDATES: usize = 30;
+
+/// An opened index: the configuration, the search engine (the SQLite mirror, or the
+/// in-memory fallback over the JSONL files), and the graph once it is asked for.
+pub struct Index {
+    config: Config,
+    engine: Mutex<Option<Box<dyn Engine + Send>>>,
+    graph: OnceLock<Loaded>,
+    warnings: Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Index {
+    /// Bring the index up to date (build it when missing; re-parse only what changed;
+    /// a stat-only probe when nothing did) and open it.
+    pub fn open(config: Config) -> Result<Index, Error> {
+        Index::open_with(config, None).map(|(index, _)| index)
+    }
+
+    /// Like [`Index::open`], drawing `progress` while it builds; also returns the build
+    /// report when something was rebuilt.
+    pub fn open_with(config: Config, progress: Option<&Progress>) -> Result<(Index, Option<BuildReport>), Error> {
+        let report = Index::refresh(&config, progress)?;
+        Ok((Index::new(config), report))
+    }
+
+    /// Open the index as it is, without looking at the sources (`--no-refresh`). The
+    /// SQLite mirror is still brought in line with the JSONL files.
+    pub fn open_as_is(config: Config) -> Result<Index, Error> {
+        if !config.index_dir.join(sidecar::META).is_file() {
+            return Err(no_index(&config));
+        }
+        let index = Index::new(config);
+        if index.config.sqlite
+            && let Err(e) = store::sync(&index.config.index_dir)
+        {
+            index.warn(format!("cannot update the SQLite mirror: {e}"));
+        }
+        Ok(index)
+    }
+
+    fn new(config: Config) -> Index {
+        Index {
+            config,
+            engine: Mutex::new(None),
+            graph: OnceLock::new(),
+            warnings: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Make the index and its mirror current. Returns the build report when something
+    /// was rebuilt, `None` when the index was already up to date.
+    pub fn refresh(config: &Config, progress: Option<&Progress>) -> Result<Option<BuildReport>, Error> {
+        if let Some(sidecar) = statcache::probe(&config.index_dir, &config.root, &config.settings.digest())
+            && (!config.sqlite || store::mirrors(&config.index_dir, &sidecar))
+        {
+            return Ok(None);
+        }
+        Index::build(config, false, progress).map(Some)
+    }
+
+    /// Build the index (incrementally unless `full`) and its SQLite mirror, as
+    /// `mdgraph index` does.
+    pub fn build(config: &Config, full: bool, progress: Option<&Progress>) -> Result<BuildReport, Error> {
+        let mut report = index::build_with_progress(config, BuildOptions { full, write: true }, progress)?;
+        if config.sqlite {
+            if report.up_to_date {
+                store::sync(&config.index_dir)?;
+            } else if !store::is_fresh(&config.index_dir, &report.meta) {
+                if let Some(p) = progress {
+                    p.phase("writing the SQLite mirror", 0);
+                }
+                store::rebuild(
+                    &config.index_dir,
+                    &report.meta,
+                    &report.graph.nodes,
+                    &report.graph.edges,
+                )?;
+            }
+            report.timings.mark("sqlite");
+        }
+        Ok(report)
+    }
+
+    /// Is the index fresh and the graph free of errors (and warnings, when `strict`)?
+    /// The same answer as `mdgraph check`.
+    pub fn check(config: &Config, strict: bool) -> Result<CheckReport, Error> {
+        check::check(config, strict)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Ranked documents for a plain-text query: 10 results, graph expansion as
+    /// configured.
+    pub fn search(&self, query: &str) -> Result<Results, Error> {
+        self.search_with(query, SearchOptions::default())
+    }
+
+    /// Ranked documents for a query, with options.
+    pub fn search_with(&self, query: &str, opts: SearchOptions) -> Result<Results, Error> {
+        let graph = self.config.retrieval.graph.enabled && opts.graph;
+        self.with_engine(|e| search::search(e, query, &self.config.retrieval, opts.limit, graph))
+    }
+
+    /// A context pack for `query` within `budget` tokens (the best
+    /// [`PACK_CANDIDATES`] results considered).
+    ///
+    /// ```
+    /// # use mdgraph::{Config, Index, Overrides};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    /// # let tmp = tempfile::tempdir()?;
+    /// # let config = Config::load(repo, &Overrides {
+    /// #     root: Some(repo.join("backlog-fixtures")),
+    /// #     index_dir: Some(tmp.path().join("_index")),
+    /// #     ..Overrides::default()
+    /// # })?;
+    /// let index = Index::open(config)?;
+    /// let pack = index.pack("resumable photo upload", 1500)?;
+    /// for item in &pack.items {
+    ///     // Each item says how much of it is included and why it is there.
+    ///     println!("{} {:?} {} tokens: {}", item.id, item.mode, item.tokens, item.why.line());
+    /// }
+    /// assert!(pack.used <= 1500 && !pack.items.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn pack(&self, query: &str, budget: u32) -> Result<Pack, Error> {
+        let opts = SearchOptions {
+            limit: PACK_CANDIDATES,
+            graph: true,
+        };
+        self.pack_with(query, budget, opts)
+    }
+
+    /// A context pack with options (`opts.limit` is the number of candidates).
+    pub fn pack_with(&self, query: &str, budget: u32, opts: SearchOptions) -> Result<Pack, Error> {
+        let graph = self.config.retrieval.graph.enabled && opts.graph;
+        let tokenizer = self.config.settings.tokenizer;
+        self.with_engine(|e| {
+            let results = search::search(e, query, &self.config.retrieval, opts.limit, graph)?;
+            Ok(pack::pack(e, query, &results.results, budget, tokenizer))
+        })
+    }
+
+    /// One node (by node id, raw id in any case, `ID@uidprefix`, or root-relative
+    /// path) with its sections and edges. [`Error::NotFound`] when nothing matches.
+    pub fn node(&self, id: &str) -> Result<Shown, Error> {
+        show::show(self.graph()?, id)
+    }
+
+    /// The neighborhood of a node up to `depth` hops over `edges` (all document edge
+    /// types when empty).
+    ///
+    /// ```
+    /// # use mdgraph::{Config, Index, Overrides};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    /// # let tmp = tempfile::tempdir()?;
+    /// # let config = Config::load(repo, &Overrides {
+    /// #     root: Some(repo.join("backlog-fixtures")),
+    /// #     index_dir: Some(tmp.path().join("_index")),
+    /// #     ..Overrides::default()
+    /// # })?;
+    /// use mdgraph::model::EdgeType;
+    /// let index = Index::open(config)?;
+    /// let hood = index.neighbors("QRY-FTR-0004", 1, &[EdgeType::Parent])?;
+    /// // The feature, its epic, and the story and task below it.
+    /// let ids: Vec<&str> = hood.nodes.iter().map(|n| n.id.as_str()).collect();
+    /// assert_eq!(ids, ["QRY-FTR-0004", "QRY-EPIC-0002", "QRY-TSK-0008", "QRY-USR-0004"]);
+    /// println!("{}", mdgraph::neighbors::to_mermaid(&hood));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn neighbors(&self, id: &str, depth: usize, edges: &[EdgeType]) -> Result<Hood, Error> {
+        self.with_engine(|e| {
+            // Ids resolve through the engine; only a path needs the whole graph.
+            let root = match e.node(id).map(|n| n.id).or_else(|| e.exact_id(id)) {
+                Some(root) => root,
+                None => show::find(self.graph()?, id)?.id.clone(),
+            };
+            Ok(neighbors::neighborhood(e, &root, depth, edges))
+        })
+    }
+
+    /// The whole graph as written to the index folder: nodes (documents and their
+    /// sections, sorted by id), edges and diagnostics. Read once, then kept.
+    ///
+    /// ```
+    /// # use mdgraph::{Config, Index, Overrides};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    /// # let tmp = tempfile::tempdir()?;
+    /// # let config = Config::load(repo, &Overrides {
+    /// #     root: Some(repo.join("backlog-fixtures")),
+    /// #     index_dir: Some(tmp.path().join("_index")),
+    /// #     ..Overrides::default()
+    /// # })?;
+    /// use mdgraph::model::{EdgeType, Kind};
+    /// let index = Index::open(config)?;
+    /// let graph = index.graph()?;
+    /// let adrs = graph.nodes.iter().filter(|n| n.kind == Kind::Adr).count();
+    /// let blockers = graph.edges.iter().filter(|e| e.r#type == EdgeType::Blocks).count();
+    /// assert_eq!(adrs, 8);
+    /// assert!(blockers > 0 && graph.diagnostics.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn graph(&self) -> Result<&Loaded, Error> {
+        if let Some(g) = self.graph.get() {
+            return Ok(g);
+        }
+        let loaded = sidecar::load(&self.config.index_dir).ok_or_else(|| no_index(&self.config))?;
+        Ok(self.graph.get_or_init(|| loaded))
+    }
+
+    /// Warnings collected so far (the SQLite mirror was unusable and the JSONL files
+    /// answered, or it was rebuilt), oldest first; the list is emptied.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.warnings))
+    }
+
+    fn warn(&self, w: impl Into<String>) {
+        lock(&self.warnings).push(w.into());
+    }
+
+    /// Run `f` against the search engine (for questions of your own, such as
+    /// [`crate::eval::evaluate`]), opened on first use. A mirror that fails during the
+    /// query (corrupt pages) is rebuilt from the JSONL files once and `f` retried; if
+    /// that fails too, the in-memory engine answers.
+    pub fn with_engine<T>(&self, f: impl Fn(&dyn Engine) -> Result<T, Error>) -> Result<T, Error> {
+        let mut slot = lock(&self.engine);
+        let engine = match slot.take() {
+            Some(e) => e,
+            None => self.open_engine()?,
+        };
+        match f(engine.as_ref()) {
+            Ok(r) => {
+                *slot = Some(engine);
+                Ok(r)
+            }
+            // Only a failing mirror is rebuilt; other errors (an unknown id) are the answer.
+            Err(err @ Error::Store(_)) if engine.kind() == EngineKind::Sqlite => {
+                drop(engine);
+                let _ = std::fs::remove_file(store::db_path(&self.config.index_dir));
+                let note = match store::sync(&self.config.index_dir) {
+                    Ok(_) => format!("rebuilt the SQLite mirror after: {err}"),
+                    Err(e2) => format!("SQLite mirror unusable ({err}; rebuild failed: {e2})"),
+                };
+                let engine = self.open_engine_quietly(note)?;
+                let r = f(engine.as_ref());
+                *slot = Some(engine);
+                r
+            }
+            Err(err) => {
+                *slot = Some(engine);
+                Err(err)
+            }
+        }
+    }
+
+    fn open_engine(&self) -> Result<Box<dyn Engine + Send>, Error> {
+        let (engine, warning) = search::open_engine(&self.config)?;
+        if let Some(w) = warning {
+            self.warn(w);
+        }
+        Ok(engine)
+    }
+
+    /// Reopen after a rebuild: one warning, the engine's own or `note`.
+    fn open_engine_quietly(&self, note: String) -> Result<Box<dyn Engine + Send>, Error> {
+        let (engine, warning) = search::open_engine(&self.config)?;
+        self.warn(warning.unwrap_or(note));
+        Ok(engine)
+    }
+}
+
+fn no_index(cfg: &Config) -> Error {
+    Error::Other(format!(
+        "cannot read the index at {}; run `mdgraph index`",
+        cfg.display(&cfg.index_dir)
+    ))
+}
+
+fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

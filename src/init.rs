@@ -1,0 +1,479 @@
+//! `mdgraph init`: look at a folder, recognise the backlog layout, and write a commented
+//! starter `mdgraph.toml` for it. Never overwrites a file.
+//!
+//! Layouts recognised, first match wins:
+//! - **Backlog.md**: a `backlog/` (or `.backlog/`) folder with `config.yml` or `tasks/`;
+//!   its `task_prefix` and `statuses` go into the config (older `task-N` references
+//!   then find `BACK-N`).
+//! - **kano**: `items/` folders holding work items with `id:` and `type:` frontmatter,
+//!   and `decisions/ADR-NNNN_*.md`; the root is the folder holding them (the common
+//!   ancestor when there are several). Types and states outside the defaults are added.
+//! - **EIP-style**: most files carry an `eip:` number; `eip` becomes the id key, and
+//!   `status: Moved` stubs yield their id.
+//! - anything else: a generic config over the whole folder.
+
+use crate::config::{IdSettings, KindSettings};
+use crate::error::Error;
+use crate::frontmatter::{self, Parsed};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use yaml_rust2::Yaml;
+
+/// Most Markdown files read while detecting (a sample is enough to tell a layout).
+const SAMPLE: usize = 2000;
+/// How deep below the folder `items/` and `decisions/` are looked for.
+const DEPTH: usize = 5;
+
+/// The layout found, with what the config needs to know about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// A Backlog.md `backlog/` folder.
+    BacklogMd {
+        /// The task id prefix from `config.yml` (`task_prefix`), lowercase.
+        prefix: Option<String>,
+        /// The statuses from `config.yml`.
+        statuses: Vec<String>,
+    },
+    /// kano-style `items/` and `decisions/` folders.
+    Kano {
+        /// Work items found.
+        items: usize,
+        /// ADRs found.
+        adrs: usize,
+        /// Work item types outside the defaults.
+        extra_types: Vec<String>,
+        /// Work item states outside the defaults.
+        extra_states: Vec<String>,
+        /// ADR statuses outside the defaults.
+        extra_adr_states: Vec<String>,
+    },
+    /// EIP-style documents identified by `eip:`.
+    Eip {
+        /// Documents with an `eip:` key among those read.
+        with_eip: usize,
+        /// `status: Moved` stubs among them.
+        moved: usize,
+    },
+    /// No known layout.
+    Generic,
+}
+
+/// What `init` found: the layout and the folder that is the backlog root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detected {
+    /// The layout.
+    pub layout: Layout,
+    /// The backlog root (the folder looked at, or a folder below it).
+    pub root: PathBuf,
+    /// Markdown files under the root.
+    pub markdown_files: usize,
+}
+
+impl Detected {
+    /// One line for the user: what was found where.
+    pub fn describe(&self, shown_root: &str) -> String {
+        let n = self.markdown_files;
+        match &self.layout {
+            Layout::BacklogMd { prefix, statuses } => {
+                let mut s = format!("a Backlog.md backlog in {shown_root} ({n} Markdown files");
+                if let Some(p) = prefix {
+                    let _ = write!(s, "; task prefix `{p}`");
+                }
+                if !statuses.is_empty() {
+                    let _ = write!(s, "; statuses {}", statuses.join(", "));
+                }
+                s + ")"
+            }
+            Layout::Kano { items, adrs, .. } => {
+                format!(
+                    "a kano-style backlog in {shown_root} ({items} work items under items/, {adrs} ADRs under decisions/)"
+                )
+            }
+            Layout::Eip { with_eip, moved } => format!(
+                "EIP-style documents in {shown_root} ({with_eip} with an `eip:` id, {moved} `status: Moved` stubs, of {n} Markdown files)"
+            ),
+            Layout::Generic => {
+                format!("no known layout in {shown_root} ({n} Markdown files): wrote a generic configuration")
+            }
+        }
+    }
+}
+
+/// Look at `dir` and tell its layout.
+pub fn detect(dir: &Path) -> Detected {
+    let detected = |layout, root: PathBuf| {
+        let markdown_files = markdown_files(&root, usize::MAX).len();
+        Detected {
+            layout,
+            root,
+            markdown_files,
+        }
+    };
+    if let Some((root, layout)) = backlog_md(dir) {
+        return detected(layout, root);
+    }
+    if let Some((root, layout)) = kano(dir) {
+        return detected(layout, root);
+    }
+    let sample = markdown_files(dir, SAMPLE);
+    let (mut with_fm, mut with_eip, mut moved) = (0, 0, 0);
+    for p in &sample {
+        let Some(y) = read_frontmatter(p) else { continue };
+        with_fm += 1;
+        if frontmatter::get_path(&y, "eip").is_some() {
+            with_eip += 1;
+            let status = frontmatter::get_path(&y, "status").and_then(frontmatter::scalar_text);
+            if status.is_some_and(|s| s.eq_ignore_ascii_case("moved")) {
+                moved += 1;
+            }
+        }
+    }
+    if with_eip > 0 && with_eip * 2 >= with_fm {
+        return detected(Layout::Eip { with_eip, moved }, dir.to_path_buf());
+    }
+    detected(Layout::Generic, dir.to_path_buf())
+}
+
+/// A `backlog/` or `.backlog/` folder of Backlog.md (or `dir` itself being one).
+fn backlog_md(dir: &Path) -> Option<(PathBuf, Layout)> {
+    let is_backlog = |d: &Path| d.join("config.yml").is_file() && d.join("tasks").is_dir();
+    let root = [dir.join("backlog"), dir.join(".backlog"), dir.to_path_buf()]
+        .into_iter()
+        .find(|d| is_backlog(d))?;
+    let text = std::fs::read_to_string(root.join("config.yml")).unwrap_or_default();
+    let yaml = yaml_rust2::YamlLoader::load_from_str(&text)
+        .ok()
+        .and_then(|mut docs| (!docs.is_empty()).then(|| docs.swap_remove(0)));
+    let prefix = yaml
+        .as_ref()
+        .and_then(|y| y["task_prefix"].as_str())
+        .map(|p| p.trim().to_ascii_lowercase())
+        .filter(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    let statuses = yaml
+        .as_ref()
+        .and_then(|y| y["statuses"].as_vec().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(frontmatter::scalar_text)
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    Some((root, Layout::BacklogMd { prefix, statuses }))
+}
+
+/// kano `items/` and `decisions/` folders below `dir`.
+fn kano(dir: &Path) -> Option<(PathBuf, Layout)> {
+    let kinds = KindSettings::default();
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let (mut items, mut adrs) = (0, 0);
+    let mut types = BTreeSet::new();
+    let mut states = BTreeSet::new();
+    let mut adr_states = BTreeSet::new();
+    let walker = ignore::WalkBuilder::new(dir)
+        .max_depth(Some(DEPTH))
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_dir()) {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy();
+        let path = entry.path();
+        let (is_items, is_decisions) = (
+            name.eq_ignore_ascii_case(&kinds.items_dir),
+            name.eq_ignore_ascii_case(&kinds.decisions_dir),
+        );
+        if !is_items && !is_decisions {
+            continue;
+        }
+        let mut found = 0;
+        for p in markdown_files(path, SAMPLE) {
+            let Some(y) = read_frontmatter(&p) else { continue };
+            let text = |k: &str| frontmatter::get_path(&y, k).and_then(frontmatter::scalar_text);
+            if text("id").is_none() {
+                continue;
+            }
+            if is_items && let Some(t) = text("type") {
+                found += 1;
+                types.insert(t);
+                states.extend(text("state").or_else(|| text("status")));
+            } else if is_decisions
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().to_ascii_uppercase().starts_with("ADR-"))
+            {
+                found += 1;
+                adr_states.extend(text("status").or_else(|| text("state")));
+            }
+        }
+        if found > 0 {
+            if is_items {
+                items += found;
+            } else {
+                adrs += found;
+            }
+            if let Some(parent) = path.parent() {
+                roots.push(parent.to_path_buf());
+            }
+        }
+    }
+    if items == 0 {
+        return None;
+    }
+    let root = roots
+        .iter()
+        .skip(1)
+        .fold(roots[0].clone(), |acc, r| common_ancestor(&acc, r));
+    let extra = |seen: BTreeSet<String>, known: &[String]| -> Vec<String> {
+        seen.into_iter()
+            .filter(|s| !known.iter().any(|k| k.eq_ignore_ascii_case(s)))
+            .collect()
+    };
+    Some((
+        root,
+        Layout::Kano {
+            items,
+            adrs,
+            extra_types: extra(types, &kinds.item_types),
+            extra_states: extra(states, &kinds.item_states),
+            extra_adr_states: extra(adr_states, &kinds.adr_states),
+        },
+    ))
+}
+
+fn common_ancestor(a: &Path, b: &Path) -> PathBuf {
+    a.components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x)
+        .collect()
+}
+
+/// Markdown files below `dir` (gitignore-aware, hidden folders skipped), at most `limit`.
+fn markdown_files(dir: &Path, limit: usize) -> Vec<PathBuf> {
+    ignore::WalkBuilder::new(dir)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build()
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.into_path())
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("md") || e.eq_ignore_ascii_case("markdown"))
+        })
+        .take(limit)
+        .collect()
+}
+
+/// The frontmatter mapping of a file (repaired when the YAML has common slips).
+fn read_frontmatter(p: &Path) -> Option<Yaml> {
+    let text = std::fs::read_to_string(p).ok()?;
+    match frontmatter::parse_yaml(frontmatter::split(&text).yaml?) {
+        Parsed::Mapping(y) => Some(y),
+        Parsed::Invalid { recovered, .. } => recovered,
+        Parsed::NotMapping(_) => None,
+    }
+}
+
+/// A TOML string literal.
+fn q(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+fn list(xs: &[String]) -> String {
+    let items: Vec<String> = xs.iter().map(|x| q(x)).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The config text for a detection. `root` and `index_dir` are as written in the file
+/// (relative to it, or absolute).
+pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# mdgraph configuration, written by `mdgraph init`.");
+    let _ = writeln!(s, "# Detected {}.", d.describe(shown_root));
+    let _ = writeln!(
+        s,
+        "# Paths are relative to this file. Every key with its default: README.md, \"Configuration\"."
+    );
+    let _ = writeln!(s, "# Next: `mdgraph index`, then `mdgraph pack \"your question\"`.\n");
+    let _ = writeln!(s, "root = {:<22} # the folder to index", q(root));
+    let _ = writeln!(
+        s,
+        "index_dir = {:<17} # commit it: `mdgraph check` (hooks, CI) compares it with the sources",
+        q(index_dir)
+    );
+    let _ = writeln!(
+        s,
+        "# sqlite = true               # the local search mirror (git-ignored)"
+    );
+    let defaults = IdSettings::default();
+    let kinds = KindSettings::default();
+    match &d.layout {
+        Layout::BacklogMd { prefix, statuses } => {
+            let _ = writeln!(s, "\n[ids]");
+            match prefix.as_deref().filter(|p| *p != "task") {
+                Some(p) => {
+                    let _ = writeln!(
+                        s,
+                        "# Task ids are `{}-N`; older files refer to tasks as `task-N`.",
+                        p.to_ascii_uppercase()
+                    );
+                    let _ = writeln!(s, "prefix_aliases = {{ task = {} }}", q(p));
+                }
+                None => {
+                    let _ = writeln!(
+                        s,
+                        "# prefix_aliases = {{ task = \"back\" }}  # if the task prefix was renamed"
+                    );
+                }
+            }
+            let _ = writeln!(s, "\n[kinds]");
+            if statuses.is_empty() {
+                let _ = writeln!(s, "# item_states = [\"To Do\", \"In Progress\", \"Done\"]");
+            } else {
+                let _ = writeln!(s, "# The statuses of the backlog's config.yml.");
+                let _ = writeln!(s, "item_states = {}", list(statuses));
+            }
+        }
+        Layout::Kano {
+            extra_types,
+            extra_states,
+            extra_adr_states,
+            ..
+        } => {
+            let _ = writeln!(
+                s,
+                "\n# The defaults fit this layout: `id:` ids, work items under items/, ADRs under"
+            );
+            let _ = writeln!(
+                s,
+                "# decisions/, edges from parent, links.relates/blocks/blocked_by, decisions,"
+            );
+            let _ = writeln!(s, "# related_items, supersedes and superseded_by.");
+            let _ = writeln!(s, "\n[kinds]");
+            let merged =
+                |known: &[String], extra: &[String]| -> Vec<String> { known.iter().chain(extra).cloned().collect() };
+            for (key, known, extra) in [
+                ("item_types", &kinds.item_types, extra_types),
+                ("item_states", &kinds.item_states, extra_states),
+                ("adr_states", &kinds.adr_states, extra_adr_states),
+            ] {
+                if extra.is_empty() {
+                    let _ = writeln!(s, "# {key} = {}", list(known));
+                } else {
+                    let _ = writeln!(s, "# The defaults and the values found in this backlog.");
+                    let _ = writeln!(s, "{key} = {}", list(&merged(known, extra)));
+                }
+            }
+        }
+        Layout::Eip { moved, .. } => {
+            let _ = writeln!(s, "\n[ids]");
+            let _ = writeln!(
+                s,
+                "keys = [\"eip\"]             # `eip: 1559` is the id; `requires:` makes depends_on edges"
+            );
+            if *moved > 0 {
+                let _ = writeln!(
+                    s,
+                    "# `status: Moved` stubs left behind by moved documents give their id to the real one."
+                );
+                let _ = writeln!(s, "yield_states = [\"Moved\"]");
+            } else {
+                let _ = writeln!(
+                    s,
+                    "# yield_states = [\"Moved\"]  # stubs that give their id to the real document"
+                );
+            }
+            let _ = writeln!(s, "\n[fields]");
+            let _ = writeln!(s, "state = [\"status\"]");
+        }
+        Layout::Generic => {
+            let _ = writeln!(s, "\n[ids]");
+            let _ = writeln!(
+                s,
+                "# keys = {}          # frontmatter keys holding the id, first present wins",
+                list(&defaults.keys)
+            );
+            let _ = writeln!(s, "\n[kinds]");
+            let _ = writeln!(s, "# item_types = {}", list(&kinds.item_types));
+            let _ = writeln!(
+                s,
+                "# items_dir = {}              # folder of work items",
+                q(&kinds.items_dir)
+            );
+            let _ = writeln!(s, "# decisions_dir = {}      # folder of ADRs", q(&kinds.decisions_dir));
+        }
+    }
+    let _ = writeln!(s, "\n[scan]");
+    let _ = writeln!(s, "# exclude = [\"drafts/**\"]     # globs relative to the root");
+    s
+}
+
+/// What `init` wrote.
+#[derive(Debug, Clone)]
+pub struct Written {
+    /// The config file.
+    pub path: PathBuf,
+    /// The detection.
+    pub detected: Detected,
+    /// A config file in an ancestor folder that the new one now shadows.
+    pub shadows: Option<PathBuf>,
+}
+
+/// Write a starter config to `file`, looking at `dir` for the layout. `index_dir` is
+/// where the index goes (default `_index` beside the file). Fails when `file` exists.
+pub fn init(
+    file: &Path,
+    dir: &Path,
+    index_dir: Option<&Path>,
+    shown: impl Fn(&Path) -> String,
+) -> Result<Written, Error> {
+    if file.exists() {
+        return Err(Error::Other(format!(
+            "{}: a configuration already exists; edit it, or remove it and run `mdgraph init` again",
+            shown(file)
+        )));
+    }
+    if !dir.is_dir() {
+        return Err(Error::NoRoot(dir.to_path_buf()));
+    }
+    let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let detected = detect(dir);
+    let relative = |p: &Path| -> String {
+        let abs = |x: &Path| x.canonicalize().unwrap_or_else(|_| x.to_path_buf());
+        let (p_abs, base_abs) = (abs(p), abs(&base));
+        match p_abs.strip_prefix(&base_abs) {
+            Ok(r) if r.as_os_str().is_empty() => ".".into(),
+            Ok(r) => crate::scan::rel_of(Path::new(""), r),
+            Err(_) => p_abs.to_string_lossy().into_owned(),
+        }
+    };
+    let root = relative(&detected.root);
+    let index = match index_dir {
+        Some(d) => relative(d),
+        None => "_index".into(),
+    };
+    let text = render(&detected, &root, &index, &shown(&detected.root));
+    std::fs::create_dir_all(&base).map_err(|e| Error::io(&base, e))?;
+    // create_new: never replace a file that appeared since the check above.
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(file)
+        .map_err(|e| Error::io(file, e))?;
+    std::io::Write::write_all(&mut f, text.as_bytes()).map_err(|e| Error::io(file, e))?;
+    let shadows = base.parent().and_then(|p| {
+        p.ancestors()
+            .map(|d| d.join(crate::config::CONFIG_FILE))
+            .find(|c| c.is_file())
+    });
+    Ok(Written {
+        path: file.to_path_buf(),
+        detected,
+        shadows,
+    })
+}

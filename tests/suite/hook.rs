@@ -1,0 +1,286 @@
+//! `mdgraph hook install` for real: a temp git repository with a backlog, the hook
+//! installed, and `git commit` refused while the committed index is stale or the backlog
+//! has errors, accepted once `mdgraph index` has run and the index is staged. Skipped
+//! (with a message) when `git` is not on PATH.
+
+use crate::common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A git repository in a temp dir holding `backlog/` (the fixtures) and `mdgraph.toml`.
+struct Repo {
+    dir: tempfile::TempDir,
+}
+
+/// The directory of the binary under test, first on PATH, so the hook's `mdgraph` is it.
+fn path_with_mdgraph() -> std::ffi::OsString {
+    let bin_dir = Path::new(BIN).parent().unwrap().to_path_buf();
+    let mut dirs = vec![bin_dir];
+    dirs.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    std::env::join_paths(dirs).unwrap()
+}
+
+/// PATH without any `mdgraph`: the folders of `git` and `sh` only.
+fn path_without_mdgraph() -> std::ffi::OsString {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for tool in ["git", "sh"] {
+        for d in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()) {
+            if d.join(tool).is_file() && !d.join("mdgraph").exists() {
+                dirs.push(d);
+                break;
+            }
+        }
+    }
+    std::env::join_paths(dirs).unwrap()
+}
+
+fn mdgraph_with_git(cwd: &Path, args: &[&str]) -> Output {
+    run_env(cwd, args, &[("PATH", &path_with_mdgraph())])
+}
+
+fn git_available() -> bool {
+    let ok = Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: git is not on PATH");
+    }
+    ok
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&repo().join("backlog-fixtures"), &dir.path().join("backlog"));
+        std::fs::write(
+            dir.path().join("mdgraph.toml"),
+            "root = \"backlog\"\nindex_dir = \"_index\"\n",
+        )
+        .unwrap();
+        let r = Repo { dir };
+        r.git_ok(&["init", "-q"]);
+        r
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Run git in `cwd` with a clean environment (no user config) and `path` as PATH.
+    fn git_in(&self, cwd: &Path, args: &[&str], path: &std::ffi::OsStr) -> Output {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(cwd)
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", self.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .output()
+            .unwrap();
+        Output {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn git(&self, args: &[&str]) -> Output {
+        self.git_in(self.path(), args, &path_with_mdgraph())
+    }
+
+    fn git_ok(&self, args: &[&str]) -> String {
+        let out = self.git(args);
+        assert_eq!(out.code, 0, "git {args:?}: {}{}", out.stdout, out.stderr);
+        out.stdout
+    }
+
+    /// Run mdgraph with PATH set (so it can ask git where the hooks go).
+    fn mdgraph(&self, args: &[&str]) -> Output {
+        mdgraph_with_git(self.path(), args)
+    }
+
+    fn commits(&self) -> usize {
+        self.git_ok(&["rev-list", "--count", "HEAD"]).trim().parse().unwrap()
+    }
+
+    /// Append a line to a fixture file and stage it.
+    fn edit(&self, rel: &str, from: &str, to: &str) {
+        let p = self.path().join("backlog").join(rel);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains(from), "{rel} lacks {from:?}");
+        std::fs::write(&p, text.replacen(from, to, 1)).unwrap();
+        self.git_ok(&["add", "-A"]);
+    }
+}
+
+const TASK: &str = "items/task/0000/QRY-TSK-0007_implement-resumable-photo-upload-client.md";
+
+#[test]
+fn hook_refuses_a_stale_index_and_accepts_it_once_reindexed() {
+    if !git_available() {
+        return;
+    }
+    let r = Repo::new();
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    r.git_ok(&["commit", "-q", "-m", "backlog and index"]);
+
+    let out = r.mdgraph(&["hook", "install"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("installed the pre-commit hook .git/hooks/pre-commit"),
+        "{}",
+        out.stderr
+    );
+    let hook = r.path().join(".git/hooks/pre-commit");
+    let script = std::fs::read_to_string(&hook).unwrap();
+    // The config at the top of the repository is found without --config.
+    assert!(script.contains("\nmdgraph check\n"), "{script}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&hook).unwrap().permissions().mode() & 0o111, 0o111);
+    }
+
+    // A body edit: the committed index no longer matches the sources.
+    r.edit(
+        TASK,
+        "# Context\n",
+        "# Context\n\nUploads resume after a dropped connection.\n",
+    );
+    let out = r.git(&["commit", "-q", "-m", "edit without reindexing"]);
+    assert_ne!(out.code, 0, "commit went through: {}{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains(&format!(
+            "{TASK}:1:1: error[stale-index]: changed since the index was built"
+        )),
+        "{said}"
+    );
+    assert!(said.contains("commit refused"), "{said}");
+    assert!(
+        said.contains("run `mdgraph index`, stage the index (git add _index)"),
+        "{said}"
+    );
+    assert_eq!(r.commits(), 1);
+
+    // Reindex, stage the index: the commit goes through.
+    let out = r.mdgraph(&["index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    r.git_ok(&["add", "-A"]);
+    let out = r.git(&["commit", "-q", "-m", "edit with the index"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(r.commits(), 2);
+
+    // An error in the backlog is refused even with a fresh index, naming the problem.
+    r.edit(TASK, "parent: QRY-USR-0004", "parent: QRY-USR-0999");
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    let out = r.git(&["commit", "-q", "-m", "dangling parent"]);
+    assert_ne!(out.code, 0);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("error[dangling-reference]: `parent` refers to `QRY-USR-0999`"),
+        "{said}"
+    );
+    assert_eq!(r.commits(), 2);
+
+    // Without mdgraph on PATH the hook says so and refuses.
+    let out = r.git_in(r.path(), &["commit", "-q", "-m", "no mdgraph"], &path_without_mdgraph());
+    assert_ne!(out.code, 0);
+    assert!(out.stderr.contains("mdgraph is not on PATH"), "{}", out.stderr);
+}
+
+#[test]
+fn hook_install_never_replaces_a_foreign_hook_without_force() {
+    if !git_available() {
+        return;
+    }
+    let r = Repo::new();
+    let hook = r.path().join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+    std::fs::write(&hook, "#!/bin/sh\nexec make lint\n").unwrap();
+    let out = r.mdgraph(&["hook", "install"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains(".git/hooks/pre-commit: a pre-commit hook already exists")
+            && out.stderr.contains("mdgraph hook install --force"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), "#!/bin/sh\nexec make lint\n");
+
+    let out = r.mdgraph(&["hook", "install", "--force"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("replaced the pre-commit hook"), "{}", out.stderr);
+    let ours = std::fs::read_to_string(&hook).unwrap();
+    assert!(ours.contains(mdgraph::hook::MARKER));
+    // Installing again is a no-op, and so needs no --force.
+    let out = r.mdgraph(&["hook", "install"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("is already installed"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), ours);
+}
+
+#[test]
+fn hook_goes_where_git_looks_hooks_path_and_worktrees() {
+    if !git_available() {
+        return;
+    }
+    let r = Repo::new();
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    r.git_ok(&["commit", "-q", "-m", "init"]);
+
+    // A linked worktree shares the main repository's hooks; run from a subfolder of it,
+    // with the config passed explicitly.
+    let wt = r.path().join("wt");
+    r.git_ok(&["worktree", "add", "-q", wt.to_str().unwrap()]);
+    let out = mdgraph_with_git(&wt.join("backlog"), &["--config", "../mdgraph.toml", "hook", "install"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let hook = r.path().join(".git/hooks/pre-commit");
+    let script = std::fs::read_to_string(&hook).unwrap();
+    // The worktree's own mdgraph.toml is at its top: no --config needed there either.
+    assert!(script.contains("\nmdgraph check\n"), "{script}");
+    assert!(wt.join(".git").is_file());
+
+    // Without git on PATH the `.git` file of the worktree is followed to the same hooks.
+    std::fs::remove_file(&hook).unwrap();
+    let out = run_in(&wt, &["hook", "install"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), script);
+
+    // core.hooksPath (relative to the top of the working tree) is honoured, and git runs it.
+    r.git_ok(&["config", "core.hooksPath", ".githooks"]);
+    let out = r.mdgraph(&["hook", "install"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains(".githooks/pre-commit"), "{}", out.stderr);
+    r.edit(TASK, "# Context\n", "# Context\n\nEdited.\n");
+    let out = r.git(&["commit", "-q", "-m", "stale"]);
+    assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(format!("{}{}", out.stdout, out.stderr).contains("error[stale-index]"));
+}
+
+#[test]
+fn hook_install_outside_a_repository_is_an_error() {
+    if !git_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // run_in clears the environment; give it PATH so git can be found.
+    let ceiling = dir.path().parent().unwrap().as_os_str();
+    let out = run_env(
+        dir.path(),
+        &["hook", "install"],
+        &[("PATH", &path_with_mdgraph()), ("GIT_CEILING_DIRECTORIES", ceiling)],
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("not in a git"), "{}", out.stderr);
+}

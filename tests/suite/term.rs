@@ -1,0 +1,256 @@
+//! Terminal manners: colour only on a terminal (or `--color always`, `CLICOLOR_FORCE`),
+//! never with `NO_COLOR` or `--color never`; the progress line only on an interactive
+//! terminal. Real terminals come from `script` (util-linux), skipped when it is missing.
+
+use crate::common::*;
+use mdgraph::term::Terminal;
+use std::ffi::OsStr;
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+
+const ESC: &str = "\x1b[";
+
+/// A check of the broken fixture: errors and warnings on stdout, a FAILED summary on stderr.
+fn broken() -> Fixture {
+    let f = Fixture::new("tests/fixtures/broken");
+    assert_eq!(f.run(&["index"]).code, 0);
+    f
+}
+
+#[test]
+fn color_always_paints_severities_positions_and_the_verdict() {
+    let f = broken();
+    let out = f.run(&["--color", "always", "check"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains(
+            "\x1b[1mitems/feature/0000/BRK-FTR-0001_export.md:7:1\x1b[0m: \x1b[1;31merror[dangling-reference]\x1b[0m: `parent` refers"
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("\x1b[1;33mwarning[broken-link]\x1b[0m"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.starts_with("\x1b[1;31mcheck FAILED\x1b[0m: index is fresh"),
+        "{}",
+        out.stderr
+    );
+    // Without the escapes it is the plain output, byte for byte.
+    let plain = f.run(&["check"]);
+    assert_eq!(strip_ansi(&out.stdout), plain.stdout);
+    assert_eq!(strip_ansi(&out.stderr), plain.stderr);
+
+    let f = Fixture::new("backlog-fixtures");
+    let out = f.run(&["--color", "always", "search", "pdf export", "--limit", "3"]);
+    assert!(out.stdout.contains("\x1b[1mQRY-FTR-0006\x1b[0m"), "{}", out.stdout);
+    let plain = f.run(&["search", "pdf export", "--limit", "3"]);
+    assert_eq!(strip_ansi(&out.stdout), plain.stdout);
+    let out = f.run(&["--color", "always", "show", "nothing-has-this-id"]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stderr
+            .starts_with("mdgraph: \x1b[1;31merror:\x1b[0m no node matches"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn pipes_no_color_and_never_are_plain_and_clicolor_force_paints() {
+    let f = broken();
+    for (args, env) in [
+        (vec!["check"], vec![]),
+        (vec!["--color", "auto", "check"], vec![("NO_COLOR", "1")]),
+        (vec!["--color", "never", "check"], vec![("CLICOLOR_FORCE", "1")]),
+        (vec!["check"], vec![("CLICOLOR_FORCE", "0")]),
+    ] {
+        let env: Vec<(&str, &OsStr)> = env.iter().map(|(k, v)| (*k, OsStr::new(v))).collect();
+        let out = run_env(
+            f.dir.path(),
+            &[&["--root", "backlog", "--index-dir", "_index"], &args[..]].concat(),
+            &env,
+        );
+        assert_eq!(out.code, 1);
+        assert!(
+            !out.stdout.contains(ESC) && !out.stderr.contains(ESC),
+            "{args:?} {env:?}: {out:?}"
+        );
+    }
+    let out = run_env(
+        f.dir.path(),
+        &["--root", "backlog", "--index-dir", "_index", "check"],
+        &[("CLICOLOR_FORCE", OsStr::new("1"))],
+    );
+    assert!(out.stdout.contains(ESC) && out.stderr.contains(ESC), "{out:?}");
+    // NO_COLOR wins over CLICOLOR_FORCE; --color always wins over NO_COLOR.
+    let out = run_env(
+        f.dir.path(),
+        &["--root", "backlog", "--index-dir", "_index", "check"],
+        &[("CLICOLOR_FORCE", OsStr::new("1")), ("NO_COLOR", OsStr::new("1"))],
+    );
+    assert!(!out.stdout.contains(ESC), "{out:?}");
+    let out = run_env(
+        f.dir.path(),
+        &[
+            "--root",
+            "backlog",
+            "--index-dir",
+            "_index",
+            "--color",
+            "always",
+            "check",
+        ],
+        &[("NO_COLOR", OsStr::new("1"))],
+    );
+    assert!(out.stdout.contains(ESC), "{out:?}");
+}
+
+/// Run the binary on a real terminal (a pseudo-terminal made by `script`); None when
+/// `script` is not available.
+fn on_a_tty(f: &Fixture, args: &str, env: &[(&str, &str)]) -> Option<String> {
+    let probe = Command::new("script").arg("--version").output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipping: `script` (util-linux) is not available");
+        return None;
+    }
+    let cmd = format!("{BIN} --root backlog --index-dir _index {args}");
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .current_dir(f.dir.path())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("TERM", "xterm")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn a_real_terminal_gets_colour_unless_no_color() {
+    let f = broken();
+    let Some(tty) = on_a_tty(&f, "check", &[]) else {
+        return;
+    };
+    assert!(tty.contains("\x1b[1;31merror[dangling-reference]"), "{tty:?}");
+    let no_color = on_a_tty(&f, "check", &[("NO_COLOR", "1")]).unwrap();
+    assert!(
+        no_color.contains("error[dangling-reference]") && !no_color.contains(ESC),
+        "{no_color:?}"
+    );
+    let never = on_a_tty(&f, "--color never check", &[]).unwrap();
+    assert!(!never.contains(ESC), "{never:?}");
+    // A quick run on a terminal draws no progress line (it appears after about a second).
+    let quick = on_a_tty(&f, "index --full", &[]).unwrap();
+    assert!(!quick.contains("indexing ["), "{quick:?}");
+}
+
+/// A buffer that stands in for the terminal's stderr.
+fn sink() -> (Arc<Mutex<Vec<u8>>>, mdgraph::progress::Sink) {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let s: mdgraph::progress::Sink = buf.clone();
+    (buf, s)
+}
+
+fn run_lib(f: &Fixture, term: &Terminal, args: &[&str]) -> (i32, String, String) {
+    let mut full = vec!["mdgraph", "--root", "backlog", "--index-dir", "_index"];
+    full.extend_from_slice(args);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = mdgraph::run_with_terminal(
+        full.into_iter().map(Into::into).collect(),
+        f.dir.path(),
+        &mut out,
+        &mut err,
+        term,
+    );
+    (code, String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
+}
+
+#[test]
+fn progress_line_on_a_terminal_is_drawn_and_erased_never_elsewhere() {
+    let f = Fixture::new("backlog-fixtures");
+    let (buf, s) = sink();
+    let tty = Terminal {
+        stderr_tty: true,
+        progress_sink: Some(s.clone()),
+        // As if the run had already taken longer than the delay.
+        progress_delay: std::time::Duration::ZERO,
+        ..Terminal::default()
+    };
+    let (code, _, err) = run_lib(&f, &tty, &["index"]);
+    assert_eq!(code, 0, "{err}");
+    let drawn = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
+    assert!(
+        drawn.contains("    indexing [") && drawn.contains("/59 parsing"),
+        "{drawn:?}"
+    );
+    assert!(drawn.contains("indexing … writing the SQLite mirror"), "{drawn:?}");
+    assert!(drawn.ends_with("\r\x1b[2K"), "the line is erased at the end: {drawn:?}");
+    // The messages themselves stay clean.
+    assert!(err.starts_with("indexed 59 files") && !err.contains('\r'), "{err:?}");
+
+    // A search that has to build the index draws it too.
+    std::fs::remove_dir_all(f.index()).unwrap();
+    buf.lock().unwrap().clear();
+    let (code, _, _) = run_lib(&f, &tty, &["search", "pdf export"]);
+    assert_eq!(code, 0);
+    assert!(
+        String::from_utf8(buf.lock().unwrap().clone())
+            .unwrap()
+            .contains("parsing")
+    );
+
+    // Not on --quiet, not in CI, not into a pipe.
+    for (term, args) in [
+        (tty.clone(), vec!["--quiet", "index", "--full"]),
+        (
+            Terminal {
+                ci: true,
+                ..tty.clone()
+            },
+            vec!["index", "--full"],
+        ),
+        (
+            Terminal {
+                stderr_tty: false,
+                ..tty.clone()
+            },
+            vec!["index", "--full"],
+        ),
+    ] {
+        buf.lock().unwrap().clear();
+        let (code, _, _) = run_lib(&f, &term, &args);
+        assert_eq!(code, 0);
+        assert!(buf.lock().unwrap().is_empty(), "{term:?} {args:?}");
+    }
+}
+
+/// Remove ANSI SGR sequences.
+fn strip_ansi(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("\x1b[") {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 2..];
+        let end = tail.find('m').map(|j| j + 1).unwrap_or(tail.len());
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn snapshots_hold_no_escape_codes() {
+    let mut n = 0;
+    for e in std::fs::read_dir(repo().join("snapshots")).unwrap() {
+        let p = e.unwrap().path();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(!text.contains('\x1b'), "{} holds an escape code", p.display());
+        n += 1;
+    }
+    assert!(n > 10, "snapshots not found");
+}
