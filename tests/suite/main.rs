@@ -5,6 +5,7 @@ mod common;
 
 mod check;
 mod corpora;
+mod docs;
 mod eval;
 mod hook;
 mod incremental;

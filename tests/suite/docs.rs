@@ -1,0 +1,46 @@
+//! The docs stay true: the library example quoted in the README is the compiled one, and
+//! `.pre-commit-hooks.yaml` declares the hooks the README describes, running real commands.
+
+use crate::common::*;
+use yaml_rust2::YamlLoader;
+
+#[test]
+fn readme_quotes_the_compiled_library_example() {
+    let example = std::fs::read_to_string(repo().join("examples/library.rs")).unwrap();
+    let start = example.find("// README:start\n").unwrap() + "// README:start\n".len();
+    let end = example.find("    // README:end").unwrap();
+    let body: Vec<&str> = example[start..end]
+        .lines()
+        .map(|l| l.strip_prefix("    ").unwrap_or(l))
+        .collect();
+    let quoted = format!("```rust\n{}\n```", body.join("\n").trim_end());
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&quoted),
+        "README.md does not quote examples/library.rs:\n{quoted}"
+    );
+}
+
+#[test]
+fn pre_commit_hooks_manifest_declares_both_hooks() {
+    let text = std::fs::read_to_string(repo().join(".pre-commit-hooks.yaml")).unwrap();
+    let docs = YamlLoader::load_from_str(&text).unwrap();
+    let hooks = docs[0].as_vec().expect("a list of hooks");
+    let ids: Vec<&str> = hooks.iter().filter_map(|h| h["id"].as_str()).collect();
+    assert_eq!(ids, ["mdgraph-check", "mdgraph-index"]);
+    let dir = tempfile::tempdir().unwrap();
+    for h in hooks {
+        assert_eq!(h["language"].as_str(), Some("rust"));
+        assert_eq!(h["pass_filenames"].as_bool(), Some(false));
+        let files = h["files"].as_str().unwrap();
+        assert!(files.contains(r"\.md"), "{files}");
+        // The entry is a real command line of this binary.
+        let entry = h["entry"].as_str().unwrap();
+        let args: Vec<&str> = entry.split_whitespace().collect();
+        assert_eq!(args[0], "mdgraph");
+        let mut help = args[1..].to_vec();
+        help.push("--help");
+        let out = run_in(dir.path(), &help);
+        assert_eq!(out.code, 0, "{entry}: {}", out.stderr);
+    }
+}
