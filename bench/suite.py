@@ -13,7 +13,8 @@ and ../shared/corpora/backlog-md/backlog (with examples/backlog-md.toml), it mea
   - no-change `check` (median of 5), incremental `index` after editing 1% of the files
     (median of --runs, a fresh edit each time; on a copy for the real corpora);
   - `search` and `pack` latency, whole process, p50/p95 over --queries queries (default
-    mode: stat-only freshness probe + SQLite mirror);
+    mode: stat-only freshness probe + SQLite mirror), and p50 with --no-refresh (the query
+    alone, without the probe that stats every file);
   - index size on disk (sidecar JSONL + meta + mirror).
 
 Then the scaling from the second-largest to the largest size, and the peer: IWE (crates.io
@@ -106,6 +107,9 @@ def bench_corpus(binary, c, tmp, runs, timeout):
         must(run(base + [cmd, c.queries[0]], tmp, timeout), cmd)  # warm up
         times = [must(run(base + [cmd, q], tmp, timeout), cmd).secs for q in c.queries]
         c.r[cmd + "_p50"], c.r[cmd + "_p95"] = pct(times, 0.5), pct(times, 0.95)
+        # Without the freshness probe (which stats every file): the query itself.
+        times = [must(run(base + [cmd, q, "--no-refresh"], tmp, timeout), cmd).secs for q in c.queries]
+        c.r[cmd + "_nr_p50"] = pct(times, 0.5)
     # Incremental after editing 1% of the files: on a copy for the real corpora.
     root, iidx = c.root, idx
     if c.copy_for_edits:
@@ -237,14 +241,15 @@ def main(argv=None):
         print(machine_line(binary))
         print()
         print("| corpus | files | MB | full index JSONL | full index +SQLite | peak RSS | no-change check "
-              "| incremental 1% | search p50 / p95 | pack p50 / p95 | index on disk |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| incremental 1% | search p50 / p95 | pack p50 / p95 | search / pack p50 --no-refresh | index on disk |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for c in corpora:
             r = c.r
             print(f"| {c.name} | {r['files']} | {r['mb']:.1f} | {fmt_ms(r['full_jsonl'])} ms "
                   f"| {fmt_ms(r['full_sqlite'])} ms | {r['rss_mb']:.0f} MB | {fmt_ms(r['check'])} ms "
                   f"| {fmt_ms(r['incremental'])} ms | {fmt_ms(r['search_p50'])} / {fmt_ms(r['search_p95'])} ms "
-                  f"| {fmt_ms(r['pack_p50'])} / {fmt_ms(r['pack_p95'])} ms | {r['disk_mb']:.1f} MB |")
+                  f"| {fmt_ms(r['pack_p50'])} / {fmt_ms(r['pack_p95'])} ms "
+                  f"| {fmt_ms(r['search_nr_p50'])} / {fmt_ms(r['pack_nr_p50'])} ms | {r['disk_mb']:.1f} MB |")
         gen = [c for c in corpora if c.name.startswith("generated")]
         if len(gen) >= 2:
             x, y = gen[-2], gen[-1]
@@ -253,7 +258,8 @@ def main(argv=None):
             print(f"Scaling {x.name} → {y.name} ({f:.1f}× the files):")
             for k, label in (("full_jsonl", "full index JSONL"), ("full_sqlite", "full index +SQLite"),
                              ("check", "no-change check"), ("incremental", "incremental 1%"),
-                             ("search_p50", "search p50"), ("pack_p50", "pack p50")):
+                             ("search_p50", "search p50"), ("pack_p50", "pack p50"),
+                             ("search_nr_p50", "search p50 --no-refresh"), ("pack_nr_p50", "pack p50 --no-refresh")):
                 ratio = y.r[k] / x.r[k]
                 print(f"- {label}: {ratio:.1f}× ({ratio / f:.2f} of linear)")
         if iwe_ok:

@@ -92,7 +92,8 @@ pub struct GraphSettings {
     /// Most neighbors in all.
     pub max_neighbors: usize,
     /// Score factor per hop: a neighbor scores seed score × edge weight × hop_decay^hop,
-    /// so a neighbor never outranks the seed that brought it in (0 < hop_decay ≤ 1).
+    /// below the seed that brought it in before the path bonus and the type and state
+    /// weights (0 < hop_decay ≤ 1).
     pub hop_decay: f64,
     /// Added to a result's score for each further seed whose walk reached it (the
     /// document several matches lead to).

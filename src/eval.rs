@@ -353,6 +353,18 @@ pub fn evaluate(
         let mut key_of: HashMap<String, String> = HashMap::new();
         for (key, grade) in &q.relevant {
             let ids = keys.resolve(engine, key);
+            // Two keys for one document (an id and its path) are one graded document.
+            if let Some(first) = ids.iter().find_map(|id| key_of.get(id)).cloned() {
+                if first != *key {
+                    warnings.push(format!(
+                        "{name}:{}: query {}: `{key}` names the same document as `{first}`; counted once",
+                        q.line, q.id
+                    ));
+                }
+                let g = grades.entry(first).or_insert(0);
+                *g = (*g).max(*grade);
+                continue;
+            }
             if ids.is_empty() {
                 warnings.push(format!(
                     "{name}:{}: query {}: `{key}` is not in the index",

@@ -36,6 +36,8 @@ pub struct GitPaths {
     pub hooks: PathBuf,
     /// The top of the working tree.
     pub toplevel: PathBuf,
+    /// The repository's (common) git folder, when known.
+    pub git_dir: Option<PathBuf>,
 }
 
 /// Ask git (or, without git, the `.git` entry) where the hooks of the repository
@@ -61,9 +63,11 @@ pub fn git_paths(cwd: &Path) -> Result<GitPaths, Error> {
     // From the top: a relative core.hooksPath is relative to it, and so is the answer.
     let hooks = git(&toplevel, &["rev-parse", "--git-path", "hooks"])?
         .ok_or_else(|| Error::Other("git stopped answering".into()))?;
+    let git_dir = git(&toplevel, &["rev-parse", "--git-common-dir"])?.map(|d| toplevel.join(d));
     Ok(GitPaths {
         hooks: toplevel.join(hooks),
         toplevel,
+        git_dir,
     })
 }
 
@@ -89,6 +93,7 @@ pub fn find_git_dir(cwd: &Path) -> Option<GitPaths> {
         return Some(GitPaths {
             hooks: common.join("hooks"),
             toplevel: dir.to_path_buf(),
+            git_dir: Some(common),
         });
     }
     None
@@ -172,9 +177,11 @@ fi
 {cmd} check
 status=$?
 if [ "$status" -ne 0 ]; then
-  echo "" >&2
-  echo "mdgraph: commit refused: the index is stale or the backlog has errors (see above)." >&2
-  echo "Fix the errors, run \`{cmd} index\`, stage the index (git add {stage}) and commit again." >&2
+  cat >&2 <<'MDGRAPH_EOF'
+
+mdgraph: commit refused: the index is stale or the backlog has errors (see above).
+Fix the errors, run `{cmd} index`, stage the index (git add {stage}) and commit again.
+MDGRAPH_EOF
 fi
 exit "$status"
 "#
@@ -188,9 +195,30 @@ pub fn install(cfg: &Config, force: bool) -> Result<(PathBuf, Outcome), Error> {
     let args = args_for(cfg, &paths.toplevel);
     let text = script(&args, &relative(&cfg.index_dir, &paths.toplevel));
     let hook = paths.hooks.join("pre-commit");
+    // A hooks folder outside the repository (a global `core.hooksPath`) is shared by every
+    // repository: a hook there would run `mdgraph check` in all of them.
+    if !force && !inside_repo(&paths) {
+        return Err(Error::Other(format!(
+            "{}: the hooks folder is outside this repository (core.hooksPath?), so a hook there would \
+             run in every repository using it; add `mdgraph check` to your hook yourself, or install \
+             it there anyway with `mdgraph hook install --force`",
+            paths.hooks.display()
+        )));
+    }
+    // Ours only when written by us: the marker opens the second line (a hook that merely
+    // contains our lines, pasted into a longer script, is the user's).
+    let ours = |old: &[u8]| {
+        String::from_utf8_lossy(old)
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with(MARKER))
+    };
     let outcome = match std::fs::read(&hook) {
-        Ok(old) if old == text.as_bytes() => return Ok((hook, Outcome::Unchanged)),
-        Ok(old) if force || String::from_utf8_lossy(&old).contains(MARKER) => Outcome::Replaced,
+        Ok(old) if old == text.as_bytes() => {
+            make_executable(&hook)?;
+            return Ok((hook, Outcome::Unchanged));
+        }
+        Ok(old) if force || ours(&old) => Outcome::Replaced,
         Ok(_) => {
             return Err(Error::Other(format!(
                 "{}: a pre-commit hook already exists; keep it and add `mdgraph check` to it, \
@@ -203,12 +231,42 @@ pub fn install(cfg: &Config, force: bool) -> Result<(PathBuf, Outcome), Error> {
     };
     std::fs::create_dir_all(&paths.hooks).map_err(|e| Error::io(&paths.hooks, e))?;
     std::fs::write(&hook, text.as_bytes()).map_err(|e| Error::io(&hook, e))?;
+    make_executable(&hook)?;
+    Ok((hook, outcome))
+}
+
+/// Mode 0755 (git skips a hook that is not executable).
+fn make_executable(hook: &Path) -> Result<(), Error> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).map_err(|e| Error::io(&hook, e))?;
+        std::fs::set_permissions(hook, std::fs::Permissions::from_mode(0o755)).map_err(|e| Error::io(hook, e))?;
     }
-    Ok((hook, outcome))
+    #[cfg(not(unix))]
+    let _ = hook;
+    Ok(())
+}
+
+/// Whether the hooks folder belongs to this repository: below its working tree or its
+/// git folder (a linked worktree's hooks live in the main repository's git folder).
+fn inside_repo(paths: &GitPaths) -> bool {
+    let canon = |p: &Path| {
+        p.ancestors()
+            .find_map(|a| {
+                a.canonicalize()
+                    .ok()
+                    .map(|c| c.join(p.strip_prefix(a).unwrap_or(Path::new(""))))
+            })
+            .unwrap_or_else(|| p.to_path_buf())
+    };
+    let hooks = canon(&paths.hooks);
+    if hooks.starts_with(canon(&paths.toplevel)) {
+        return true;
+    }
+    match &paths.git_dir {
+        Some(g) => hooks.starts_with(canon(g)),
+        None => false,
+    }
 }
 
 #[cfg(test)]

@@ -404,6 +404,12 @@ fn execute(ctx: &Ctx, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
                 budget.clone()
             };
             let graph = cfg.retrieval.graph.enabled && !*no_graph;
+            if *compare && !cfg.retrieval.graph.enabled && !cli.quiet {
+                ctx.warn(
+                    err,
+                    "--compare: retrieval.graph.enabled is false in the config; only the plain ranking is evaluated",
+                )?;
+            }
             let index = open_index(ctx, cfg, err, *no_refresh)?;
             let cfg = index.config();
             // Only the nodes, and only while the keys are made.
@@ -510,8 +516,10 @@ fn init_command(ctx: &Ctx, cwd: &Path, err: &mut dyn Write) -> Result<i32, Failu
                 ),
             )?;
         }
+        // Only `mdgraph.toml` is found without `--config`.
+        let found_alone = file.file_name().is_some_and(|n| n == config::CONFIG_FILE);
         let next = match file.parent() {
-            Some(d) if d == cwd => "mdgraph index".to_string(),
+            Some(d) if d == cwd && found_alone => "mdgraph index".to_string(),
             _ => format!("mdgraph --config {} index", shown(&file)),
         };
         writeln!(err, "wrote {}; next: `{next}`", shown(&written.path))?;

@@ -98,7 +98,11 @@ fn mode_line(mode: Mode, why: &Why) -> String {
     render::one_line(&format!("{} · why: {}", mode.as_str(), why.line()))
 }
 
-/// Fit `results` into `budget` tokens.
+/// Largest budget honoured (about a billion tokens); larger ones are clamped to it, so the
+/// token arithmetic cannot overflow.
+pub const MAX_BUDGET: u32 = u32::MAX / 4;
+
+/// Fit `results` into `budget` tokens (at most [`MAX_BUDGET`]).
 pub fn pack(
     engine: &dyn Engine,
     query: &str,
@@ -106,6 +110,7 @@ pub fn pack(
     budget: u32,
     tokenizer: crate::tokens::Tokenizer,
 ) -> Pack {
+    let budget = budget.min(MAX_BUDGET);
     let title = format!("# Context pack: {}", render::one_line(query));
     let stats = |used: u32, counts: [usize; 4]| {
         format!(
@@ -144,7 +149,7 @@ pub fn pack(
     let mut items = Vec::new();
     let mut left_out: Vec<&Hit> = Vec::new();
     let nodes: Vec<Option<crate::model::Node>> = results.iter().map(|h| engine.node(&h.id)).collect();
-    // Room kept so the items after each one can at least be referenced (up to a quarter of
+    // Room kept so the items after each one can at least be referenced (up to a tenth of
     // the budget): a long document in full must not crowd out the load-bearing neighbors
     // ranked after it.
     let ref_cost = |hit: &Hit, node: &crate::model::Node| {
@@ -161,7 +166,7 @@ pub fn pack(
         let header = render::doc_header(node);
         let head_cost = node.tokens.unwrap_or_else(|| bound(&header));
         let sections = engine.sections_of(&hit.id);
-        let item_cap = cap + carry;
+        let item_cap = cap.saturating_add(carry);
         let avail = budget.saturating_sub(used + list_reserve);
         let content_avail = avail.saturating_sub(later_refs[i + 1].min(budget / 10));
         let limit = item_cap.min(content_avail);

@@ -71,6 +71,20 @@ fn paths_as_keys_unknown_keys_and_malformed_lines() {
     assert_eq!(a.stdout, b.stdout, "a path key counts as the document it names");
     assert!(b.stderr.is_empty(), "{}", b.stderr);
 
+    // The same document under two keys counts once, with a warning.
+    let both = by_path.replace(r#""QRY-FTR-0002": 2"#, r#""QRY-FTR-0002": 2, "adr-0006": 2"#);
+    std::fs::write(f.dir.path().join("both.jsonl"), format!("{both}\n")).unwrap();
+    let d = f.run(&["eval", "both.jsonl", "--format", "json"]);
+    let (va, vd): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&a.stdout).unwrap(),
+        serde_json::from_str(&d.stdout).unwrap(),
+    );
+    assert_eq!(
+        va["graph"], vd["graph"],
+        "a second key for one document changes nothing"
+    );
+    assert!(d.stderr.contains("names the same document as"), "{}", d.stderr);
+
     // An unknown key is a warning naming it, and still counts as relevant (recall ≤ 1/2).
     let unknown = by_id.replace("QRY-FTR-0002", "QRY-NOPE-0001");
     std::fs::write(f.dir.path().join("unknown.jsonl"), format!("\n{unknown}\n")).unwrap();

@@ -227,6 +227,55 @@ fn hook_install_never_replaces_a_foreign_hook_without_force() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stderr.contains("is already installed"), "{}", out.stderr);
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), ours);
+
+    // A hook that lost its execute bit gets it back (git skips it otherwise).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
+        let mode = std::fs::metadata(&hook).unwrap().permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "{mode:o}");
+    }
+
+    // The user's own hook that pasted our lines below its own is still the user's.
+    let pasted = format!(
+        "#!/bin/sh
+make lint || exit 1
+{ours}"
+    );
+    std::fs::write(&hook, &pasted).unwrap();
+    assert_eq!(r.mdgraph(&["hook", "install"]).code, 2);
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), pasted);
+}
+
+#[test]
+fn hook_install_refuses_a_hooks_folder_shared_with_other_repositories() {
+    if !git_available() {
+        return;
+    }
+    let r = Repo::new();
+    // A core.hooksPath outside the repository (as a global setting would be).
+    let shared = tempfile::tempdir().unwrap();
+    r.git_ok(&["config", "core.hooksPath", shared.path().to_str().unwrap()]);
+    let out = r.mdgraph(&["hook", "install"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("outside this repository"), "{}", out.stderr);
+    assert!(!shared.path().join("pre-commit").exists());
+    let out = r.mdgraph(&["hook", "install", "--force"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(shared.path().join("pre-commit").is_file());
+}
+
+#[test]
+fn hook_message_survives_quotes_and_dollars_in_paths() {
+    // The refusal message is printed from a quoted here-document: nothing in the
+    // command or the index path is expanded or can break the script.
+    let text = mdgraph::hook::script(&["--index-dir".into(), "we\"ird $HOME `x`".into()], "we\"ird $HOME `x`");
+    assert!(text.contains("<<'MDGRAPH_EOF'"), "{text}");
+    if let Ok(out) = Command::new("sh").arg("-n").arg("-c").arg(&text).output() {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
 }
 
 #[test]
@@ -252,8 +301,10 @@ fn hook_goes_where_git_looks_hooks_path_and_worktrees() {
     assert!(wt.join(".git").is_file());
 
     // Without git on PATH the `.git` file of the worktree is followed to the same hooks.
+    // (An unset PATH would not do: the C library then searches /bin and /usr/bin.)
     std::fs::remove_file(&hook).unwrap();
-    let out = run_in(&wt, &["hook", "install"]);
+    let empty = tempfile::tempdir().unwrap();
+    let out = run_env(&wt, &["hook", "install"], &[("PATH", empty.path().as_os_str())]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), script);
 

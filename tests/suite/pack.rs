@@ -16,6 +16,10 @@ fn budget_holds_for_every_query_and_budget() {
         let q: serde_json::Value = serde_json::from_str(line).unwrap();
         let query = q["query"].as_str().unwrap();
         let results = search::search(&engine, query, &cfg.retrieval, 30, true).unwrap();
+        // A huge budget is clamped, not overflowed (debug builds would panic).
+        let huge = mdgraph::pack::pack(&engine, query, &results.results, u32::MAX, cfg.settings.tokenizer);
+        assert_eq!(huge.budget, mdgraph::pack::MAX_BUDGET);
+        assert!(huge.not_included.is_empty() && huge.used <= huge.budget);
         for budget in [200, 350, 500, 1000, 2000, 4000, 8000, 16000, 32000] {
             let p = mdgraph::pack::pack(&engine, query, &results.results, budget, cfg.settings.tokenizer);
             assert!(p.used <= budget, "{query}: used {} > {budget}", p.used);
