@@ -96,6 +96,8 @@ impl Index {
     /// Open the index as it is, without looking at the sources (`--no-refresh`). The
     /// SQLite mirror is still brought in line with the JSONL files.
     pub fn open_as_is(config: Config) -> Result<Index, Error> {
+        // A commit a killed run left half done is finished first (never a mix of builds).
+        crate::lock::finish_pending(&config.index_dir)?;
         if !config.index_dir.join(sidecar::META).is_file() {
             return Err(no_index(&config));
         }
@@ -120,6 +122,7 @@ impl Index {
     /// Make the index and its mirror current. Returns the build report when something
     /// was rebuilt, `None` when the index was already up to date.
     pub fn refresh(config: &Config, progress: Option<&Progress>) -> Result<Option<BuildReport>, Error> {
+        crate::lock::finish_pending(&config.index_dir)?;
         if let Some(sidecar) = statcache::probe(&config.index_dir, &config.root, &config.settings.digest())
             && (!config.sqlite || store::mirrors(&config.index_dir, &sidecar))
         {

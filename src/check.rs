@@ -29,6 +29,7 @@ pub struct CheckReport {
 
 /// Run the check. `strict` makes warnings fail it too.
 pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
+    crate::lock::finish_pending(&cfg.index_dir)?;
     let mut stale = Vec::new();
     let index_name = cfg.display(&cfg.index_dir);
     let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);

@@ -493,14 +493,26 @@ impl Config {
             }
             None => cwd.ancestors().map(|d| d.join(CONFIG_FILE)).find(|p| p.is_file()),
         };
-        let (raw, base) = match &file {
-            Some(p) => {
-                let text = std::fs::read_to_string(p).map_err(|e| Error::Config {
-                    path: p.display().to_string(),
-                    line: 0,
-                    message: e.to_string(),
-                })?;
-                let raw = parse_file(&text).map_err(|(line, message)| Error::Config {
+        let text = match &file {
+            Some(p) => Some(std::fs::read_to_string(p).map_err(|e| Error::Config {
+                path: p.display().to_string(),
+                line: 0,
+                message: e.to_string(),
+            })?),
+            None => None,
+        };
+        Config::from_text(cwd, file.as_deref().zip(text.as_deref()), ov)
+    }
+
+    /// Build the configuration from the text of a config file (`Some((path, text))`, the
+    /// path only names the file in errors and anchors its relative paths) or from the
+    /// defaults (`None`), without reading anything: [`Config::load`] after the file was
+    /// found and read. Any text gives a configuration or an [`Error::Config`]; never a
+    /// panic (fuzzed).
+    pub fn from_text(cwd: &Path, file: Option<(&Path, &str)>, ov: &Overrides) -> Result<Config, Error> {
+        let (raw, base) = match file {
+            Some((p, text)) => {
+                let raw = parse_file(text).map_err(|(line, message)| Error::Config {
                     path: p.display().to_string(),
                     line,
                     message,
@@ -512,6 +524,7 @@ impl Config {
             }
             None => (ConfigFile::default(), cwd.to_path_buf()),
         };
+        let file = file.map(|(p, _)| p.to_path_buf());
         let cfg_name = file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         let mut settings =
             validate(raw.scan, raw.ids, raw.fields, raw.kinds, raw.edges).map_err(|message| Error::Config {

@@ -105,32 +105,66 @@ pub fn parse_yaml(yaml: &str) -> Parsed {
     }
 }
 
-/// Count alias uses (`*name`) with the event parser. yaml-rust2 expands every alias by
-/// copying its anchor, so nested aliases grow exponentially (a 500-byte "billion laughs"
-/// frontmatter takes gigabytes); frontmatter does not need them, so they are refused.
-fn alias_uses(yaml: &str) -> usize {
-    struct Count(usize);
-    impl yaml_rust2::parser::EventReceiver for Count {
-        fn on_event(&mut self, ev: yaml_rust2::parser::Event) {
-            if matches!(ev, yaml_rust2::parser::Event::Alias(_)) {
-                self.0 += 1;
+/// Deepest nesting of collections accepted. yaml-rust2 builds its tree recursively, one
+/// stack frame set per level: a frontmatter nested thousands of levels deep (a few MB of
+/// indentation) overflowed the stack of a worker thread and aborted the whole run.
+const MAX_NESTING: usize = 128;
+
+/// Walk the YAML events without building anything (and without recursion): the first
+/// alias use, or a nesting deeper than [`MAX_NESTING`], is an error at its position.
+/// Syntax errors are left to the loader, which reports them the same way.
+fn screen(yaml: &str) -> Result<(), YamlError> {
+    use yaml_rust2::parser::{Event, Parser};
+    let mut parser = Parser::new_from_str(yaml);
+    let mut depth = 0usize;
+    let err = |m: &yaml_rust2::scanner::Marker, message: String| {
+        let (line, col) = position(yaml, m.index());
+        YamlError { line, col, message }
+    };
+    loop {
+        let Ok((event, mark)) = parser.next_token() else {
+            return Ok(());
+        };
+        match event {
+            Event::StreamEnd => return Ok(()),
+            Event::Alias(_) => {
+                return Err(err(
+                    &mark,
+                    "YAML aliases (*name) are not supported in frontmatter".into(),
+                ));
             }
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(err(&mark, format!("nested deeper than {MAX_NESTING} levels")));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
         }
     }
-    let mut c = Count(0);
-    let _ = yaml_rust2::parser::Parser::new_from_str(yaml).load(&mut c, false);
-    c.0
+}
+
+/// True when the text might hold an alias or nest deeper than [`MAX_NESTING`], so
+/// [`screen`] must look. Block nesting needs indentation (or `- `/`? ` prefixes) at
+/// least one column per level (an indentless sequence adds one level on the same
+/// column), and flow nesting needs a bracket per level, so frontmatter with narrow line
+/// prefixes and few brackets is safe without the extra pass.
+fn needs_screen(yaml: &str) -> bool {
+    (yaml.contains('&') && yaml.contains('*'))
+        || yaml.bytes().filter(|b| matches!(b, b'[' | b'{')).count() > MAX_NESTING
+        || yaml.lines().any(|l| {
+            l.bytes()
+                .take_while(|b| matches!(b, b' ' | b'\t' | b'-' | b'?' | b':'))
+                .count()
+                > 32
+        })
 }
 
 fn load(yaml: &str) -> Result<Yaml, YamlError> {
-    // Only text with both an anchor and an alias marker can hold aliases: the common
-    // case skips the extra pass.
-    if yaml.contains('&') && yaml.contains('*') && alias_uses(yaml) > 0 {
-        return Err(YamlError {
-            line: 1,
-            col: 1,
-            message: "YAML aliases (*name) are not supported in frontmatter".into(),
-        });
+    // Most frontmatter is flat: the common case skips the extra pass.
+    if needs_screen(yaml) {
+        screen(yaml)?;
     }
     match YamlLoader::load_from_str(yaml) {
         Ok(mut docs) => Ok(if docs.is_empty() {
@@ -139,11 +173,32 @@ fn load(yaml: &str) -> Result<Yaml, YamlError> {
             docs.swap_remove(0)
         }),
         Err(e) => Err(YamlError {
-            line: e.marker().line() as u32,
-            col: e.marker().col() as u32 + 1,
-            message: e.info().to_string(),
+            line: position(yaml, e.marker().index()).0,
+            col: position(yaml, e.marker().index()).1,
+            // The scanner's own limit on `[[[` nesting (255 levels).
+            message: match e.info() {
+                "recursion limit exceeded" => "nested deeper than 255 levels".to_string(),
+                info => info.to_string(),
+            },
         }),
     }
+}
+
+/// 1-based line and column of the character at `index` (a character count, as yaml-rust2
+/// reports positions). Lines are counted at `\n` only, like every other line number
+/// mdgraph prints: YAML also breaks lines at a lone `\r`, which made its own line numbers
+/// point past the end of files with stray carriage returns.
+fn position(yaml: &str, index: usize) -> (u32, u32) {
+    let (mut line, mut col) = (1u32, 1u32);
+    for c in yaml.chars().take(index) {
+        if c == '\n' {
+            line += 1;
+            col = 1;
+        } else {
+            col += 1;
+        }
+    }
+    (line, col)
 }
 
 /// Quote plain values that start with a character YAML reserves (`@`, `` ` ``), the usual
@@ -234,6 +289,9 @@ pub fn get_path<'a>(y: &'a Yaml, path: &str) -> Option<&'a Yaml> {
     Some(cur)
 }
 
+/// How many lines past the previous value the next one is looked for.
+const VALUE_WINDOW: usize = 64;
+
 /// Line finder for a YAML block: where keys and values were written.
 pub struct KeyLines<'a> {
     lines: Vec<&'a str>,
@@ -280,7 +338,10 @@ impl<'a> KeyLines<'a> {
 
     /// 1-based lines (within the block) of each of `values` under the key `path`, which
     /// are in file order: one forward pass over the key's block (a long list costs linear
-    /// time). A value not found is placed on the key's own line.
+    /// time). A value not found within [`VALUE_WINDOW`] lines of the previous one (it was
+    /// written with escapes or quotes the parse removed) is placed on the key's own line;
+    /// the window keeps a long list of such values linear too (100,000 escaped values took
+    /// minutes when each one rescanned the rest of the block).
     pub fn value_lines(&self, path: &str, values: &[String]) -> Vec<u32> {
         let Some((k, indent)) = self.key_line(path) else {
             return vec![1; values.len()];
@@ -294,21 +355,25 @@ impl<'a> KeyLines<'a> {
             }
             end += 1;
         }
+        // (line, col) just after the last value found; `hint`: the line where the next
+        // value is expected (a value not found still took a line of a block list).
         let (mut line, mut col) = (k, 0usize);
+        let mut hint = k;
         values
             .iter()
             .map(|v| {
-                let (mut l, mut c) = (line, col);
-                while l < end {
+                let from = hint.saturating_sub(VALUE_WINDOW);
+                let (mut l, mut c) = if from > line { (from, 0) } else { (line, col) };
+                while l < end && l <= hint + VALUE_WINDOW {
                     let text = self.lines[l].get(c..).unwrap_or("");
                     if let Some(at) = text.find(v.as_str()) {
-                        line = l;
-                        col = c + at + v.len();
+                        (line, col, hint) = (l, c + at + v.len(), l);
                         return l as u32 + 1;
                     }
                     l += 1;
                     c = 0;
                 }
+                hint += 1;
                 k as u32 + 1
             })
             .collect()
@@ -334,6 +399,75 @@ impl<'a> KeyLines<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_lines_count_newlines_not_carriage_returns() {
+        // Regression (fuzz): YAML counts a lone `\r` as a line break, so an error after
+        // stray carriage returns was reported past the end of the file.
+        let yaml = "id: A-1\nstate:\r\r\r\r Ready\nassignee: @dana\n";
+        let Parsed::Invalid { error, .. } = parse_yaml(yaml) else {
+            panic!("not invalid")
+        };
+        assert_eq!((error.line, error.col), (3, 11), "{}", error.message);
+        // CRLF files keep their lines too.
+        let Parsed::Invalid { error, .. } = parse_yaml("id: A-1\r\nassignee: @dana\r\n") else {
+            panic!("not invalid")
+        };
+        assert_eq!((error.line, error.col), (2, 11));
+    }
+
+    #[test]
+    fn value_lines_of_a_long_list_of_escaped_values_stay_linear() {
+        // Regression: values not found verbatim (escapes) rescanned the rest of the block
+        // each, 100,000 of them took minutes.
+        let n = 100_000;
+        let yaml: String = std::iter::once("relates:\n".to_string())
+            .chain((0..n).map(|i| format!("  - \"E\\x2D{i}\"\n")))
+            .chain(std::iter::once("  - plain-1\n".to_string()))
+            .collect();
+        let mut values: Vec<String> = (0..n).map(|i| format!("E-{i}")).collect();
+        values.push("plain-1".into());
+        let lines = KeyLines::new(&yaml).value_lines("relates", &values);
+        assert_eq!(lines[0], 1, "not found verbatim: the key's line");
+        assert_eq!(lines[n], n as u32 + 2, "found values keep their line");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        // Regression: 2,000 nested block mappings aborted the run (stack overflow in a
+        // worker thread); 4,000 did so in release builds too.
+        let block: String = (0..4000).map(|i| format!("{}k{i}:\n", " ".repeat(i))).collect();
+        let seq = format!("x: {}y\n", "- ".repeat(10_000));
+        let flow = format!("x: {}{}\n", "[".repeat(300), "]".repeat(300));
+        let flow_map = format!("x: {}1{}\n", "{a: ".repeat(300), "}".repeat(300));
+        for (yaml, line) in [(&block, 129), (&seq, 1), (&flow, 1), (&flow_map, 1)] {
+            let handle = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn({
+                    let yaml = yaml.clone();
+                    move || parse_yaml(&yaml)
+                })
+                .unwrap();
+            match handle.join().expect("no stack overflow") {
+                Parsed::Invalid { error, .. } => {
+                    assert_eq!(error.line, line, "{}", error.message);
+                    assert!(
+                        error.message.contains("nested deeper than")
+                            || error.message.contains("not allowed in this context"),
+                        "{}",
+                        error.message
+                    );
+                }
+                other => panic!("accepted: {other:?}"),
+            }
+        }
+        // Reasonable nesting and deeply indented block text are fine.
+        let ok = format!(
+            "a:\n  b:\n    c: [[1, [2]], {{d: [3]}}]\ntext: |\n{}code\n",
+            " ".repeat(200)
+        );
+        assert!(matches!(parse_yaml(&ok), Parsed::Mapping(_)));
+    }
 
     #[test]
     fn split_follows_gray_matter() {

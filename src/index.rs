@@ -176,15 +176,16 @@ pub fn build_with_progress(
     // Each output is serialized, hashed and written before the next, so peak memory
     // holds one serialized file, not three.
     phase("writing", 0);
-    let mut written = Vec::new();
+    // All changed files are staged, then switched in together (meta.json last).
     let mut outputs = std::collections::BTreeMap::new();
     if opts.write {
         std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::io(&cfg.index_dir, e))?;
     }
+    let mut commit = sidecar::Commit::new(&cfg.index_dir);
     let mut emit = |name: &str, blocks: sidecar::Blocks| -> Result<(), Error> {
         outputs.insert(name.to_string(), blocks.digest());
-        if opts.write && sidecar::write_blocks_if_changed(&cfg.index_dir.join(name), &blocks)? {
-            written.push(name.to_string());
+        if opts.write {
+            commit.stage_blocks(name, &blocks)?;
         }
         Ok(())
     };
@@ -208,12 +209,12 @@ pub fn build_with_progress(
         outputs,
         files,
     };
+    let mut written = Vec::new();
     if opts.write {
         let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
         meta_bytes.push(b'\n');
-        if sidecar::write_if_changed(&cfg.index_dir.join(sidecar::META), &meta_bytes)? {
-            written.push(sidecar::META.to_string());
-        }
+        commit.stage_bytes(sidecar::META, &meta_bytes)?;
+        written = commit.apply()?;
         sidecar::write_if_changed(&cfg.index_dir.join(".gitignore"), sidecar::GITIGNORE.as_bytes())?;
         save_cache(cfg, &scanned, scan_start, &meta);
     }

@@ -253,6 +253,8 @@ fn execute(ctx: &Ctx, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
         _ => {}
     }
     let cfg = Config::load(cwd, &ov)?;
+    // A commit a killed run left half done is finished before anything reads the index.
+    lock::finish_pending(&cfg.index_dir)?;
     match &cli.command {
         // Answered above, before any configuration is read.
         Command::Completions { .. } | Command::Man | Command::Init => Ok(EXIT_OK),

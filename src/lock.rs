@@ -1,8 +1,9 @@
 //! The index folder's write lock: concurrent `index` runs (two hooks, an editor plugin
 //! and a terminal) take turns instead of interleaving their files. It is an OS file lock
 //! on `.lock`, so a run that is killed releases it with its process: a stale lock file
-//! never blocks the next run. Whoever holds the lock also removes temporary files left by
-//! killed runs.
+//! never blocks the next run. Whoever holds the lock also finishes a commit a killed run
+//! left half done (see [`crate::sidecar`]) and removes temporary files left by killed
+//! runs.
 
 use crate::error::Error;
 use std::fs::{File, OpenOptions};
@@ -29,7 +30,10 @@ impl IndexLock {
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
         file.lock().map_err(|e| Error::io(&path, e))?;
-        // No other writer is running: temporary files are leftovers of killed runs.
+        // No other writer is running: a journal is a commit a killed run did not finish
+        // (finish it first: it needs its temporary files), and temporary files are
+        // leftovers of killed runs.
+        crate::sidecar::recover(index_dir)?;
         if let Ok(entries) = std::fs::read_dir(index_dir) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
@@ -40,4 +44,15 @@ impl IndexLock {
         }
         Ok(IndexLock { _file: file })
     }
+}
+
+/// Finish a commit that a killed run left half done, if there is one: readers call this
+/// before reading the index so they never see a mix of two builds. It takes the lock
+/// only when a journal exists (so it waits for a writer that is committing right now),
+/// and does nothing otherwise, which keeps read-only index folders readable.
+pub fn finish_pending(index_dir: &Path) -> Result<(), Error> {
+    if index_dir.join(crate::sidecar::JOURNAL).exists() {
+        drop(IndexLock::acquire(index_dir)?);
+    }
+    Ok(())
 }

@@ -150,8 +150,28 @@ pub fn to_text(h: &Hood) -> String {
     s
 }
 
-fn quote(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "'")
+/// Text inside a Mermaid `["..."]` label: one line, no raw quote.
+fn mermaid_text(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .replace('"', "#quot;")
+}
+
+/// A DOT quoted string's content: quotes and backslashes escaped, line breaks as `\n`,
+/// so two ids that differ only there stay two nodes.
+fn dot_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A Mermaid flowchart.
@@ -159,7 +179,7 @@ pub fn to_mermaid(h: &Hood) -> String {
     let idx: BTreeMap<&str, usize> = h.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect();
     let mut s = String::from("graph LR\n");
     for (i, n) in h.nodes.iter().enumerate() {
-        let _ = writeln!(s, "  n{i}[\"{}: {}\"]", quote(&n.id), quote(&n.title));
+        let _ = writeln!(s, "  n{i}[\"{}: {}\"]", mermaid_text(&n.id), mermaid_text(&n.title));
     }
     for e in &h.edges {
         let _ = writeln!(
@@ -184,17 +204,17 @@ pub fn to_dot(h: &Hood) -> String {
         let _ = writeln!(
             s,
             "  \"{}\" [label=\"{}\\n{}\"{bold}];",
-            quote(&n.id),
-            quote(&n.id),
-            quote(&n.title)
+            dot_text(&n.id),
+            dot_text(&n.id),
+            dot_text(&n.title)
         );
     }
     for e in &h.edges {
         let _ = writeln!(
             s,
             "  \"{}\" -> \"{}\" [label=\"{}\"];",
-            quote(&e.source),
-            quote(&e.target),
+            dot_text(&e.source),
+            dot_text(&e.target),
             e.r#type.as_str()
         );
     }

@@ -240,17 +240,21 @@ fn build_graph(files: Vec<ParsedFile>, ids: &[String], edges: FileEdges) -> Grap
             weight: t.weight(),
         })
         .collect();
+    // Document ids may contain `#` (`id: X#goal`): a chunk id must not take one.
+    let doc_ids: HashSet<&str> = ids.iter().filter(|id| id.contains('#')).map(String::as_str).collect();
     for (i, f) in files.into_iter().enumerate() {
         let mut doc = f.doc;
         doc.id = ids[i].clone();
         // Section slugs are unique within the document: a repeated heading gets `-2`,
-        // `-3`, … skipping any suffix another heading already took ("Phase 2").
+        // `-3`, … skipping any suffix another heading already took ("Phase 2") and any
+        // that would make the id of another document. (Slugs hold no `#`, so chunks of
+        // different documents never collide.)
         let mut taken: HashSet<String> = HashSet::new();
         for sec in f.sections {
             let base = slug(&sec.heading, sec.level);
             let mut name = base.clone();
             let mut n = 1;
-            while !taken.insert(name.clone()) {
+            while !taken.insert(name.clone()) || doc_ids.contains(format!("{}#{name}", doc.id).as_str()) {
                 n += 1;
                 name = format!("{base}-{n}");
             }
@@ -587,6 +591,23 @@ mod tests {
         let (g, _) = resolve(vec![p], &s);
         let ids: Vec<&str> = g.nodes.iter().map(|n| n.id.as_str()).collect();
         assert_eq!(ids, ["T-1", "T-1#phase", "T-1#phase-2", "T-1#phase-3", "T-1#phase-4"]);
+    }
+
+    #[test]
+    fn chunk_ids_never_take_a_document_id() {
+        // Regression (fuzz): a document with `id: deep#approach` and a document `deep`
+        // with an "Approach" section made two nodes `deep#approach`.
+        let s = crate::config::Settings::default();
+        let a = crate::parse::parse_file("x.md", "h", "---\nid: deep#approach\n---\ntext\n", &s);
+        let b = crate::parse::parse_file("deep.md", "h", "# Approach\na\n", &s);
+        let (g, _) = resolve(vec![a, b], &s);
+        let ids: Vec<&str> = g.nodes.iter().map(|n| n.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            ["deep", "deep#approach", "deep#approach#preamble", "deep#approach-2"]
+        );
+        let chunk = g.nodes.iter().find(|n| n.id == "deep#approach-2").unwrap();
+        assert_eq!(chunk.doc.as_deref(), Some("deep"));
     }
 
     #[test]

@@ -215,6 +215,17 @@ fn read_one(
             return skipped(rel, abs, "unreadable".into(), d);
         }
     };
+    // A FIFO or device named `x.md` (or a symlink to one) would block or never end.
+    if !md.is_file() {
+        let d = Diagnostic::new(
+            &rel,
+            0,
+            Severity::Warning,
+            Code::ReadError,
+            "not a regular file; skipped",
+        );
+        return skipped(rel, abs, "special".into(), d);
+    }
     let stamp = Stamp::of(&md);
     if md.len() > max {
         let size = md.len();

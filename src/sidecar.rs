@@ -1,7 +1,15 @@
 //! The index folder: `graph_nodes.jsonl`, `graph_edges.jsonl`, `diagnostics.jsonl` and
-//! `meta.json`. Writes are atomic (temporary file + rename) and skipped when the bytes
-//! would not change; `meta.json` is written last and records the digest of every output,
-//! so a torn or hand-edited index is detected and rebuilt.
+//! `meta.json`. `meta.json` records the digest of every output, so a hand-edited or
+//! damaged index is detected and rebuilt.
+//!
+//! The files of one build switch together ([`Commit`]): every changed file is first
+//! written in full to a temporary file (fsynced), then a journal (`.commit`) naming them
+//! is renamed into place (the commit point), then the temporary files are renamed over
+//! the outputs, `meta.json` last, and the journal is removed. A run killed before the
+//! journal exists leaves the previous index untouched (its temporary files are removed
+//! by the next run); a run killed after it is finished by the next reader or writer
+//! ([`recover`], under the index lock), so the folder always holds the previous or the
+//! new complete index, never a mix. Files whose bytes would not change are not written.
 
 use crate::diag::Diagnostic;
 use crate::error::Error;
@@ -15,7 +23,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// Version of the on-disk format; a different version makes the index stale.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 /// Node file name.
 pub const NODES: &str = "graph_nodes.jsonl";
 /// Edge file name.
@@ -27,7 +35,7 @@ pub const META: &str = "meta.json";
 /// The output files whose digests `meta.json` records.
 pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
 /// The index folder's own `.gitignore`: local caches and the SQLite mirror stay out of git.
-pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n";
+pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n.commit\n";
 
 /// Totals recorded in `meta.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,22 +128,32 @@ pub fn to_jsonl_blocks<T: Serialize + Sync>(items: &[T]) -> Blocks {
     )
 }
 
-/// Write `blocks` to `path` atomically unless the file already holds these bytes (same
-/// length and digest, compared by streaming). Returns whether the file was written.
-pub fn write_blocks_if_changed(path: &Path, blocks: &Blocks) -> Result<bool, Error> {
-    let same_len = std::fs::metadata(path)
-        .map(|m| m.len() == blocks.len() as u64)
-        .unwrap_or(false);
-    if same_len && file_digest(path).is_some_and(|d| d == blocks.digest()) {
-        return Ok(false);
-    }
-    atomic_write(path, |f| {
-        for b in &blocks.0 {
-            f.write_all(b)?;
-        }
-        Ok(())
+/// The journal of a commit in progress (see the module docs).
+pub const JOURNAL: &str = ".commit";
+
+/// The temporary file a write to `dir/name` goes through (removed by the next run if the
+/// writer is killed before using it).
+fn temp_path(dir: &Path, name: &str) -> std::path::PathBuf {
+    dir.join(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Write `fill` to a new temporary file for `dir/name` and fsync it.
+fn write_temp(
+    dir: &Path,
+    name: &str,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<std::path::PathBuf, Error> {
+    let tmp = temp_path(dir, name);
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        fill(&mut f)?;
+        f.sync_all()
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(dir.join(name), e)
     })?;
-    Ok(true)
+    Ok(tmp)
 }
 
 /// Write through a temporary file in the same folder, fsync, rename over `path`.
@@ -145,17 +163,139 @@ fn atomic_write(path: &Path, fill: impl FnOnce(&mut std::fs::File) -> std::io::R
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        fill(&mut f)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
+    let tmp = write_temp(dir, &name, fill)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)
     })
+}
+
+/// The output files of one build, switched in together (see the module docs): stage each
+/// file, then [`Commit::apply`]. Dropped without `apply`, the staged files are removed
+/// and the index is left as it was.
+#[derive(Debug)]
+pub struct Commit {
+    dir: std::path::PathBuf,
+    /// (temporary file name, output name), in staging order.
+    staged: Vec<(String, String)>,
+}
+
+impl Commit {
+    /// A commit into the index folder `dir`.
+    pub fn new(dir: &Path) -> Commit {
+        Commit {
+            dir: dir.to_path_buf(),
+            staged: Vec::new(),
+        }
+    }
+
+    fn stage(&mut self, name: &str, fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), Error> {
+        let tmp = write_temp(&self.dir, name, fill)?;
+        let tmp_name = tmp
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        self.staged.push((tmp_name, name.to_string()));
+        Ok(())
+    }
+
+    /// Stage `blocks` as `name` unless the file already holds these bytes (same length and
+    /// digest, compared by streaming). Returns whether it was staged.
+    pub fn stage_blocks(&mut self, name: &str, blocks: &Blocks) -> Result<bool, Error> {
+        let path = self.dir.join(name);
+        let same_len = std::fs::metadata(&path)
+            .map(|m| m.len() == blocks.len() as u64)
+            .unwrap_or(false);
+        if same_len && file_digest(&path).is_some_and(|d| d == blocks.digest()) {
+            return Ok(false);
+        }
+        self.stage(name, |f| {
+            for b in &blocks.0 {
+                f.write_all(b)?;
+            }
+            Ok(())
+        })?;
+        Ok(true)
+    }
+
+    /// Stage `bytes` as `name` unless the file already holds exactly these bytes. Returns
+    /// whether it was staged.
+    pub fn stage_bytes(&mut self, name: &str, bytes: &[u8]) -> Result<bool, Error> {
+        if same_contents(&self.dir.join(name), bytes) {
+            return Ok(false);
+        }
+        self.stage(name, |f| f.write_all(bytes))?;
+        Ok(true)
+    }
+
+    /// Switch every staged file in: write the journal (the commit point), rename the
+    /// staged files in staging order, remove the journal. Returns the names written.
+    pub fn apply(mut self) -> Result<Vec<String>, Error> {
+        let staged = std::mem::take(&mut self.staged);
+        if staged.is_empty() {
+            return Ok(Vec::new());
+        }
+        let journal: String = staged.iter().map(|(tmp, name)| format!("{tmp}\t{name}\n")).collect();
+        let journal_path = self.dir.join(JOURNAL);
+        if let Err(e) = atomic_write(&journal_path, |f| f.write_all(journal.as_bytes())) {
+            for (tmp, _) in &staged {
+                let _ = std::fs::remove_file(self.dir.join(tmp));
+            }
+            return Err(e);
+        }
+        finish(&self.dir, &staged)?;
+        Ok(staged.into_iter().map(|(_, name)| name).collect())
+    }
+}
+
+impl Drop for Commit {
+    fn drop(&mut self) {
+        for (tmp, _) in &self.staged {
+            let _ = std::fs::remove_file(self.dir.join(tmp));
+        }
+    }
+}
+
+/// Rename the staged files that are still waiting, then remove the journal. Idempotent: a
+/// run killed here is finished by the next one.
+fn finish(dir: &Path, staged: &[(String, String)]) -> Result<(), Error> {
+    for (tmp, name) in staged {
+        let from = dir.join(tmp);
+        if from.exists() {
+            std::fs::rename(&from, dir.join(name)).map_err(|e| Error::io(dir.join(name), e))?;
+        }
+    }
+    let journal = dir.join(JOURNAL);
+    std::fs::remove_file(&journal).map_err(|e| Error::io(journal, e))
+}
+
+/// A journal entry names a temporary file of this folder and one of the index's own
+/// files; anything else (a hand-made or damaged journal) is never acted on.
+fn journal_entry(line: &str) -> Option<(String, String)> {
+    let (tmp, name) = line.split_once('\t')?;
+    let own = OUTPUTS.contains(&name) || name == META;
+    let temp = tmp.starts_with(&format!(".{name}.tmp-")) && !tmp.contains(['/', '\\']);
+    (own && temp).then(|| (tmp.to_string(), name.to_string()))
+}
+
+/// Finish a commit that a killed run left half done (call with the index lock held,
+/// before temporary files are cleaned up). Returns whether there was one. A journal that
+/// cannot be read is removed: the outputs then do not match `meta.json`, which readers
+/// detect and `index` repairs.
+pub fn recover(dir: &Path) -> Result<bool, Error> {
+    let path = dir.join(JOURNAL);
+    let text = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let text = String::from_utf8_lossy(&text);
+    let entries: Option<Vec<(String, String)>> = text.lines().map(journal_entry).collect();
+    match entries {
+        Some(staged) => finish(dir, &staged)?,
+        None => std::fs::remove_file(&path).map_err(|e| Error::io(path, e))?,
+    }
+    Ok(true)
 }
 
 /// True when the file at `path` holds exactly `bytes` (compared in blocks, without
@@ -295,4 +435,95 @@ pub fn load_parts(index_dir: &Path, with_edges: bool) -> Option<Loaded> {
         diagnostics: parse_jsonl(&index_dir.join(DIAGNOSTICS), &diags).ok()?,
         meta,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(dir: &Path, name: &str) -> String {
+        std::fs::read_to_string(dir.join(name)).unwrap_or_default()
+    }
+
+    #[test]
+    fn commit_switches_staged_files_and_skips_unchanged_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join(NODES), "old nodes\n").unwrap();
+        std::fs::write(d.join(EDGES), "same edges\n").unwrap();
+        let mut c = Commit::new(d);
+        assert!(c.stage_bytes(NODES, b"new nodes\n").unwrap());
+        assert!(
+            !c.stage_blocks(EDGES, &Blocks(vec![b"same ".to_vec(), b"edges\n".to_vec()]))
+                .unwrap()
+        );
+        assert!(c.stage_bytes(META, b"{}\n").unwrap());
+        // Nothing is visible before apply.
+        assert_eq!(read(d, NODES), "old nodes\n");
+        assert_eq!(c.apply().unwrap(), [NODES, META]);
+        assert_eq!(read(d, NODES), "new nodes\n");
+        assert_eq!(read(d, META), "{}\n");
+        let left: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "journal or temporary files left: {left:?}");
+    }
+
+    #[test]
+    fn dropped_commit_leaves_the_index_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(NODES), "old\n").unwrap();
+        let mut c = Commit::new(dir.path());
+        c.stage_bytes(NODES, b"new\n").unwrap();
+        drop(c);
+        assert_eq!(read(dir.path(), NODES), "old\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn recover_finishes_a_commit_killed_between_renames() {
+        // The state a run killed after renaming the nodes leaves: journal, nodes renamed,
+        // edges and meta still staged.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for (name, text) in [(NODES, "new nodes"), (EDGES, "old edges"), (META, "old meta")] {
+            std::fs::write(d.join(name), text).unwrap();
+        }
+        std::fs::write(d.join(".graph_edges.jsonl.tmp-42"), "new edges").unwrap();
+        std::fs::write(d.join(".meta.json.tmp-42"), "new meta").unwrap();
+        std::fs::write(
+            d.join(JOURNAL),
+            ".graph_nodes.jsonl.tmp-42\tgraph_nodes.jsonl\n.graph_edges.jsonl.tmp-42\tgraph_edges.jsonl\n.meta.json.tmp-42\tmeta.json\n",
+        )
+        .unwrap();
+        assert!(recover(d).unwrap());
+        assert_eq!(
+            [read(d, NODES), read(d, EDGES), read(d, META)],
+            ["new nodes", "new edges", "new meta"]
+        );
+        assert!(!d.join(JOURNAL).exists());
+        assert!(!recover(d).unwrap(), "nothing left to recover");
+    }
+
+    #[test]
+    fn recover_never_acts_on_a_foreign_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("victim"), "keep").unwrap();
+        std::fs::write(d.join(".x.tmp-1"), "evil").unwrap();
+        for journal in [
+            ".x.tmp-1\t../victim\n",
+            ".x.tmp-1\tvictim\n",
+            "../.meta.json.tmp-1\tmeta.json\n",
+            "garbage",
+        ] {
+            std::fs::write(d.join(JOURNAL), journal).unwrap();
+            assert!(recover(d).unwrap());
+            assert!(!d.join(JOURNAL).exists());
+            assert_eq!(read(d, "victim"), "keep", "{journal:?}");
+            assert!(d.join(".x.tmp-1").exists());
+        }
+    }
 }

@@ -99,36 +99,6 @@ fn incremental_reparses_only_changed_files() {
 }
 
 #[test]
-fn commands_never_touch_sources() {
-    for fixture in ["backlog-fixtures", "tests/fixtures/broken"] {
-        let f = Fixture::new(fixture);
-        let before = tree_hashes(&f.root());
-        for args in [
-            &["index"][..],
-            &["index", "--full"],
-            &["check"],
-            &["check", "--strict"],
-            &["show", "ADR-0001"],
-        ] {
-            f.run(args);
-            assert_eq!(
-                before,
-                tree_hashes(&f.root()),
-                "{fixture}: mdgraph {args:?} changed a source file"
-            );
-        }
-        // Everything mdgraph wrote is inside the index folder.
-        let top: Vec<String> = std::fs::read_dir(f.dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        assert_eq!(top, ["_index", "backlog"]);
-    }
-}
-
-#[test]
 fn config_errors_name_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
