@@ -338,7 +338,7 @@ impl<'a> KeyLines<'a> {
 
     /// 1-based lines (within the block) of each of `values` under the key `path`, which
     /// are in file order: one forward pass over the key's block (a long list costs linear
-    /// time). A value not found within [`VALUE_WINDOW`] lines of the previous one (it was
+    /// time). A value not found within 64 lines of the previous one (it was
     /// written with escapes or quotes the parse removed) is placed on the key's own line;
     /// the window keeps a long list of such values linear too (100,000 escaped values took
     /// minutes when each one rescanned the rest of the block).

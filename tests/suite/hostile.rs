@@ -234,7 +234,12 @@ fn nesting_10000_deep() {
         "items/DEEP-5_yaml.md",
         format!("---\nid: DEEP-5\n{block}---\n# Block\n"),
     );
-    h.index_expecting(&[]);
+    // Regression: 2,000 nested block mappings overflowed a worker thread's stack and
+    // aborted the whole run.
+    h.index_expecting(&[
+        "items/DEEP-4_yaml.md:3:262: error[invalid-yaml]: invalid YAML: nested deeper than 255 levels",
+        "items/DEEP-5_yaml.md:131:133: error[invalid-yaml]: invalid YAML: nested deeper than 128 levels",
+    ]);
     let nodes = h.nodes();
     for id in ["DEEP-1", "DEEP-2", "DEEP-3", "DEEP-5"] {
         assert!(nodes.contains(&format!("\"id\":\"{id}\"")), "{id} not indexed");
