@@ -25,6 +25,25 @@ fn real_corpora_index_without_panic() {
     }
 }
 
+/// Run mdgraph in `dir` on a real corpus with one of the example configs, the index in
+/// `dir/_index`, without the mirror.
+fn run_example(dir: &std::path::Path, corpus: &str, config: &str, args: &[&str]) -> Output {
+    let root = repo().join("../shared/corpora").join(corpus);
+    let cfg = repo().join("examples").join(config);
+    let index = dir.join("_index");
+    let mut full = vec![
+        "--config",
+        cfg.to_str().unwrap(),
+        "--root",
+        root.to_str().unwrap(),
+        "--index-dir",
+        index.to_str().unwrap(),
+        "--no-sqlite",
+    ];
+    full.extend_from_slice(args);
+    run_in(dir, &full)
+}
+
 /// Index a corpus with one of the example configs; None when the corpus is absent.
 fn index_with_example(corpus: &str, config: &str) -> Option<(Output, tempfile::TempDir)> {
     let root = repo().join("../shared/corpora").join(corpus);
@@ -33,21 +52,7 @@ fn index_with_example(corpus: &str, config: &str) -> Option<(Output, tempfile::T
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
-    let cfg = repo().join("examples").join(config);
-    let index = dir.path().join("_index");
-    let out = run_in(
-        dir.path(),
-        &[
-            "--config",
-            cfg.to_str().unwrap(),
-            "--root",
-            root.to_str().unwrap(),
-            "--index-dir",
-            index.to_str().unwrap(),
-            "--no-sqlite",
-            "index",
-        ],
-    );
+    let out = run_example(dir.path(), corpus, config, &["index"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     Some((out, dir))
 }
@@ -82,26 +87,12 @@ fn eips_example_config_resolves_requires_and_moved_stubs() {
         eprintln!("skipping the EIP evaluation: {} not found", queries.display());
         return;
     }
-    let cfg = repo().join("examples/eips.toml");
-    let root = repo().join("../shared/corpora/eips");
-    let index = dir.path().join("_index");
-    let out = run_in(
+    let q = queries.to_str().unwrap();
+    let out = run_example(
         dir.path(),
-        &[
-            "-q",
-            "--config",
-            cfg.to_str().unwrap(),
-            "--root",
-            root.to_str().unwrap(),
-            "--index-dir",
-            index.to_str().unwrap(),
-            "--no-sqlite",
-            "eval",
-            queries.to_str().unwrap(),
-            "--compare",
-            "--format",
-            "json",
-        ],
+        "eips",
+        "eips.toml",
+        &["-q", "eval", q, "--compare", "--format", "json"],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();

@@ -82,11 +82,7 @@ impl Repo {
             .env("GIT_COMMITTER_EMAIL", "test@example.com")
             .output()
             .unwrap();
-        Output {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        out.into()
     }
 
     fn git(&self, args: &[&str]) -> Output {

@@ -52,11 +52,7 @@ fn run_env(cwd: &Path, home: &Path, tmp: &Path, args: &[&str]) -> Output {
         .env("TMPDIR", tmp)
         .output()
         .unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    out.into()
 }
 
 /// Every command (and error path) of the CLI, for a backlog whose config is in `cwd`.
