@@ -332,8 +332,8 @@ impl Keys {
     }
 }
 
-/// Run every query through search (and pack) and score the rankings. `paths` maps
-/// root-relative paths to document ids; `name` names the query file in warnings.
+/// Run every query through search (and pack) and score the rankings. `keys` resolves the
+/// graded keys (ids or paths) to documents; `name` names the query file in warnings.
 pub fn evaluate(
     engine: &dyn Engine,
     retrieval: &crate::config::Retrieval,
