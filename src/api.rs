@@ -350,7 +350,8 @@ impl Index {
     }
 }
 
-fn no_index(cfg: &Config) -> Error {
+/// The error for an index that cannot be read, saying how to get one.
+pub(crate) fn no_index(cfg: &Config) -> Error {
     Error::Other(format!(
         "cannot read the index at {}; run `mdgraph index`",
         cfg.display(&cfg.index_dir)

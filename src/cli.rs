@@ -115,7 +115,7 @@ pub enum Command {
         #[arg(long)]
         budget: Option<u32>,
         /// Candidates considered, best first.
-        #[arg(long, default_value_t = 30)]
+        #[arg(long, default_value_t = crate::api::PACK_CANDIDATES)]
         candidates: usize,
         /// Plain full-text ranking: no graph expansion or re-rank.
         #[arg(long)]
@@ -153,7 +153,7 @@ pub enum Command {
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         budget: Vec<u32>,
         /// Candidates a pack considers, best first (as `pack --candidates`).
-        #[arg(long, default_value_t = 30)]
+        #[arg(long, default_value_t = crate::api::PACK_CANDIDATES)]
         candidates: usize,
         /// Evaluate the plain full-text ranking only.
         #[arg(long, conflicts_with = "compare")]

@@ -570,12 +570,7 @@ impl Config {
 
     /// A path for messages: relative to the working directory when below it.
     pub fn display(&self, p: &Path) -> String {
-        let rel = p.strip_prefix(&self.cwd).unwrap_or(p);
-        if rel.is_absolute() {
-            return rel.display().to_string();
-        }
-        let s = crate::scan::rel_of(Path::new(""), rel);
-        if s.is_empty() { ".".into() } else { s }
+        crate::scan::shown_from(&self.cwd, p)
     }
 }
 

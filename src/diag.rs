@@ -161,20 +161,23 @@ impl Diagnostic {
     }
 }
 
+impl Diagnostic {
+    /// `path:line:col`; line and column are 1 when unknown so editors and CI annotators
+    /// can still jump to the file.
+    pub fn location(&self) -> String {
+        format!("{}:{}:{}", self.path, self.line.max(1), self.col.max(1))
+    }
+
+    /// `severity[code]`.
+    pub fn label(&self) -> String {
+        format!("{}[{}]", self.severity, self.code.as_str())
+    }
+}
+
 impl fmt::Display for Diagnostic {
-    /// `path:line:col: severity[code]: message`; line and column are 1 when unknown so
-    /// editors and CI annotators can still jump to the file.
+    /// `path:line:col: severity[code]: message`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}[{}]: {}",
-            self.path,
-            self.line.max(1),
-            self.col.max(1),
-            self.severity,
-            self.code.as_str(),
-            self.message
-        )
+        write!(f, "{}: {}: {}", self.location(), self.label(), self.message)
     }
 }
 

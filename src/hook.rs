@@ -11,6 +11,7 @@
 
 use crate::config::{Config, Overrides};
 use crate::error::Error;
+use crate::scan::{absolute, relative_to};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -111,29 +112,11 @@ fn sh_quote(s: &str) -> String {
     }
 }
 
-/// `p` relative to `base` when below it (both made absolute), else absolute.
-fn relative(p: &Path, base: &Path) -> String {
-    let abs = |x: &Path| {
-        x.canonicalize()
-            .or_else(|e| match (x.parent(), x.file_name()) {
-                (Some(parent), Some(name)) => parent.canonicalize().map(|p| p.join(name)),
-                _ => Err(e),
-            })
-            .unwrap_or_else(|_| x.to_path_buf())
-    };
-    let (p, base) = (abs(p), abs(base));
-    match p.strip_prefix(&base) {
-        Ok(r) if r.as_os_str().is_empty() => ".".into(),
-        Ok(r) => crate::scan::rel_of(Path::new(""), r),
-        Err(_) => p.to_string_lossy().into_owned(),
-    }
-}
-
 /// The arguments that make `mdgraph` started at `top` load the configuration `cfg`:
 /// the config file, plus `--root`/`--index-dir` when they were given or differ.
 pub fn args_for(cfg: &Config, top: &Path) -> Vec<String> {
     let mut args = Vec::new();
-    let same = |a: &Path, b: &Path| relative(a, top) == relative(b, top);
+    let same = |a: &Path, b: &Path| relative_to(top, a) == relative_to(top, b);
     // The file mdgraph finds by itself at the top needs no `--config`.
     let found = Config::load(top, &Overrides::default()).ok();
     let mut ov = Overrides::default();
@@ -143,16 +126,16 @@ pub fn args_for(cfg: &Config, top: &Path) -> Vec<String> {
         _ => false,
     };
     if !found_same && let Some(file) = &cfg.config_file {
-        let rel = relative(file, top);
+        let rel = relative_to(top, file);
         ov.config = Some(PathBuf::from(&rel));
         args.extend(["--config".to_string(), rel]);
     }
     let from_top = Config::load(top, &ov).ok();
     if !from_top.as_ref().is_some_and(|c| same(&c.root, &cfg.root)) {
-        args.extend(["--root".to_string(), relative(&cfg.root, top)]);
+        args.extend(["--root".to_string(), relative_to(top, &cfg.root)]);
     }
     if !from_top.as_ref().is_some_and(|c| same(&c.index_dir, &cfg.index_dir)) {
-        args.extend(["--index-dir".to_string(), relative(&cfg.index_dir, top)]);
+        args.extend(["--index-dir".to_string(), relative_to(top, &cfg.index_dir)]);
     }
     args
 }
@@ -193,7 +176,7 @@ exit "$status"
 pub fn install(cfg: &Config, force: bool) -> Result<(PathBuf, Outcome), Error> {
     let paths = git_paths(&cfg.cwd)?;
     let args = args_for(cfg, &paths.toplevel);
-    let text = script(&args, &relative(&cfg.index_dir, &paths.toplevel));
+    let text = script(&args, &relative_to(&paths.toplevel, &cfg.index_dir));
     let hook = paths.hooks.join("pre-commit");
     // A hooks folder outside the repository (a global `core.hooksPath`) is shared by every
     // repository: a hook there would run `mdgraph check` in all of them.
@@ -250,21 +233,12 @@ fn make_executable(hook: &Path) -> Result<(), Error> {
 /// Whether the hooks folder belongs to this repository: below its working tree or its
 /// git folder (a linked worktree's hooks live in the main repository's git folder).
 fn inside_repo(paths: &GitPaths) -> bool {
-    let canon = |p: &Path| {
-        p.ancestors()
-            .find_map(|a| {
-                a.canonicalize()
-                    .ok()
-                    .map(|c| c.join(p.strip_prefix(a).unwrap_or(Path::new(""))))
-            })
-            .unwrap_or_else(|| p.to_path_buf())
-    };
-    let hooks = canon(&paths.hooks);
-    if hooks.starts_with(canon(&paths.toplevel)) {
+    let hooks = absolute(&paths.hooks);
+    if hooks.starts_with(absolute(&paths.toplevel)) {
         return true;
     }
     match &paths.git_dir {
-        Some(g) => hooks.starts_with(canon(g)),
+        Some(g) => hooks.starts_with(absolute(g)),
         None => false,
     }
 }

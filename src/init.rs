@@ -443,15 +443,7 @@ pub fn init(
     }
     let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let detected = detect(dir);
-    let relative = |p: &Path| -> String {
-        let abs = |x: &Path| x.canonicalize().unwrap_or_else(|_| x.to_path_buf());
-        let (p_abs, base_abs) = (abs(p), abs(&base));
-        match p_abs.strip_prefix(&base_abs) {
-            Ok(r) if r.as_os_str().is_empty() => ".".into(),
-            Ok(r) => crate::scan::rel_of(Path::new(""), r),
-            Err(_) => p_abs.to_string_lossy().into_owned(),
-        }
-    };
+    let relative = |p: &Path| crate::scan::relative_to(&base, p);
     let root = relative(&detected.root);
     let index = match index_dir {
         Some(d) => relative(d),

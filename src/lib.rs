@@ -415,12 +415,7 @@ fn execute(ctx: &Ctx, cwd: &Path, out: &mut dyn Write, err: &mut dyn Write) -> R
             let index = open_index(ctx, cfg, err, *no_refresh)?;
             let cfg = index.config();
             // Only the nodes, and only while the keys are made.
-            let loaded = sidecar::load_parts(&cfg.index_dir, false).ok_or_else(|| {
-                Error::Other(format!(
-                    "cannot read the index at {}; run `mdgraph index`",
-                    cfg.display(&cfg.index_dir)
-                ))
-            })?;
+            let loaded = sidecar::load_parts(&cfg.index_dir, false).ok_or_else(|| api::no_index(cfg))?;
             let keys = eval::Keys::new(&loaded.nodes);
             drop(loaded);
             let opts = eval::Options {
@@ -493,14 +488,7 @@ fn init_command(ctx: &Ctx, cwd: &Path, err: &mut dyn Write) -> Result<i32, Failu
         _ => dir,
     };
     let index_dir = cli.index_dir.as_ref().map(|d| cwd.join(d));
-    let shown = |p: &Path| {
-        let rel = p.strip_prefix(cwd).unwrap_or(p);
-        if rel.is_absolute() {
-            return rel.display().to_string();
-        }
-        let s = scan::rel_of(Path::new(""), rel);
-        if s.is_empty() { ".".to_string() } else { s }
-    };
+    let shown = |p: &Path| scan::shown_from(cwd, p);
     let written = init::init(&file, &dir, index_dir.as_deref(), shown)?;
     if !cli.quiet {
         writeln!(

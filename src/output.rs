@@ -13,17 +13,12 @@ use std::fmt::Write;
 pub fn diagnostics(diags: &[Diagnostic], paint: Paint) -> String {
     let mut s = String::new();
     for d in diags {
-        if paint.on {
-            let at = format!("{}:{}:{}", d.path, d.line.max(1), d.col.max(1));
-            let what = format!("{}[{}]", d.severity, d.code.as_str());
-            let what = match d.severity {
-                crate::diag::Severity::Error => paint.error(&what),
-                crate::diag::Severity::Warning => paint.warning(&what),
-            };
-            let _ = writeln!(s, "{}: {what}: {}", paint.bold(&at), d.message);
-        } else {
-            let _ = writeln!(s, "{d}");
-        }
+        // The same text as Diagnostic's Display; painting off leaves it unchanged.
+        let what = match d.severity {
+            crate::diag::Severity::Error => paint.error(&d.label()),
+            crate::diag::Severity::Warning => paint.warning(&d.label()),
+        };
+        let _ = writeln!(s, "{}: {what}: {}", paint.bold(&d.location()), d.message);
     }
     s
 }

@@ -148,31 +148,40 @@ pub fn pack(
     let mut carry = 0u32;
     let mut items = Vec::new();
     let mut left_out: Vec<&Hit> = Vec::new();
-    let nodes: Vec<Option<crate::model::Node>> = results.iter().map(|h| engine.node(&h.id)).collect();
+    // Each item's header and its cost (precounted at index time).
+    let heads: Vec<Option<(String, u32)>> = results
+        .iter()
+        .map(|h| {
+            let node = engine.node(&h.id)?;
+            let header = render::doc_header(&node);
+            let cost = node.tokens.unwrap_or_else(|| bound(&header));
+            Some((header, cost))
+        })
+        .collect();
+    // An item's cost without sections: header and mode line.
+    let base = |head_cost: u32, mode: Mode, why: &Why| JOIN + head_cost + JOIN + bound(&mode_line(mode, why));
     // Room kept so the items after each one can at least be referenced (up to a tenth of
     // the budget): a long document in full must not crowd out the load-bearing neighbors
     // ranked after it.
-    let ref_cost = |hit: &Hit, node: &crate::model::Node| {
-        let head = node.tokens.unwrap_or_else(|| bound(&render::doc_header(node)));
-        JOIN + head + JOIN + bound(&mode_line(Mode::Reference, &hit.why))
-    };
+    let reference_reserve = budget / 10;
     let mut later_refs: Vec<u32> = vec![0; results.len() + 1];
     for i in (0..results.len()).rev() {
-        let c = nodes[i].as_ref().map_or(0, |n| ref_cost(&results[i], n));
+        let c = heads[i]
+            .as_ref()
+            .map_or(0, |(_, head)| base(*head, Mode::Reference, &results[i].why));
         later_refs[i] = later_refs[i + 1] + c;
     }
     for (i, hit) in results.iter().enumerate() {
-        let Some(node) = &nodes[i] else { continue };
-        let header = render::doc_header(node);
-        let head_cost = node.tokens.unwrap_or_else(|| bound(&header));
+        let Some((header, head_cost)) = &heads[i] else { continue };
+        let head_cost = *head_cost;
         let sections = engine.sections_of(&hit.id);
         let item_cap = cap.saturating_add(carry);
         let avail = budget.saturating_sub(used + list_reserve);
-        let content_avail = avail.saturating_sub(later_refs[i + 1].min(budget / 10));
+        let content_avail = avail.saturating_sub(later_refs[i + 1].min(reference_reserve));
         let limit = item_cap.min(content_avail);
-        let base = |mode: Mode| JOIN + head_cost + JOIN + bound(&mode_line(mode, &hit.why));
+        let bare = |mode: Mode| base(head_cost, mode, &hit.why);
         // Full.
-        let full: u32 = base(Mode::Full) + sections.iter().map(|s| JOIN + s.tokens).sum::<u32>();
+        let full: u32 = bare(Mode::Full) + sections.iter().map(|s| JOIN + s.tokens).sum::<u32>();
         let (mode, chosen, cost) = if full <= limit {
             (Mode::Full, (0..sections.len()).collect::<Vec<_>>(), full)
         } else {
@@ -186,7 +195,7 @@ pub fn pack(
                 _ => None,
             };
             order.sort_by_key(|&i| (Some(i) != best, section_rank(&sections[i].heading), i));
-            let mut cost = base(Mode::Excerpt);
+            let mut cost = bare(Mode::Excerpt);
             let mut picked = Vec::new();
             for i in order {
                 let c = JOIN + sections[i].tokens;
@@ -198,8 +207,8 @@ pub fn pack(
             if !picked.is_empty() {
                 picked.sort();
                 (Mode::Excerpt, picked, cost)
-            } else if base(Mode::Reference) <= avail {
-                (Mode::Reference, Vec::new(), base(Mode::Reference))
+            } else if bare(Mode::Reference) <= avail {
+                (Mode::Reference, Vec::new(), bare(Mode::Reference))
             } else {
                 left_out.push(hit);
                 continue;
@@ -208,7 +217,7 @@ pub fn pack(
         used += cost;
         carry = item_cap.saturating_sub(cost);
         blocks.push(Block {
-            text: header,
+            text: header.clone(),
             cost: head_cost,
         });
         let ml = mode_line(mode, &hit.why);
