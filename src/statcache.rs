@@ -280,33 +280,34 @@ impl StatCache {
 /// `config_digest` would produce? Returns the sidecar digest when it is; None means
 /// "changed or don't know" (callers then scan).
 ///
-/// Reads the cache without building its maps, and checks each folder by listing it and
-/// stat'ing its entries relative to the open folder (cheaper than a stat by full path):
-/// every cached file must be there with its stamp, and every walked folder must keep its
-/// stamp (a new or deleted entry changes the folder's mtime).
+/// Every walked folder must keep its stamp (a new, deleted or renamed entry changes its
+/// folder's mtime) and every cached file must be there with its stamp. Source files are
+/// the first lines of the cache, sorted by path, so a folder's files are consecutive:
+/// the block of them is cut into chunks that workers parse and check in parallel, each
+/// opening a folder once per run of its files and stat'ing them by name relative to it
+/// (cheaper than a stat by full path). No maps are built and no folder is listed.
 pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<String> {
     let text = std::fs::read_to_string(index_dir.join(FILE)).ok()?;
-    let mut lines = text.lines();
-    let (complete, config, sidecar) = parse_header(lines.next()?)?;
+    let (head, body) = text.split_once('\n')?;
+    let (complete, config, sidecar) = parse_header(head)?;
     if !complete || config != config_digest {
         return None;
     }
-    let sidecar = sidecar.to_string();
-    let mut by_dir: HashMap<&str, Vec<(&str, Stamp)>> = HashMap::new();
+    let mut split = 0;
+    while body[split..].starts_with("F ") {
+        split = body[split..].find('\n').map_or(body.len(), |i| split + i + 1);
+    }
+    let (files, rest) = body.split_at(split);
     let mut dirs: Vec<(&str, Stamp)> = Vec::new();
     let mut outputs = 0;
     let mut watched = 0;
-    for line in lines {
+    for line in rest.lines() {
         match parse_line(line)? {
             Line::Watch(path, want) => {
                 if Stamp::of_path(Path::new(path)) != want {
                     return None;
                 }
                 watched += 1;
-            }
-            Line::File(path, st, _) => {
-                let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
-                by_dir.entry(dir).or_default().push((name, st));
             }
             Line::Output(path, st, _) => {
                 if Stamp::of_path(&index_dir.join(path)) != Some(st) {
@@ -315,39 +316,85 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
                 outputs += 1;
             }
             Line::Dir(path, st) => dirs.push((path, st)),
+            Line::File(..) => return None,
         }
     }
     // meta.json and the three JSONL files; the root's ancestors at least.
-    if by_dir.is_empty() || outputs != crate::sidecar::OUTPUTS.len() + 1 || watched < watch_paths(root).len() {
+    if files.is_empty() || outputs != crate::sidecar::OUTPUTS.len() + 1 || watched < watch_paths(root).len() {
         return None;
     }
     let dirs_ok = dirs
         .par_iter()
         .all(|(d, st)| Stamp::of_path(&root.join(d)).as_ref() == Some(st));
-    let groups: Vec<(&&str, &Vec<(&str, Stamp)>)> = by_dir.iter().collect();
     let files_ok = dirs_ok
-        && groups.par_iter().all(|(dir, files)| {
-            let Ok(listing) = std::fs::read_dir(root.join(dir)) else {
-                return false;
-            };
-            let want: HashMap<&str, &Stamp> = files.iter().map(|(n, s)| (*n, s)).collect();
-            let mut seen = 0;
-            for entry in listing.flatten() {
-                let name = entry.file_name();
-                let Some(st) = name.to_str().and_then(|n| want.get(n)) else {
-                    continue;
+        && chunks(files, rayon::current_num_threads() * 8)
+            .par_iter()
+            .all(|chunk| files_unchanged(root, chunk));
+    files_ok.then_some(sidecar.to_string())
+}
+
+/// Cut `block` into about `n` pieces of whole lines.
+fn chunks(block: &str, n: usize) -> Vec<&str> {
+    let step = block.len().div_ceil(n.max(1)).max(1);
+    let mut out = Vec::with_capacity(n);
+    let mut rest = block;
+    while !rest.is_empty() {
+        let cut = rest
+            .get(step..)
+            .and_then(|tail| tail.find('\n'))
+            .map_or(rest.len(), |i| step + i + 1);
+        let (chunk, tail) = rest.split_at(cut);
+        out.push(chunk);
+        rest = tail;
+    }
+    out
+}
+
+/// Are the files of these `F` lines unchanged? Stats follow symlinks, as the scan's do.
+#[cfg(unix)]
+fn files_unchanged(root: &Path, lines: &str) -> bool {
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    let mut folder: Option<(&str, rustix::fd::OwnedFd)> = None;
+    for line in lines.lines() {
+        let Some(Line::File(path, want, _)) = parse_line(line) else {
+            return false;
+        };
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let fd = match folder {
+            Some((d, ref fd)) if d == dir => fd,
+            _ => {
+                let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+                let Ok(fd) = rustix::fs::open(root.join(dir), flags, Mode::empty()) else {
+                    return false;
                 };
-                // DirEntry::metadata stats relative to the open folder; a symlink's own
-                // stamp differs from its target's, so symlinked files make the probe
-                // answer "don't know" (then the caller scans).
-                match entry.metadata() {
-                    Ok(md) if Stamp::of(&md) == **st => seen += 1,
-                    _ => return false,
-                }
+                &folder.insert((dir, fd)).1
             }
-            seen == want.len()
-        });
-    files_ok.then_some(sidecar)
+        };
+        if !rustix::fs::statat(fd, name, AtFlags::empty()).is_ok_and(|st| stamp_of_stat(&st) == want) {
+            return false;
+        }
+    }
+    true
+}
+
+#[cfg(not(unix))]
+fn files_unchanged(root: &Path, lines: &str) -> bool {
+    lines.lines().all(|line| match parse_line(line) {
+        Some(Line::File(path, want, _)) => Stamp::of_path(&root.join(path)) == Some(want),
+        _ => false,
+    })
+}
+
+/// The stamp of a raw stat, equal to [`Stamp::of`] of the same file's metadata.
+#[cfg(unix)]
+fn stamp_of_stat(st: &rustix::fs::Stat) -> Stamp {
+    let ns = |s: i128, n: i128| s * 1_000_000_000 + n;
+    Stamp {
+        size: u64::try_from(st.st_size).unwrap_or(u64::MAX),
+        mtime: ns(i128::from(st.st_mtime), i128::from(st.st_mtime_nsec)),
+        ctime: ns(i128::from(st.st_ctime), i128::from(st.st_ctime_nsec)),
+        ino: u64::from(st.st_ino),
+    }
 }
 
 /// The header of a cache file: (complete, config digest, sidecar digest).
@@ -448,5 +495,88 @@ mod tests {
             None,
             "an incomplete cache cannot vouch"
         );
+    }
+
+    /// A cache over a real tree whose stamps all count as settled.
+    fn vouching_cache(root: &Path, index: &Path, files: &[&str]) {
+        let stamp = |p: &Path| Stamp::of_path(p).unwrap();
+        let mut dirs: Vec<(String, Stamp)> = files
+            .iter()
+            .map(|f| f.rsplit_once('/').map_or("", |(d, _)| d).to_string())
+            .map(|d| (d.clone(), stamp(&root.join(&d))))
+            .collect();
+        dirs.sort_by(|a, b| a.0.cmp(&b.0));
+        dirs.dedup_by(|a, b| a.0 == b.0);
+        let stamps: Vec<Stamp> = files.iter().map(|f| stamp(&root.join(f))).collect();
+        let outputs: Vec<String> = crate::sidecar::OUTPUTS
+            .iter()
+            .chain([&crate::sidecar::META])
+            .map(|s| s.to_string())
+            .collect();
+        for o in &outputs {
+            std::fs::write(index.join(o), o).unwrap();
+        }
+        StatCache::from_snapshot(Snapshot {
+            scan_start: now_ns() + 10 * RACY_NS,
+            root,
+            files: files.iter().zip(&stamps).map(|(f, st)| (*f, *st, "h")).collect(),
+            dirs: &dirs,
+            config_digest: "cfg",
+            sidecar_digest: "side",
+            outputs: outputs
+                .iter()
+                .map(|o| (o.as_str(), stamp(&index.join(o)), "d".into()))
+                .collect(),
+            skipped: 0,
+        })
+        .save(index);
+    }
+
+    #[test]
+    fn probe_sees_every_edit_in_every_chunk() {
+        let root = tempfile::tempdir().unwrap();
+        let index = tempfile::tempdir().unwrap();
+        // Sorted by path, a folder's files are split by a subfolder's ("a/b/…" sorts
+        // between "a/a…" and "a/c…"), and there are enough lines for many chunks.
+        let mut files = vec!["top.md".to_string()];
+        for i in 0..40 {
+            files.push(format!("a/a{i:02}.md"));
+            files.push(format!("a/b/x{i:02}.md"));
+            files.push(format!("a/c{i:02}.md"));
+        }
+        files.sort();
+        for f in &files {
+            let p = root.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, f).unwrap();
+        }
+        let names: Vec<&str> = files.iter().map(String::as_str).collect();
+        vouching_cache(root.path(), index.path(), &names);
+        assert_eq!(probe(index.path(), root.path(), "cfg").as_deref(), Some("side"));
+        assert_eq!(probe(index.path(), root.path(), "other"), None, "another config");
+        for f in ["top.md", "a/a00.md", "a/b/x17.md", "a/c39.md"] {
+            // An in-place edit keeps the folder's stamp: only the file's own stat shows it.
+            let p = root.path().join(f);
+            let dir = Stamp::of_path(p.parent().unwrap());
+            std::fs::write(&p, "edited, and longer than before").unwrap();
+            assert_eq!(Stamp::of_path(p.parent().unwrap()), dir);
+            assert_eq!(probe(index.path(), root.path(), "cfg"), None, "{f} edited");
+            vouching_cache(root.path(), index.path(), &names);
+            assert!(probe(index.path(), root.path(), "cfg").is_some());
+        }
+        std::fs::remove_file(root.path().join("a/b/x03.md")).unwrap();
+        assert_eq!(probe(index.path(), root.path(), "cfg"), None, "a deletion");
+    }
+
+    #[test]
+    fn chunks_cover_every_line_once() {
+        let block: String = (0..57).map(|i| format!("F line {i}\n")).collect();
+        for n in [0, 1, 2, 7, 56, 57, 58, 1000] {
+            let parts = chunks(&block, n);
+            assert_eq!(parts.concat(), block, "n = {n}");
+            assert!(parts.iter().all(|c| c.ends_with('\n')), "n = {n}");
+        }
+        assert!(chunks("", 4).is_empty());
+        assert_eq!(chunks("F no newline", 4), ["F no newline"]);
     }
 }
