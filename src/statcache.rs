@@ -386,7 +386,9 @@ fn files_unchanged(root: &Path, lines: &str) -> bool {
 }
 
 /// The stamp of a raw stat, equal to [`Stamp::of`] of the same file's metadata.
+/// (The field types differ between targets, so some conversions are no-ops here.)
 #[cfg(unix)]
+#[allow(clippy::useless_conversion)]
 fn stamp_of_stat(st: &rustix::fs::Stat) -> Stamp {
     let ns = |s: i128, n: i128| s * 1_000_000_000 + n;
     Stamp {
