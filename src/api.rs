@@ -138,7 +138,7 @@ impl Index {
         if config.sqlite {
             if report.up_to_date {
                 store::sync(&config.index_dir)?;
-            } else if !store::is_fresh(&config.index_dir, &report.meta) {
+            } else if !store::is_fresh(&config.index_dir, &report.meta.outputs) {
                 if let Some(p) = progress {
                     p.phase("writing the SQLite mirror", 0);
                 }

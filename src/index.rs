@@ -262,7 +262,7 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
             .collect(),
         dirs: &scanned.dirs,
         config_digest: &meta.config_digest,
-        sidecar_digest: &crate::store::sidecar_digest(meta),
+        sidecar_digest: &crate::store::sidecar_digest(&meta.outputs),
         outputs,
         skipped: scanned.files.iter().filter(|f| f.stamp.is_none()).count(),
     });

@@ -363,6 +363,17 @@ pub fn read_meta(index_dir: &Path) -> Option<Meta> {
     serde_json::from_slice(&bytes).ok()
 }
 
+/// The output digests recorded in `meta.json`, without building its map of source
+/// files (what a query needs to tell whether the mirror is current).
+pub fn read_outputs(index_dir: &Path) -> Option<BTreeMap<String, String>> {
+    #[derive(Deserialize)]
+    struct Outputs {
+        outputs: BTreeMap<String, String>,
+    }
+    let bytes = std::fs::read(index_dir.join(META)).ok()?;
+    serde_json::from_slice::<Outputs>(&bytes).ok().map(|o| o.outputs)
+}
+
 /// The bytes of an output file if they match the digest recorded in `meta.json`.
 fn read_verified(index_dir: &Path, name: &str, meta: &Meta) -> Option<Vec<u8>> {
     let bytes = std::fs::read(index_dir.join(name)).ok()?;

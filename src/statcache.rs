@@ -157,17 +157,23 @@ impl StatCache {
                 complete = false;
             }
         }
-        // Ignore files shape the walk: those of the root's ancestors and of every walked
-        // folder are watched (present with their stamp, or absent).
-        let mut paths = watch_paths(s.root);
+        // Ignore files shape the walk: those of the root's ancestors are watched, present
+        // with their stamp or absent, and those of walked folders when present (creating
+        // one changes its folder's stamp, which the probe checks).
+        let mut watch: Vec<(PathBuf, Option<Stamp>)> = watch_paths(s.root)
+            .into_iter()
+            .map(|p| (p.clone(), Stamp::of_path(&p)))
+            .collect();
         for (d, _) in s.dirs {
             for f in [".gitignore", ".ignore"] {
-                paths.push(s.root.join(d).join(f));
+                let p = s.root.join(d).join(f);
+                if let Some(st) = Stamp::of_path(&p) {
+                    watch.push((p, Some(st)));
+                }
             }
         }
-        paths.sort();
-        paths.dedup();
-        let watch = paths.into_iter().map(|p| (p.clone(), Stamp::of_path(&p))).collect();
+        watch.sort_by(|a, b| a.0.cmp(&b.0));
+        watch.dedup_by(|a, b| a.0 == b.0);
         if s.skipped > 0 {
             complete = false;
         }
@@ -566,6 +572,15 @@ mod tests {
             vouching_cache(root.path(), index.path(), &names);
             assert!(probe(index.path(), root.path(), "cfg").is_some());
         }
+        // Absent ignore files of walked folders are not stat'ed: creating one changes the
+        // folder's stamp. One that is present is watched itself.
+        std::fs::write(root.path().join("a/b/.gitignore"), "x01.md\n").unwrap();
+        assert_eq!(probe(index.path(), root.path(), "cfg"), None, "a new .gitignore");
+        vouching_cache(root.path(), index.path(), &names);
+        assert!(probe(index.path(), root.path(), "cfg").is_some());
+        std::fs::write(root.path().join("a/b/.gitignore"), "x02.md\n").unwrap();
+        assert_eq!(probe(index.path(), root.path(), "cfg"), None, "an edited .gitignore");
+        vouching_cache(root.path(), index.path(), &names);
         std::fs::remove_file(root.path().join("a/b/x03.md")).unwrap();
         assert_eq!(probe(index.path(), root.path(), "cfg"), None, "a deletion");
     }

@@ -14,6 +14,7 @@ use crate::model::{Edge, Kind, Node};
 use crate::sidecar::{self, Meta};
 use rayon::prelude::*;
 use rusqlite::{Connection, OpenFlags, params};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// File name of the mirror inside the index folder.
@@ -44,8 +45,8 @@ pub fn title_text(doc: &Node) -> String {
 
 /// True when the mirror exists, opens, has the current schema, and mirrors exactly the
 /// sidecar described by `meta`. Any error (corrupt or truncated file) means "not fresh".
-pub fn is_fresh(index_dir: &Path, meta: &Meta) -> bool {
-    mirrors(index_dir, &sidecar_digest(meta))
+pub fn is_fresh(index_dir: &Path, outputs: &BTreeMap<String, String>) -> bool {
+    mirrors(index_dir, &sidecar_digest(outputs))
 }
 
 /// True when the mirror exists, opens, has the current schema and was built from the
@@ -65,9 +66,9 @@ pub fn mirrors(index_dir: &Path, sidecar: &str) -> bool {
 
 /// One string naming the sidecar state a mirror was built from (a digest over the
 /// output digests in `meta.json`).
-pub fn sidecar_digest(meta: &Meta) -> String {
+pub fn sidecar_digest(outputs: &BTreeMap<String, String>) -> String {
     let mut h = blake3::Hasher::new();
-    for (name, d) in &meta.outputs {
+    for (name, d) in outputs {
         h.update(name.as_bytes());
         h.update(d.as_bytes());
     }
@@ -118,7 +119,9 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
     {
         let mut put_meta = tx.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)").map_err(e)?;
         put_meta.execute(params!["schema", DB_SCHEMA.to_string()]).map_err(e)?;
-        put_meta.execute(params!["sidecar", sidecar_digest(meta)]).map_err(e)?;
+        put_meta
+            .execute(params!["sidecar", sidecar_digest(&meta.outputs)])
+            .map_err(e)?;
         let mut put_node = tx
             .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
             .map_err(e)?;
@@ -286,9 +289,9 @@ pub fn sections(nodes: &[Node]) -> Vec<SectionRow<'_>> {
 /// Make sure the mirror matches the sidecar, rebuilding it from the sidecar files when
 /// needed. Returns whether it was rebuilt.
 pub fn sync(index_dir: &Path) -> Result<bool, Error> {
-    let meta = sidecar::read_meta(index_dir)
+    let outputs = sidecar::read_outputs(index_dir)
         .ok_or_else(|| Error::Other(format!("{}: no index to mirror", index_dir.display())))?;
-    if is_fresh(index_dir, &meta) {
+    if is_fresh(index_dir, &outputs) {
         return Ok(false);
     }
     let loaded = sidecar::load(index_dir).ok_or_else(|| {
