@@ -135,7 +135,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
         // the FTS5 table and the postings mdgraph ranks with.
         let (rows, terms) = bm25::row_terms(nodes);
         let index = bm25::index_rows(&rows, &terms);
-        let tokens: Vec<[String; 3]> = terms.par_iter().map(|cols| cols.clone().map(|c| c.join(" "))).collect();
+        let tokens: Vec<[String; 3]> = terms.par_iter().map(|cols| cols.each_ref().map(|c| c.join(" "))).collect();
         for (row, [t_title, t_heading, t_body]) in rows.iter().zip(tokens) {
             let c = row.chunk;
             put_section
