@@ -142,12 +142,14 @@ impl Index {
                 if let Some(p) = progress {
                     p.phase("writing the SQLite mirror", 0);
                 }
-                store::rebuild(
-                    &config.index_dir,
-                    &report.meta,
-                    &report.graph.nodes,
-                    &report.graph.edges,
-                )?;
+                let (dir, meta, graph) = (&config.index_dir, &report.meta, &report.graph);
+                // A mirror that cannot be updated in place (or fails to) is rebuilt, as it
+                // is by `--full`.
+                if !full && store::update(dir, meta, &graph.nodes, &graph.edges).unwrap_or(false) {
+                    report.timings.mark("sqlite (updated in place)");
+                    return Ok(report);
+                }
+                store::rebuild(dir, meta, &graph.nodes, &graph.edges)?;
             }
             report.timings.mark("sqlite");
         }

@@ -22,6 +22,10 @@ pub const DB_FILE: &str = "index.sqlite";
 /// Version of the mirror's tables; another version is rebuilt.
 pub const DB_SCHEMA: i64 = 6;
 
+/// The mdgraph version that wrote a mirror: only the same version updates one in place
+/// (its tokenizer produced the terms being removed).
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// Path of the mirror.
 pub fn db_path(index_dir: &Path) -> PathBuf {
     index_dir.join(DB_FILE)
@@ -119,6 +123,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
     {
         let mut put_meta = tx.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)").map_err(e)?;
         put_meta.execute(params!["schema", DB_SCHEMA.to_string()]).map_err(e)?;
+        put_meta.execute(params!["version", VERSION]).map_err(e)?;
         put_meta
             .execute(params!["sidecar", sidecar_digest(&meta.outputs)])
             .map_err(e)?;
@@ -135,7 +140,10 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
         // the FTS5 table and the postings mdgraph ranks with.
         let (rows, terms) = bm25::row_terms(nodes);
         let index = bm25::index_rows(&rows, &terms);
-        let tokens: Vec<[String; 3]> = terms.par_iter().map(|cols| cols.each_ref().map(|c| c.join(" "))).collect();
+        let tokens: Vec<[String; 3]> = terms
+            .par_iter()
+            .map(|cols| cols.each_ref().map(|c| c.join(" ")))
+            .collect();
         for (row, [t_title, t_heading, t_body]) in rows.iter().zip(tokens) {
             let c = row.chunk;
             put_section
@@ -154,26 +162,8 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
                 .execute(params![row.rowid, t_title, t_heading, t_body])
                 .map_err(e)?;
         }
-        // Degree = distinct documents linked, either direction (hub damping).
-        let degrees = crate::expand::degrees(&crate::expand::adjacency(edges));
-        for n in nodes.iter().filter(|n| !n.is_chunk()) {
-            let json = serde_json::to_string(n).map_err(|err| Error::Other(err.to_string()))?;
-            let degree = degrees.get(&n.id).copied().unwrap_or(0) as i64;
-            put_node
-                .execute(params![
-                    n.id,
-                    n.id.to_lowercase(),
-                    n.raw_id.as_deref().unwrap_or(&n.id).to_lowercase(),
-                    n.uid.as_deref().map(str::to_lowercase),
-                    n.kind.as_str(),
-                    n.path,
-                    n.r#type,
-                    n.label(),
-                    n.state,
-                    degree,
-                    json
-                ])
-                .map_err(e)?;
+        for row in node_rows(nodes, edges)? {
+            put_node.execute(rusqlite::params_from_iter(row.values())).map_err(e)?;
         }
         let mut put_posting = tx.prepare("INSERT INTO postings VALUES (?1, ?2)").map_err(e)?;
         let mut sorted: Vec<(&String, &Vec<bm25::Posting>)> = index.postings.iter().collect();
@@ -181,35 +171,8 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
         for (term, list) in sorted {
             put_posting.execute(params![term, bm25::encode(list)]).map_err(e)?;
         }
-        let c = &index.corpus;
-        let json = |v: &Vec<String>| serde_json::to_vec(v).unwrap_or_default();
-        let mut put_corpus = tx.prepare("INSERT INTO corpus VALUES (?1, ?2)").map_err(e)?;
-        for (k, v) in [
-            ("row_len", bm25::u32s_to_bytes(&c.row_len)),
-            ("row_doc", bm25::u32s_to_bytes(&c.row_doc)),
-            ("row_name", bm25::u32s_to_bytes(&c.row_name)),
-            ("names", json(&c.names)),
-            ("docs", json(&c.docs)),
-        ] {
-            put_corpus.execute(params![k, v]).map_err(e)?;
-        }
-        let mut put_edge = tx
-            .prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-            .map_err(e)?;
-        for ed in edges {
-            let origin = ed.origin.as_str();
-            put_edge
-                .execute(params![
-                    ed.source,
-                    ed.target,
-                    ed.r#type.as_str(),
-                    origin,
-                    ed.path,
-                    ed.line,
-                    ed.weight
-                ])
-                .map_err(e)?;
-        }
+        put_corpus(&tx, &index.corpus).map_err(e)?;
+        insert_edges(&tx, edges).map_err(e)?;
     }
     tx.execute_batch(
         "CREATE INDEX nodes_lid ON nodes(lid);
@@ -222,6 +185,363 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
     .map_err(e)?;
     tx.commit().map_err(e)?;
     Ok(())
+}
+
+/// The values of a document's row in the `nodes` table, as text or numbers.
+struct NodeRow(Vec<rusqlite::types::Value>);
+
+impl NodeRow {
+    fn values(&self) -> impl Iterator<Item = &rusqlite::types::Value> {
+        self.0.iter()
+    }
+}
+
+/// The `nodes` rows of the documents, in node order. Degree = distinct documents linked,
+/// either direction (hub damping).
+fn node_rows(nodes: &[Node], edges: &[Edge]) -> Result<Vec<NodeRow>, Error> {
+    use rusqlite::types::Value;
+    let degrees = crate::expand::degrees(&crate::expand::adjacency(edges));
+    let text = |s: &str| Value::Text(s.to_string());
+    let opt = |s: Option<&str>| s.map_or(Value::Null, |s| Value::Text(s.to_string()));
+    nodes
+        .iter()
+        .filter(|n| !n.is_chunk())
+        .map(|n| {
+            let json = serde_json::to_string(n).map_err(|err| Error::Other(err.to_string()))?;
+            let degree = degrees.get(&n.id).copied().unwrap_or(0) as i64;
+            Ok(NodeRow(vec![
+                text(&n.id),
+                text(&n.id.to_lowercase()),
+                text(&n.raw_id.as_deref().unwrap_or(&n.id).to_lowercase()),
+                opt(n.uid.as_deref().map(str::to_lowercase).as_deref()),
+                text(n.kind.as_str()),
+                text(&n.path),
+                opt(n.r#type.as_deref()),
+                text(n.label()),
+                opt(n.state.as_deref()),
+                Value::Integer(degree),
+                Value::Text(json),
+            ]))
+        })
+        .collect()
+}
+
+/// Append the edges, in order (their rowids follow the table's last).
+fn insert_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<()> {
+    let mut put_edge = conn.prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    for ed in edges {
+        put_edge.execute(params![
+            ed.source,
+            ed.target,
+            ed.r#type.as_str(),
+            ed.origin.as_str(),
+            ed.path,
+            ed.line,
+            ed.weight
+        ])?;
+    }
+    Ok(())
+}
+
+/// Write the row statistics (replacing any).
+fn put_corpus(conn: &Connection, c: &bm25::Corpus) -> rusqlite::Result<()> {
+    let json = |v: &Vec<String>| serde_json::to_vec(v).unwrap_or_default();
+    let mut put = conn.prepare("INSERT OR REPLACE INTO corpus VALUES (?1, ?2)")?;
+    for (k, v) in [
+        ("row_len", bm25::u32s_to_bytes(&c.row_len)),
+        ("row_doc", bm25::u32s_to_bytes(&c.row_doc)),
+        ("row_name", bm25::u32s_to_bytes(&c.row_name)),
+        ("names", json(&c.names)),
+        ("docs", json(&c.docs)),
+    ] {
+        put.execute(params![k, v])?;
+    }
+    Ok(())
+}
+
+/// Bring the mirror up to date with new nodes and edges by changing only what differs,
+/// when the searchable rows are the same sections in the same order (edits inside
+/// existing sections, state changes, new links: the common edit). The result holds
+/// exactly what [`rebuild`] would write (a test compares every table and the full-text
+/// index), so both answer every query alike. Like a rebuild it works on a copy that is
+/// renamed into place. Returns false, having changed nothing, when it cannot: no mirror,
+/// another schema or mdgraph version, sections added, removed or reordered; then
+/// [`rebuild`].
+pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<bool, Error> {
+    let _lock = crate::lock::IndexLock::acquire(index_dir)?;
+    let path = db_path(index_dir);
+    if !path.is_file() {
+        return Ok(false);
+    }
+    let tmp = index_dir.join(format!(".{DB_FILE}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let result = std::fs::copy(&path, &tmp)
+        .map_err(|e| Error::io(&tmp, e))
+        .and_then(|_| update_db(&tmp, meta, nodes, edges))
+        .and_then(|updated| {
+            if updated {
+                std::fs::File::open(&tmp)
+                    .and_then(|f| f.sync_all())
+                    .map_err(|e| Error::io(&tmp, e))?;
+                std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+            }
+            Ok(updated)
+        });
+    if !matches!(result, Ok(true)) {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// A row of the `sections` table.
+#[derive(PartialEq)]
+struct SectionFields {
+    heading: String,
+    level: i64,
+    line: i64,
+    text: String,
+    tokens: i64,
+}
+
+fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<bool, Error> {
+    let mut conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
+    let e = |err| sql_err(path, err);
+    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+        .map_err(e)?;
+    let get = |k: &str| {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0))
+            .ok()
+    };
+    if get("schema") != Some(DB_SCHEMA.to_string()) || get("version").as_deref() != Some(VERSION) {
+        return Ok(false);
+    }
+    // The searchable rows must be the same sections of the same documents, in order.
+    let rows = sections(nodes);
+    let mut old: Vec<(String, String, SectionFields)> = Vec::with_capacity(rows.len());
+    {
+        let mut st = conn
+            .prepare("SELECT rowid, id, doc, heading, level, line, text, tokens FROM sections ORDER BY rowid")
+            .map_err(e)?;
+        let mut q = st.query([]).map_err(e)?;
+        while let Some(r) = q.next().map_err(e)? {
+            if r.get::<_, i64>(0).map_err(e)? != old.len() as i64 + 1 {
+                return Ok(false);
+            }
+            old.push((
+                r.get(1).map_err(e)?,
+                r.get(2).map_err(e)?,
+                SectionFields {
+                    heading: r.get(3).map_err(e)?,
+                    level: r.get(4).map_err(e)?,
+                    line: r.get(5).map_err(e)?,
+                    text: r.get(6).map_err(e)?,
+                    tokens: r.get(7).map_err(e)?,
+                },
+            ));
+        }
+    }
+    let same_rows = old.len() == rows.len()
+        && old
+            .iter()
+            .zip(&rows)
+            .all(|((id, doc, _), r)| *id == r.chunk.id && doc == r.doc);
+    if !same_rows {
+        return Ok(false);
+    }
+    let new_nodes = node_rows(nodes, edges)?;
+    let mut old_nodes: std::collections::HashMap<String, Vec<rusqlite::types::Value>> =
+        std::collections::HashMap::with_capacity(new_nodes.len());
+    {
+        let mut st = conn.prepare("SELECT * FROM nodes").map_err(e)?;
+        let width = st.column_count();
+        let mut q = st.query([]).map_err(e)?;
+        while let Some(r) = q.next().map_err(e)? {
+            let vals: Vec<rusqlite::types::Value> =
+                (0..width).map(|i| r.get(i)).collect::<Result<_, _>>().map_err(e)?;
+            old_nodes.insert(r.get(0).map_err(e)?, vals);
+        }
+    }
+    let text_of = |v: &[rusqlite::types::Value], i: usize| match v.get(i) {
+        Some(rusqlite::types::Value::Text(t)) => t.clone(),
+        _ => String::new(),
+    };
+    if old_nodes.len() != new_nodes.len() || new_nodes.iter().any(|n| !old_nodes.contains_key(&text_of(&n.0, 0))) {
+        return Ok(false);
+    }
+    // Column 7 of `nodes` is the title (the FTS5 title column of the document's rows).
+    let old_title = |doc: &str| old_nodes.get(doc).map(|v| text_of(v, 7)).unwrap_or_default();
+    let new_title: std::collections::HashMap<&str, String> = nodes
+        .iter()
+        .filter(|n| !n.is_chunk())
+        .map(|n| (n.id.as_str(), title_text(n)))
+        .collect();
+    let new_fields = |r: &SectionRow<'_>| SectionFields {
+        heading: r.heading.to_string(),
+        level: r.chunk.level.unwrap_or(0) as i64,
+        line: r.chunk.line.unwrap_or(0) as i64,
+        text: r.chunk.text.as_deref().unwrap_or("").to_string(),
+        tokens: r.chunk.tokens.unwrap_or(0) as i64,
+    };
+    let tx = conn.transaction().map_err(e)?;
+    {
+        // Rows whose searchable text changed: their old terms out, their new terms in.
+        let mut corpus = load_corpus(&tx).map_err(|m| Error::Other(format!("{}: {m}", path.display())))?;
+        let mut delete_fts = tx
+            .prepare(
+                "INSERT INTO sections_fts(sections_fts, rowid, title, heading, body) VALUES ('delete', ?1, ?2, ?3, ?4)",
+            )
+            .map_err(e)?;
+        let mut put_fts = tx
+            .prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
+            .map_err(e)?;
+        let mut set_section = tx
+            .prepare("UPDATE sections SET heading = ?2, level = ?3, line = ?4, text = ?5, tokens = ?6 WHERE rowid = ?1")
+            .map_err(e)?;
+        let mut changed: std::collections::BTreeMap<String, Vec<bm25::Posting>> = std::collections::BTreeMap::new();
+        let mut touched_rows: std::collections::HashSet<u32> = std::collections::HashSet::new();
+        for (i, ((_, doc, was), r)) in old.iter().zip(&rows).enumerate() {
+            let now = new_fields(r);
+            let rowid = i as i64 + 1;
+            if *was != now {
+                set_section
+                    .execute(params![rowid, now.heading, now.level, now.line, now.text, now.tokens])
+                    .map_err(e)?;
+            }
+            let title = new_title.get(r.doc).map(String::as_str).unwrap_or("");
+            let before = [old_title(doc), was.heading.clone(), was.text.clone()];
+            if before[0] == title && before[1] == now.heading && before[2] == now.text {
+                continue;
+            }
+            let old_terms = before.each_ref().map(|c| crate::tokenize::terms(c));
+            let new_terms = [title, now.heading.as_str(), now.text.as_str()].map(crate::tokenize::terms);
+            let joined = |t: &[Vec<String>; 3]| t.each_ref().map(|c| c.join(" "));
+            let [a, b, c] = joined(&old_terms);
+            delete_fts.execute(params![rowid, a, b, c]).map_err(e)?;
+            let [a, b, c] = joined(&new_terms);
+            put_fts.execute(params![rowid, a, b, c]).map_err(e)?;
+            let row = i as u32;
+            touched_rows.insert(row);
+            for t in old_terms.iter().flatten() {
+                changed.entry(t.clone()).or_default();
+            }
+            for (col, terms) in new_terms.iter().enumerate() {
+                for t in terms {
+                    let list = changed.entry(t.clone()).or_default();
+                    match list.last_mut() {
+                        Some(p) if p.row == row => p.tf[col] += 1,
+                        _ => {
+                            let mut tf = [0; 3];
+                            tf[col] = 1;
+                            list.push(bm25::Posting { row, tf });
+                        }
+                    }
+                }
+            }
+            if let Some(len) = corpus.row_len.get_mut(i) {
+                *len = new_terms.iter().map(|c| c.len() as u32).sum();
+            }
+        }
+        let mut get_posting = tx.prepare("SELECT data FROM postings WHERE term = ?1").map_err(e)?;
+        let mut put_posting = tx
+            .prepare("INSERT OR REPLACE INTO postings VALUES (?1, ?2)")
+            .map_err(e)?;
+        let mut drop_posting = tx.prepare("DELETE FROM postings WHERE term = ?1").map_err(e)?;
+        for (term, fresh) in changed {
+            let blob: Option<Vec<u8>> = get_posting
+                .query_row([&term], |r| r.get(0))
+                .map(Some)
+                .or_else(|err| match err {
+                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                    err => Err(err),
+                })
+                .map_err(e)?;
+            let mut list = match blob {
+                Some(b) => bm25::decode(&b)
+                    .ok_or_else(|| Error::Other(format!("{}: damaged postings for `{term}`", path.display())))?,
+                None => Vec::new(),
+            };
+            list.retain(|p| !touched_rows.contains(&p.row));
+            list.extend(fresh);
+            list.sort_by_key(|p| p.row);
+            if list.is_empty() {
+                drop_posting.execute([&term]).map_err(e)?;
+            } else {
+                put_posting.execute(params![term, bm25::encode(&list)]).map_err(e)?;
+            }
+        }
+        // Section names are numbered in order of first appearance, as a rebuild does.
+        let mut names: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+        corpus.names.clear();
+        corpus.row_name.clear();
+        for r in &rows {
+            let name = section_name(r.heading);
+            let next = names.len() as u32;
+            let n = *names.entry(name.clone()).or_insert_with(|| {
+                corpus.names.push(name);
+                next
+            });
+            corpus.row_name.push(n);
+        }
+        put_corpus(&tx, &corpus).map_err(e)?;
+        // Documents whose row changed (frontmatter, title, state, degree).
+        let mut set_node = tx
+            .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+            .map_err(e)?;
+        for n in &new_nodes {
+            if old_nodes.get(&text_of(&n.0, 0)) != Some(&n.0) {
+                set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;
+            }
+        }
+        // Edges: rewritten whole when any differs, so their rowids run in order as in a
+        // rebuild.
+        let same_edges = {
+            let mut st = tx
+                .prepare("SELECT source, target, type, origin, path, line, weight FROM edges ORDER BY rowid")
+                .map_err(e)?;
+            let mut q = st.query([]).map_err(e)?;
+            let mut i = 0;
+            let mut same = true;
+            while let Some(r) = q.next().map_err(e)? {
+                let Some(ed) = edges.get(i) else {
+                    same = false;
+                    break;
+                };
+                let row = (
+                    r.get::<_, String>(0).map_err(e)?,
+                    r.get::<_, String>(1).map_err(e)?,
+                    r.get::<_, String>(2).map_err(e)?,
+                    r.get::<_, String>(3).map_err(e)?,
+                    r.get::<_, String>(4).map_err(e)?,
+                    r.get::<_, i64>(5).map_err(e)?,
+                    r.get::<_, f64>(6).map_err(e)?,
+                );
+                if row.0 != ed.source
+                    || row.1 != ed.target
+                    || row.2 != ed.r#type.as_str()
+                    || row.3 != ed.origin.as_str()
+                    || row.4 != ed.path
+                    || row.5 != ed.line as i64
+                    || row.6.to_bits() != ed.weight.to_bits()
+                {
+                    same = false;
+                    break;
+                }
+                i += 1;
+            }
+            same && i == edges.len()
+        };
+        if !same_edges {
+            tx.execute("DELETE FROM edges", []).map_err(e)?;
+            insert_edges(&tx, edges).map_err(e)?;
+        }
+        tx.execute(
+            "UPDATE meta SET value = ?1 WHERE key = 'sidecar'",
+            [sidecar_digest(&meta.outputs)],
+        )
+        .map_err(e)?;
+    }
+    tx.commit().map_err(e)?;
+    Ok(true)
 }
 
 /// Read the row statistics stored by [`rebuild`].

@@ -140,3 +140,132 @@ proptest! {
         }
     }
 }
+
+/// Everything a query can read from a SQLite mirror, as text: every table in rowid or
+/// key order, the full-text index term by term (position by position), and FTS5's own
+/// bm25 scores for a few terms.
+fn mirror_dump(index: &Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(index.join("index.sqlite")).unwrap();
+    conn.execute_batch("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, sections_fts, instance);")
+        .unwrap();
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT key, value FROM meta ORDER BY key",
+        "SELECT * FROM nodes ORDER BY id",
+        "SELECT rowid, * FROM edges ORDER BY rowid",
+        "SELECT rowid, * FROM sections ORDER BY rowid",
+        "SELECT term, data FROM postings ORDER BY term",
+        "SELECT key, value FROM corpus ORDER BY key",
+        "SELECT term, doc, col, offset FROM temp.vocab ORDER BY term, doc, col, offset",
+        "SELECT rowid, bm25(sections_fts) FROM sections_fts WHERE sections_fts MATCH 'sync OR export OR offlin OR pdf' ORDER BY rowid",
+    ] {
+        let mut st = conn.prepare(sql).unwrap();
+        let width = st.column_count();
+        let rows = st
+            .query_map([], |r| {
+                (0..width)
+                    .map(|i| r.get::<_, rusqlite::types::Value>(i))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .unwrap();
+        out.push(format!("-- {sql}"));
+        out.extend(rows.map(|r| format!("{:?}", r.unwrap())));
+    }
+    out
+}
+
+/// Build the index and mirror with the library, as `mdgraph index` does; whether the
+/// mirror was updated in place.
+fn build_with_mirror(cfg: &Config, full: bool) -> bool {
+    let report = mdgraph::Index::build(cfg, full, None).unwrap();
+    report
+        .timings
+        .phases
+        .iter()
+        .any(|(p, _)| *p == "sqlite (updated in place)")
+}
+
+fn assert_same_mirror(dir: &Path, what: &str) {
+    let full = cfg(dir, "_full");
+    let _ = std::fs::remove_dir_all(dir.join("_full"));
+    build_with_mirror(&full, true);
+    let (a, b) = (mirror_dump(&dir.join("_index")), mirror_dump(&dir.join("_full")));
+    assert_eq!(a.len(), b.len(), "{what}: row counts differ");
+    for (x, y) in a.iter().zip(&b) {
+        assert_eq!(x, y, "{what}: the updated mirror differs from a rebuilt one");
+    }
+}
+
+#[test]
+fn mirror_updated_in_place_equals_a_rebuilt_one() {
+    let f = Fixture::new("backlog-fixtures");
+    let dir = f.dir.path();
+    let inc = cfg(dir, "_index");
+    assert!(
+        !build_with_mirror(&inc, false),
+        "the first build writes the mirror whole"
+    );
+    let files = md_files(&f.root());
+    let edit = |i: usize, change: &dyn Fn(&str) -> String| {
+        let text = std::fs::read_to_string(&files[i]).unwrap();
+        std::fs::write(&files[i], change(&text)).unwrap();
+    };
+    // Text appended to a section (a worklog line with new words).
+    edit(3, &|t| {
+        format!("{t}\nZanzibar quokkas resynchronised the offline export.\n")
+    });
+    assert!(
+        build_with_mirror(&inc, false),
+        "an edit inside a section updates in place"
+    );
+    assert_same_mirror(dir, "appended text");
+    // A new title (every row of the document changes its title column) and a state.
+    edit(5, &|t| {
+        t.replacen("\ntitle: ", "\ntitle: Renamed PDF sync ", 1).replacen(
+            "\nstate: ",
+            "\nstate: Blocked\nold_state: ",
+            1,
+        )
+    });
+    assert!(build_with_mirror(&inc, false));
+    assert_same_mirror(dir, "title and state");
+    // Words removed: terms that no longer occur anywhere leave the postings.
+    edit(3, &|t| {
+        t.replace("\nZanzibar quokkas resynchronised the offline export.\n", "\n")
+    });
+    assert!(build_with_mirror(&inc, false));
+    assert_same_mirror(dir, "removed words");
+    // A new link: edges and degrees change.
+    let edges = std::fs::read_to_string(dir.join("_index/graph_edges.jsonl")).unwrap();
+    edit(7, &|t| format!("{t}\nSee also [[ADR-0003]] and QRY-BUG-0001.\n"));
+    assert!(build_with_mirror(&inc, false));
+    assert_ne!(
+        edges,
+        std::fs::read_to_string(dir.join("_index/graph_edges.jsonl")).unwrap()
+    );
+    assert_same_mirror(dir, "new link");
+    // A new section shifts every later row: rebuilt whole.
+    edit(9, &|t| format!("{t}\n## A brand new section\n\nWith words.\n"));
+    assert!(!build_with_mirror(&inc, false), "a new section rebuilds the mirror");
+    assert_same_mirror(dir, "new section");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Whatever the edits, a mirror updated in place (or rebuilt, when it cannot be)
+    /// holds what a mirror built from scratch holds.
+    #[test]
+    fn mirror_after_any_edits_equals_a_rebuilt_one(ops in prop::collection::vec(op(), 1..4), more in prop::collection::vec(op(), 1..4)) {
+        let f = Fixture::new("backlog-fixtures");
+        let inc = cfg(f.dir.path(), "_index");
+        build_with_mirror(&inc, false);
+        for batch in [&ops, &more] {
+            for o in batch.iter() {
+                apply(&f.root(), o);
+            }
+            build_with_mirror(&inc, false);
+        }
+        assert_same_mirror(f.dir.path(), &format!("{ops:?} then {more:?}"));
+    }
+}
