@@ -4,7 +4,9 @@
 //!
 //! It is derived from the JSONL sidecar, built into a temporary file and renamed into
 //! place, and records the digests of the sidecar files it mirrors: when they differ (or
-//! the file is missing, of another schema, or corrupt) it is rebuilt. Sections are keyed
+//! the file is missing, of another schema, or corrupt) it is rebuilt, or, when the
+//! searchable rows are the same sections as before, updated on a copy ([`update`]) to
+//! exactly what a rebuild would hold. Sections are keyed
 //! by their position in the sorted node list (`rowid`), the same numbering the in-memory
 //! fallback uses, so both engines rank identically.
 
