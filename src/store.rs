@@ -16,7 +16,7 @@ use crate::model::{Edge, Kind, Node};
 use crate::sidecar::{self, Meta};
 use rayon::prelude::*;
 use rusqlite::{Connection, OpenFlags, params};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// File name of the mirror inside the index folder.
@@ -189,12 +189,30 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
     Ok(())
 }
 
-/// The values of a document's row in the `nodes` table, as text or numbers.
+/// The values of a document's row in the `nodes` table, in column order.
+#[derive(PartialEq)]
 struct NodeRow(Vec<rusqlite::types::Value>);
 
 impl NodeRow {
     fn values(&self) -> impl Iterator<Item = &rusqlite::types::Value> {
         self.0.iter()
+    }
+
+    fn text(&self, column: usize) -> &str {
+        match self.0.get(column) {
+            Some(rusqlite::types::Value::Text(t)) => t,
+            _ => "",
+        }
+    }
+
+    /// The document id (column `id`).
+    fn id(&self) -> &str {
+        self.text(0)
+    }
+
+    /// The title (column `title`: the FTS5 title column of the document's rows).
+    fn title(&self) -> &str {
+        self.text(7)
     }
 }
 
@@ -295,7 +313,7 @@ pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> 
     result
 }
 
-/// A row of the `sections` table.
+/// The fields of a `sections` row besides its ids.
 #[derive(PartialEq)]
 struct SectionFields {
     heading: String,
@@ -305,9 +323,131 @@ struct SectionFields {
     tokens: i64,
 }
 
+impl SectionFields {
+    fn of(r: &SectionRow<'_>) -> SectionFields {
+        SectionFields {
+            heading: r.heading.to_string(),
+            level: r.chunk.level.unwrap_or(0) as i64,
+            line: r.chunk.line.unwrap_or(0) as i64,
+            text: r.chunk.text.as_deref().unwrap_or("").to_string(),
+            tokens: r.chunk.tokens.unwrap_or(0) as i64,
+        }
+    }
+}
+
+/// The mirror's sections in rowid order as (id, doc, fields); None when the rowids are
+/// not 1, 2, 3, … (then only a rebuild knows the numbering).
+fn read_sections(conn: &Connection) -> rusqlite::Result<Option<Vec<(String, String, SectionFields)>>> {
+    let mut st =
+        conn.prepare("SELECT rowid, id, doc, heading, level, line, text, tokens FROM sections ORDER BY rowid")?;
+    let mut q = st.query([])?;
+    let mut out = Vec::new();
+    while let Some(r) = q.next()? {
+        if r.get::<_, i64>(0)? != out.len() as i64 + 1 {
+            return Ok(None);
+        }
+        let fields = SectionFields {
+            heading: r.get(3)?,
+            level: r.get(4)?,
+            line: r.get(5)?,
+            text: r.get(6)?,
+            tokens: r.get(7)?,
+        };
+        out.push((r.get(1)?, r.get(2)?, fields));
+    }
+    Ok(Some(out))
+}
+
+/// The mirror's document rows by id.
+fn read_nodes(conn: &Connection) -> rusqlite::Result<HashMap<String, NodeRow>> {
+    let mut st = conn.prepare("SELECT * FROM nodes")?;
+    let width = st.column_count();
+    let mut q = st.query([])?;
+    let mut out = HashMap::new();
+    while let Some(r) = q.next()? {
+        let values = (0..width).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?;
+        out.insert(r.get(0)?, NodeRow(values));
+    }
+    Ok(out)
+}
+
+/// Does the `edges` table hold exactly `edges`, in this order?
+fn same_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<bool> {
+    let mut st = conn.prepare("SELECT source, target, type, origin, path, line, weight FROM edges ORDER BY rowid")?;
+    let mut q = st.query([])?;
+    let mut expected = edges.iter();
+    while let Some(r) = q.next()? {
+        let Some(ed) = expected.next() else {
+            return Ok(false);
+        };
+        let same = r.get_ref(0)?.as_str()? == ed.source
+            && r.get_ref(1)?.as_str()? == ed.target
+            && r.get_ref(2)?.as_str()? == ed.r#type.as_str()
+            && r.get_ref(3)?.as_str()? == ed.origin.as_str()
+            && r.get_ref(4)?.as_str()? == ed.path
+            && r.get::<_, i64>(5)? == ed.line as i64
+            && r.get::<_, f64>(6)?.to_bits() == ed.weight.to_bits();
+        if !same {
+            return Ok(false);
+        }
+    }
+    Ok(expected.next().is_none())
+}
+
+/// The postings of one row's terms (title, heading, body), in first-seen term order.
+fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, bm25::Posting)> {
+    let mut out: Vec<(&str, bm25::Posting)> = Vec::new();
+    let mut slot: HashMap<&str, usize> = HashMap::new();
+    for (col, list) in terms.iter().enumerate() {
+        for t in list {
+            let i = *slot.entry(t).or_insert_with(|| {
+                out.push((t, bm25::Posting { row, tf: [0; 3] }));
+                out.len() - 1
+            });
+            out[i].1.tf[col] += 1;
+        }
+    }
+    out
+}
+
+/// Rewrite the posting lists of `changed` terms: the entries of `rows` leave, the new
+/// ones (already in row order) enter, and a term left with none is removed.
+fn merge_postings(
+    conn: &Connection,
+    changed: BTreeMap<String, Vec<bm25::Posting>>,
+    rows: &std::collections::HashSet<u32>,
+) -> Result<(), String> {
+    let e = |err: rusqlite::Error| err.to_string();
+    let mut get = conn.prepare("SELECT data FROM postings WHERE term = ?1").map_err(e)?;
+    let mut put = conn
+        .prepare("INSERT OR REPLACE INTO postings VALUES (?1, ?2)")
+        .map_err(e)?;
+    let mut drop = conn.prepare("DELETE FROM postings WHERE term = ?1").map_err(e)?;
+    for (term, fresh) in changed {
+        let blob: Option<Vec<u8>> = match get.query_row([&term], |r| r.get(0)) {
+            Ok(b) => Some(b),
+            Err(rusqlite::Error::QueryReturnedNoRows) => None,
+            Err(err) => return Err(e(err)),
+        };
+        let mut list = match blob {
+            Some(b) => bm25::decode(&b).ok_or_else(|| format!("damaged postings for `{term}`"))?,
+            None => Vec::new(),
+        };
+        list.retain(|p| !rows.contains(&p.row));
+        list.extend(fresh);
+        list.sort_by_key(|p| p.row);
+        if list.is_empty() {
+            drop.execute([&term]).map_err(e)?;
+        } else {
+            put.execute(params![term, bm25::encode(&list)]).map_err(e)?;
+        }
+    }
+    Ok(())
+}
+
 fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<bool, Error> {
-    let mut conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
     let e = |err| sql_err(path, err);
+    let mut conn = Connection::open(path).map_err(e)?;
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
         .map_err(e)?;
     let get = |k: &str| {
@@ -317,77 +457,32 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
     if get("schema") != Some(DB_SCHEMA.to_string()) || get("version").as_deref() != Some(VERSION) {
         return Ok(false);
     }
-    // The searchable rows must be the same sections of the same documents, in order.
+    // The searchable rows must be the same sections of the same documents, in order, and
+    // the documents the same.
     let rows = sections(nodes);
-    let mut old: Vec<(String, String, SectionFields)> = Vec::with_capacity(rows.len());
-    {
-        let mut st = conn
-            .prepare("SELECT rowid, id, doc, heading, level, line, text, tokens FROM sections ORDER BY rowid")
-            .map_err(e)?;
-        let mut q = st.query([]).map_err(e)?;
-        while let Some(r) = q.next().map_err(e)? {
-            if r.get::<_, i64>(0).map_err(e)? != old.len() as i64 + 1 {
-                return Ok(false);
-            }
-            old.push((
-                r.get(1).map_err(e)?,
-                r.get(2).map_err(e)?,
-                SectionFields {
-                    heading: r.get(3).map_err(e)?,
-                    level: r.get(4).map_err(e)?,
-                    line: r.get(5).map_err(e)?,
-                    text: r.get(6).map_err(e)?,
-                    tokens: r.get(7).map_err(e)?,
-                },
-            ));
-        }
-    }
+    let Some(old) = read_sections(&conn).map_err(e)? else {
+        return Ok(false);
+    };
     let same_rows = old.len() == rows.len()
         && old
             .iter()
             .zip(&rows)
             .all(|((id, doc, _), r)| *id == r.chunk.id && doc == r.doc);
-    if !same_rows {
-        return Ok(false);
-    }
     let new_nodes = node_rows(nodes, edges)?;
-    let mut old_nodes: std::collections::HashMap<String, Vec<rusqlite::types::Value>> =
-        std::collections::HashMap::with_capacity(new_nodes.len());
-    {
-        let mut st = conn.prepare("SELECT * FROM nodes").map_err(e)?;
-        let width = st.column_count();
-        let mut q = st.query([]).map_err(e)?;
-        while let Some(r) = q.next().map_err(e)? {
-            let vals: Vec<rusqlite::types::Value> =
-                (0..width).map(|i| r.get(i)).collect::<Result<_, _>>().map_err(e)?;
-            old_nodes.insert(r.get(0).map_err(e)?, vals);
-        }
-    }
-    let text_of = |v: &[rusqlite::types::Value], i: usize| match v.get(i) {
-        Some(rusqlite::types::Value::Text(t)) => t.clone(),
-        _ => String::new(),
-    };
-    if old_nodes.len() != new_nodes.len() || new_nodes.iter().any(|n| !old_nodes.contains_key(&text_of(&n.0, 0))) {
+    let old_nodes = read_nodes(&conn).map_err(e)?;
+    if !same_rows || old_nodes.len() != new_nodes.len() || new_nodes.iter().any(|n| !old_nodes.contains_key(n.id())) {
         return Ok(false);
     }
-    // Column 7 of `nodes` is the title (the FTS5 title column of the document's rows).
-    let old_title = |doc: &str| old_nodes.get(doc).map(|v| text_of(v, 7)).unwrap_or_default();
-    let new_title: std::collections::HashMap<&str, String> = nodes
+    let old_title = |doc: &str| old_nodes.get(doc).map_or("", NodeRow::title);
+    let new_title: HashMap<&str, String> = nodes
         .iter()
         .filter(|n| !n.is_chunk())
         .map(|n| (n.id.as_str(), title_text(n)))
         .collect();
-    let new_fields = |r: &SectionRow<'_>| SectionFields {
-        heading: r.heading.to_string(),
-        level: r.chunk.level.unwrap_or(0) as i64,
-        line: r.chunk.line.unwrap_or(0) as i64,
-        text: r.chunk.text.as_deref().unwrap_or("").to_string(),
-        tokens: r.chunk.tokens.unwrap_or(0) as i64,
-    };
     let tx = conn.transaction().map_err(e)?;
+    let damaged = |m: String| Error::Other(format!("{}: {m}", path.display()));
     {
-        // Rows whose searchable text changed: their old terms out, their new terms in.
-        let mut corpus = load_corpus(&tx).map_err(|m| Error::Other(format!("{}: {m}", path.display())))?;
+        let mut corpus = load_corpus(&tx).map_err(damaged)?;
         let mut delete_fts = tx
             .prepare(
                 "INSERT INTO sections_fts(sections_fts, rowid, title, heading, body) VALUES ('delete', ?1, ?2, ?3, ?4)",
@@ -399,80 +494,45 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
         let mut set_section = tx
             .prepare("UPDATE sections SET heading = ?2, level = ?3, line = ?4, text = ?5, tokens = ?6 WHERE rowid = ?1")
             .map_err(e)?;
-        let mut changed: std::collections::BTreeMap<String, Vec<bm25::Posting>> = std::collections::BTreeMap::new();
-        let mut touched_rows: std::collections::HashSet<u32> = std::collections::HashSet::new();
+        // Terms whose postings change, with the new postings of the changed rows.
+        let mut changed: BTreeMap<String, Vec<bm25::Posting>> = BTreeMap::new();
+        let mut changed_rows = std::collections::HashSet::new();
         for (i, ((_, doc, was), r)) in old.iter().zip(&rows).enumerate() {
-            let now = new_fields(r);
+            let now = SectionFields::of(r);
             let rowid = i as i64 + 1;
             if *was != now {
                 set_section
                     .execute(params![rowid, now.heading, now.level, now.line, now.text, now.tokens])
                     .map_err(e)?;
             }
-            let title = new_title.get(r.doc).map(String::as_str).unwrap_or("");
-            let before = [old_title(doc), was.heading.clone(), was.text.clone()];
-            if before[0] == title && before[1] == now.heading && before[2] == now.text {
+            // Rows whose searchable text changed (the title is the document's) leave the
+            // full-text index with the terms they entered it with, and re-enter.
+            let title = new_title.get(r.doc).map_or("", String::as_str);
+            let before = [old_title(doc), was.heading.as_str(), was.text.as_str()];
+            let after = [title, now.heading.as_str(), now.text.as_str()];
+            if before == after {
                 continue;
             }
-            let old_terms = before.each_ref().map(|c| crate::tokenize::terms(c));
-            let new_terms = [title, now.heading.as_str(), now.text.as_str()].map(crate::tokenize::terms);
-            let joined = |t: &[Vec<String>; 3]| t.each_ref().map(|c| c.join(" "));
-            let [a, b, c] = joined(&old_terms);
-            delete_fts.execute(params![rowid, a, b, c]).map_err(e)?;
-            let [a, b, c] = joined(&new_terms);
-            put_fts.execute(params![rowid, a, b, c]).map_err(e)?;
-            let row = i as u32;
-            touched_rows.insert(row);
+            let old_terms = before.map(crate::tokenize::terms);
+            let new_terms = after.map(crate::tokenize::terms);
+            let [t, h, b] = old_terms.each_ref().map(|c| c.join(" "));
+            delete_fts.execute(params![rowid, t, h, b]).map_err(e)?;
+            let [t, h, b] = new_terms.each_ref().map(|c| c.join(" "));
+            put_fts.execute(params![rowid, t, h, b]).map_err(e)?;
             for t in old_terms.iter().flatten() {
                 changed.entry(t.clone()).or_default();
             }
-            for (col, terms) in new_terms.iter().enumerate() {
-                for t in terms {
-                    let list = changed.entry(t.clone()).or_default();
-                    match list.last_mut() {
-                        Some(p) if p.row == row => p.tf[col] += 1,
-                        _ => {
-                            let mut tf = [0; 3];
-                            tf[col] = 1;
-                            list.push(bm25::Posting { row, tf });
-                        }
-                    }
-                }
+            for (t, p) in row_postings(i as u32, &new_terms) {
+                changed.entry(t.to_string()).or_default().push(p);
             }
+            changed_rows.insert(i as u32);
             if let Some(len) = corpus.row_len.get_mut(i) {
                 *len = new_terms.iter().map(|c| c.len() as u32).sum();
             }
         }
-        let mut get_posting = tx.prepare("SELECT data FROM postings WHERE term = ?1").map_err(e)?;
-        let mut put_posting = tx
-            .prepare("INSERT OR REPLACE INTO postings VALUES (?1, ?2)")
-            .map_err(e)?;
-        let mut drop_posting = tx.prepare("DELETE FROM postings WHERE term = ?1").map_err(e)?;
-        for (term, fresh) in changed {
-            let blob: Option<Vec<u8>> = get_posting
-                .query_row([&term], |r| r.get(0))
-                .map(Some)
-                .or_else(|err| match err {
-                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                    err => Err(err),
-                })
-                .map_err(e)?;
-            let mut list = match blob {
-                Some(b) => bm25::decode(&b)
-                    .ok_or_else(|| Error::Other(format!("{}: damaged postings for `{term}`", path.display())))?,
-                None => Vec::new(),
-            };
-            list.retain(|p| !touched_rows.contains(&p.row));
-            list.extend(fresh);
-            list.sort_by_key(|p| p.row);
-            if list.is_empty() {
-                drop_posting.execute([&term]).map_err(e)?;
-            } else {
-                put_posting.execute(params![term, bm25::encode(&list)]).map_err(e)?;
-            }
-        }
+        merge_postings(&tx, changed, &changed_rows).map_err(damaged)?;
         // Section names are numbered in order of first appearance, as a rebuild does.
-        let mut names: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+        let mut names: HashMap<String, u32> = HashMap::new();
         corpus.names.clear();
         corpus.row_name.clear();
         for r in &rows {
@@ -489,50 +549,12 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
         let mut set_node = tx
             .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
             .map_err(e)?;
-        for n in &new_nodes {
-            if old_nodes.get(&text_of(&n.0, 0)) != Some(&n.0) {
-                set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;
-            }
+        for n in new_nodes.iter().filter(|n| old_nodes.get(n.id()) != Some(*n)) {
+            set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;
         }
-        // Edges: rewritten whole when any differs, so their rowids run in order as in a
-        // rebuild.
-        let same_edges = {
-            let mut st = tx
-                .prepare("SELECT source, target, type, origin, path, line, weight FROM edges ORDER BY rowid")
-                .map_err(e)?;
-            let mut q = st.query([]).map_err(e)?;
-            let mut i = 0;
-            let mut same = true;
-            while let Some(r) = q.next().map_err(e)? {
-                let Some(ed) = edges.get(i) else {
-                    same = false;
-                    break;
-                };
-                let row = (
-                    r.get::<_, String>(0).map_err(e)?,
-                    r.get::<_, String>(1).map_err(e)?,
-                    r.get::<_, String>(2).map_err(e)?,
-                    r.get::<_, String>(3).map_err(e)?,
-                    r.get::<_, String>(4).map_err(e)?,
-                    r.get::<_, i64>(5).map_err(e)?,
-                    r.get::<_, f64>(6).map_err(e)?,
-                );
-                if row.0 != ed.source
-                    || row.1 != ed.target
-                    || row.2 != ed.r#type.as_str()
-                    || row.3 != ed.origin.as_str()
-                    || row.4 != ed.path
-                    || row.5 != ed.line as i64
-                    || row.6.to_bits() != ed.weight.to_bits()
-                {
-                    same = false;
-                    break;
-                }
-                i += 1;
-            }
-            same && i == edges.len()
-        };
-        if !same_edges {
+        // Edges are rewritten whole when any differs, so their rowids run in order as in
+        // a rebuild.
+        if !same_edges(&tx, edges).map_err(e)? {
             tx.execute("DELETE FROM edges", []).map_err(e)?;
             insert_edges(&tx, edges).map_err(e)?;
         }
