@@ -132,8 +132,18 @@ pub fn scan(
         let Some(ft) = entry.file_type() else {
             continue;
         };
-        if ft.is_dir() {
-            if let Ok(md) = entry.metadata() {
+        // The root is walked even when it is a symlink to a folder; its stamp is the
+        // folder's (where entries are added), not the link's.
+        let root_link = entry.depth() == 0 && ft.is_symlink() && entry.path().is_dir();
+        if ft.is_dir() || root_link {
+            let md = if root_link {
+                std::fs::metadata(entry.path())
+            } else {
+                entry.metadata().map_err(std::io::Error::other)
+            };
+            // A folder without a stamp is left out; the probe then cannot vouch for the
+            // files in it and scans.
+            if let Ok(md) = md {
                 dirs.push((rel_of(root, entry.path()), Stamp::of(&md)));
             }
             continue;

@@ -6,8 +6,11 @@
 //! content hashes; the cache only skips re-hashing a file that provably was not touched.
 //!
 //! It also records the stamps of every walked folder and of the ignore files that shape
-//! the walk, so [`probe`] can tell "nothing changed" from stats alone, without
-//! walking the tree (a new or deleted file changes its folder's mtime). `search`, `pack`,
+//! the walk (those of the root's ancestors, of walked folders, and git's global excludes
+//! file with the git configuration that may name another), so [`probe`] can tell
+//! "nothing changed" from stats alone, without walking the tree (a new or deleted file
+//! changes its folder's mtime). Not watched: a global excludes file at a custom
+//! `core.excludesFile` path, and `.git/info/exclude` of nested repositories. `search`, `pack`,
 //! `show` and `neighbors` use [`probe`] to skip the refresh.
 //!
 //! The cache lives in the index folder as `.stat-cache`, is ignored by git (the index
@@ -17,7 +20,7 @@
 //! is pending the probe answers "don't know" and callers scan.
 
 use rayon::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::Metadata;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -129,12 +132,26 @@ pub struct Snapshot<'a> {
     pub skipped: usize,
 }
 
-/// Ignore files in the root and each of its ancestors.
+/// Ignore files in the root and each of its ancestors, and git's global excludes file with
+/// the configuration files that may name another one.
 fn watch_paths(root: &Path) -> Vec<PathBuf> {
     let abs = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    abs.ancestors()
+    let mut paths: Vec<PathBuf> = abs
+        .ancestors()
         .flat_map(|a| IGNORE_FILES.iter().map(move |f| a.join(f)))
-        .collect()
+        .collect();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    if let Some(h) = &home {
+        paths.push(h.join(".gitconfig"));
+    }
+    if let Some(c) = config {
+        paths.push(c.join("git/config"));
+        paths.push(c.join("git/ignore"));
+    }
+    paths
 }
 
 impl StatCache {
@@ -158,8 +175,9 @@ impl StatCache {
             }
         }
         // Ignore files shape the walk: those of the root's ancestors are watched, present
-        // with their stamp or absent, and those of walked folders when present (creating
-        // one changes its folder's stamp, which the probe checks).
+        // with their stamp or absent, and those of walked folders when there is an entry
+        // by that name (creating one changes its folder's stamp, which the probe checks;
+        // a dangling symlink's target can appear without the folder changing).
         let mut watch: Vec<(PathBuf, Option<Stamp>)> = watch_paths(s.root)
             .into_iter()
             .map(|p| (p.clone(), Stamp::of_path(&p)))
@@ -167,13 +185,22 @@ impl StatCache {
         for (d, _) in s.dirs {
             for f in [".gitignore", ".ignore"] {
                 let p = s.root.join(d).join(f);
-                if let Some(st) = Stamp::of_path(&p) {
-                    watch.push((p, Some(st)));
+                if std::fs::symlink_metadata(&p).is_ok() {
+                    let st = Stamp::of_path(&p);
+                    watch.push((p, st));
                 }
             }
         }
         watch.sort_by(|a, b| a.0.cmp(&b.0));
         watch.dedup_by(|a, b| a.0 == b.0);
+        // Ignore files are stamped now, after the build: one changed since the walk began
+        // may not be what the walk read.
+        if watch
+            .iter()
+            .any(|(_, st)| st.is_some_and(|st| !st.settled(s.scan_start)))
+        {
+            complete = false;
+        }
         if s.skipped > 0 {
             complete = false;
         }
@@ -329,13 +356,19 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
     if files.is_empty() || outputs != crate::sidecar::OUTPUTS.len() + 1 || watched < watch_paths(root).len() {
         return None;
     }
+    // Added entries are seen through their folder's stamp: the root and the folder of
+    // every cached file must have one.
+    let walked: HashSet<&str> = dirs.iter().map(|(d, _)| *d).collect();
+    if !walked.contains("") {
+        return None;
+    }
     let dirs_ok = dirs
         .par_iter()
         .all(|(d, st)| Stamp::of_path(&root.join(d)).as_ref() == Some(st));
     let files_ok = dirs_ok
         && chunks(files, rayon::current_num_threads() * 8)
             .par_iter()
-            .all(|chunk| files_unchanged(root, chunk));
+            .all(|chunk| files_unchanged(root, chunk, &walked));
     files_ok.then_some(sidecar.to_string())
 }
 
@@ -356,9 +389,12 @@ fn chunks(block: &str, n: usize) -> Vec<&str> {
     out
 }
 
-/// Are the files of these `F` lines unchanged? Stats follow symlinks, as the scan's do.
+/// Are the files of these `F` lines unchanged? A symlink is stat'ed itself, so its stamp
+/// never equals the target's that the scan recorded: symlinked files make the probe
+/// answer "don't know" (whether the scan keeps one depends on the whole path to its
+/// target, which stats of the target cannot vouch for).
 #[cfg(unix)]
-fn files_unchanged(root: &Path, lines: &str) -> bool {
+fn files_unchanged(root: &Path, lines: &str, walked: &HashSet<&str>) -> bool {
     use rustix::fs::{AtFlags, Mode, OFlags};
     let mut folder: Option<(&str, rustix::fd::OwnedFd)> = None;
     for line in lines.lines() {
@@ -369,6 +405,9 @@ fn files_unchanged(root: &Path, lines: &str) -> bool {
         let fd = match folder {
             Some((d, ref fd)) if d == dir => fd,
             _ => {
+                if !walked.contains(dir) {
+                    return false;
+                }
                 let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
                 let Ok(fd) = rustix::fs::open(root.join(dir), flags, Mode::empty()) else {
                     return false;
@@ -376,7 +415,7 @@ fn files_unchanged(root: &Path, lines: &str) -> bool {
                 &folder.insert((dir, fd)).1
             }
         };
-        if !rustix::fs::statat(fd, name, AtFlags::empty()).is_ok_and(|st| stamp_of_stat(&st) == want) {
+        if !rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| stamp_of_stat(&st) == want) {
             return false;
         }
     }
@@ -384,9 +423,11 @@ fn files_unchanged(root: &Path, lines: &str) -> bool {
 }
 
 #[cfg(not(unix))]
-fn files_unchanged(root: &Path, lines: &str) -> bool {
+fn files_unchanged(root: &Path, lines: &str, walked: &HashSet<&str>) -> bool {
     lines.lines().all(|line| match parse_line(line) {
-        Some(Line::File(path, want, _)) => Stamp::of_path(&root.join(path)) == Some(want),
+        Some(Line::File(path, want, _)) if walked.contains(path.rsplit_once('/').map_or("", |(d, _)| d)) => {
+            std::fs::symlink_metadata(root.join(path)).is_ok_and(|md| Stamp::of(&md) == want)
+        }
         _ => false,
     })
 }

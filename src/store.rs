@@ -24,9 +24,20 @@ pub const DB_FILE: &str = "index.sqlite";
 /// Version of the mirror's tables; another version is rebuilt.
 pub const DB_SCHEMA: i64 = 6;
 
-/// The mdgraph version that wrote a mirror: only the same version updates one in place
-/// (its tokenizer produced the terms being removed).
-const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// What the terms in a mirror depend on: the mdgraph version and the terms the tokenizer
+/// makes of a fixed text (case folding, diacritics, scripts, the stemmer). A mirror
+/// written under another is rebuilt: its terms would not match the queries', and an
+/// update in place removes a changed row's old terms by tokenizing its old text again.
+pub fn tokenizer_id() -> String {
+    const SAMPLE: &str =
+        "Running runners ran; Ünïcödé CAFÉ naïve — straße İstanbul ΣΊΣΥΦΟΣ 東京 ﬁnal x86_64 can't 42nd";
+    let terms = crate::tokenize::terms(SAMPLE).join(" ");
+    format!(
+        "{} {}",
+        env!("CARGO_PKG_VERSION"),
+        blake3::hash(terms.as_bytes()).to_hex()
+    )
+}
 
 /// Path of the mirror.
 pub fn db_path(index_dir: &Path) -> PathBuf {
@@ -55,18 +66,21 @@ pub fn is_fresh(index_dir: &Path, outputs: &BTreeMap<String, String>) -> bool {
     mirrors(index_dir, &sidecar_digest(outputs))
 }
 
-/// True when the mirror exists, opens, has the current schema and was built from the
-/// sidecar with this digest.
+/// True when the mirror exists, opens, has the current schema and tokenizer
+/// ([`tokenizer_id`]) and was built from the sidecar with this digest.
 pub fn mirrors(index_dir: &Path, sidecar: &str) -> bool {
     let path = db_path(index_dir);
     if !path.is_file() {
         return false;
     }
-    let check = || -> rusqlite::Result<bool> {
-        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-        let get = |k: &str| conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0));
-        Ok(get("schema")? == DB_SCHEMA.to_string() && get("sidecar")? == sidecar)
-    };
+    let check =
+        || -> rusqlite::Result<bool> {
+            let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+            let get = |k: &str| conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0));
+            Ok(get("schema")? == DB_SCHEMA.to_string()
+                && get("sidecar")? == sidecar
+                && get("tokenizer")? == tokenizer_id())
+        };
     check().unwrap_or(false)
 }
 
@@ -125,7 +139,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
     {
         let mut put_meta = tx.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)").map_err(e)?;
         put_meta.execute(params!["schema", DB_SCHEMA.to_string()]).map_err(e)?;
-        put_meta.execute(params!["version", VERSION]).map_err(e)?;
+        put_meta.execute(params!["tokenizer", tokenizer_id()]).map_err(e)?;
         put_meta
             .execute(params!["sidecar", sidecar_digest(&meta.outputs)])
             .map_err(e)?;
@@ -285,7 +299,7 @@ fn put_corpus(conn: &Connection, c: &bm25::Corpus) -> rusqlite::Result<()> {
 /// exactly what [`rebuild`] would write (a test compares every table and the full-text
 /// index), so both answer every query alike. Like a rebuild it works on a copy that is
 /// renamed into place. Returns false, having changed nothing, when it cannot: no mirror,
-/// another schema or mdgraph version, sections added, removed or reordered; then
+/// another schema or tokenizer ([`tokenizer_id`]), sections added, removed or reordered; then
 /// [`rebuild`].
 pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<bool, Error> {
     let _lock = crate::lock::IndexLock::acquire(index_dir)?;
@@ -454,7 +468,7 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
         conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0))
             .ok()
     };
-    if get("schema") != Some(DB_SCHEMA.to_string()) || get("version").as_deref() != Some(VERSION) {
+    if get("schema") != Some(DB_SCHEMA.to_string()) || get("tokenizer") != Some(tokenizer_id()) {
         return Ok(false);
     }
     // The searchable rows must be the same sections of the same documents, in order, and

@@ -185,6 +185,10 @@ fn build_with_mirror(cfg: &Config, full: bool) -> bool {
         .any(|(p, _)| *p == "sqlite (updated in place)")
 }
 
+fn inc_meta(dir: &Path) -> mdgraph::sidecar::Meta {
+    mdgraph::sidecar::read_meta(&dir.join("_index")).unwrap()
+}
+
 fn assert_same_mirror(dir: &Path, what: &str) {
     let full = cfg(dir, "_full");
     let _ = std::fs::remove_dir_all(dir.join("_full"));
@@ -244,6 +248,24 @@ fn mirror_updated_in_place_equals_a_rebuilt_one() {
         std::fs::read_to_string(dir.join("_index/graph_edges.jsonl")).unwrap()
     );
     assert_same_mirror(dir, "new link");
+    // A mirror another tokenizer wrote is rebuilt, never updated in place.
+    let db = rusqlite::Connection::open(dir.join("_index/index.sqlite")).unwrap();
+    db.execute(
+        "UPDATE meta SET value = 'another tokenizer' WHERE key = 'tokenizer'",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    assert!(!mdgraph::store::mirrors(
+        &dir.join("_index"),
+        &mdgraph::store::sidecar_digest(&inc_meta(dir).outputs)
+    ));
+    edit(3, &|t| format!("{t}\nOne more line.\n"));
+    assert!(
+        !build_with_mirror(&inc, false),
+        "a mirror of another tokenizer is updated in place"
+    );
+    assert_same_mirror(dir, "another tokenizer");
     // A new section shifts every later row: rebuilt whole.
     edit(9, &|t| format!("{t}\n## A brand new section\n\nWith words.\n"));
     assert!(!build_with_mirror(&inc, false), "a new section rebuilds the mirror");

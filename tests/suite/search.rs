@@ -399,3 +399,83 @@ fn probe_covers_skipped_files_subfolder_ignores_and_meta() {
     std::fs::remove_file(f.index().join("meta.json")).unwrap();
     assert_eq!(f.run(&["show", "ADR-0001"]).code, 0);
 }
+
+/// Paths of the results of `search QUERY --no-graph` run with `globals` before the command
+/// and only `HOME` in the environment.
+fn found_with_home(dir: &std::path::Path, home: &std::path::Path, globals: &[&str], query: &str) -> Vec<String> {
+    let mut a = globals.to_vec();
+    a.extend_from_slice(&["search", query, "--no-graph", "--format", "json"]);
+    let out = run_env(dir, &a, &[("HOME", home.as_os_str())]);
+    let v: SearchJson =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", out.stdout, out.stderr));
+    v.results.into_iter().map(|h| h.path).collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn probe_sees_changes_outside_the_walked_files() {
+    use std::os::unix::fs::symlink;
+    // One backlog per change, so each change meets a cache that vouches for every file.
+    let [a, b, c, d] = [(); 4].map(|_| Fixture::new("backlog-fixtures"));
+    let home = |f: &Fixture| f.dir.path().join("home");
+    for f in [&a, &b, &c, &d] {
+        std::fs::create_dir_all(home(f).join(".config/git")).unwrap();
+    }
+    // a: a symlinked file whose target sits in a hidden (unwalked) folder.
+    std::fs::create_dir_all(a.root().join(".shared/sub")).unwrap();
+    std::fs::create_dir_all(a.root().join("notes")).unwrap();
+    std::fs::write(a.root().join(".shared/sub/b.md"), "# Zebracorn\nZebracorn notes.\n").unwrap();
+    symlink("../.shared/sub/b.md", a.root().join("notes/b.md")).unwrap();
+    // b: a .gitignore that is a dangling symlink, beside a file it will come to ignore.
+    std::fs::create_dir_all(b.root().join("other")).unwrap();
+    symlink(b.dir.path().join("shared.ignore"), b.root().join("other/.gitignore")).unwrap();
+    std::fs::write(b.root().join("other/secret.md"), "# Plumbago\nPlumbago notes.\n").unwrap();
+    // c: a file git's global excludes file will come to ignore.
+    std::fs::write(c.root().join("walrus.md"), "# Walrus\nWalrus notes.\n").unwrap();
+    // d: the backlog through a symlinked root.
+    symlink("backlog", d.dir.path().join("rootlink")).unwrap();
+    let plain = ["--root", "backlog", "--index-dir", "_index"];
+    let linked = ["--root", "rootlink", "--index-dir", "_index"];
+    let search = |f: &Fixture, globals: &[&str], q: &str| found_with_home(f.dir.path(), &home(f), globals, q);
+    // Everything settles past the racy window; then each cache vouches for every file.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    for (f, globals) in [(&a, &plain), (&b, &plain), (&c, &plain), (&d, &linked)] {
+        let mut args = globals.to_vec();
+        args.push("index");
+        assert_eq!(run_env(f.dir.path(), &args, &[("HOME", home(f).as_os_str())]).code, 0);
+        let cache = std::fs::read_to_string(f.dir.path().join("_index/.stat-cache")).unwrap();
+        assert!(cache.starts_with("mdgraph-stat-cache 2 1 "), "{cache}");
+    }
+    assert_eq!(search(&a, &plain, "zebracorn"), ["notes/b.md"]);
+    assert_eq!(search(&b, &plain, "plumbago"), ["other/secret.md"]);
+    assert_eq!(search(&c, &plain, "walrus"), ["walrus.md"]);
+    let cache = std::fs::read_to_string(d.dir.path().join("_index/.stat-cache")).unwrap();
+    assert!(
+        cache.lines().any(|l| l.starts_with("D ") && l.ends_with(" - ")),
+        "the symlinked root has its stamp"
+    );
+    // a: the target moves outside the root, the link untouched: the scan now skips the
+    // file, and so must search.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::rename(a.root().join(".shared/sub"), outside.path().join("sub")).unwrap();
+    symlink(outside.path().join("sub"), a.root().join(".shared/sub")).unwrap();
+    assert!(
+        search(&a, &plain, "zebracorn").is_empty(),
+        "a file outside the root is still found"
+    );
+    // b: the dangling .gitignore's target appears (its folder does not change).
+    std::fs::write(b.dir.path().join("shared.ignore"), "secret.md\n").unwrap();
+    assert!(
+        search(&b, &plain, "plumbago").is_empty(),
+        "an ignored file is still found"
+    );
+    // c: git's global excludes file appears.
+    std::fs::write(home(&c).join(".config/git/ignore"), "walrus.md\n").unwrap();
+    assert!(
+        search(&c, &plain, "walrus").is_empty(),
+        "a globally ignored file is still found"
+    );
+    // d: a new file directly in the symlinked root.
+    std::fs::write(d.root().join("quagga.md"), "# Quagga\nQuagga notes.\n").unwrap();
+    assert_eq!(search(&d, &linked, "quagga"), ["quagga.md"]);
+}
