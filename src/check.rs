@@ -1,7 +1,9 @@
 //! Check: is the committed index what the sources would produce, and is the graph free of
-//! errors? Freshness is decided by content hashes (never mtimes), so it works in a fresh
-//! clone. When the index is stale, the current diagnostics are computed in memory so the
-//! user sees the real problems, not the ones recorded in the outdated index.
+//! errors? Freshness is decided by content hashes, so it works in a fresh clone; the
+//! local stat cache only skips re-hashing files whose stat is unchanged, and when it
+//! vouches for every file, folder and index file ([`statcache::probe`]) no scan is done.
+//! When the index is stale, the current diagnostics are computed in memory so the user
+//! sees the real problems, not the ones recorded in the outdated index.
 
 use crate::config::Config;
 use crate::diag::{Code, Counts, Diagnostic, Severity};
@@ -9,7 +11,7 @@ use crate::error::Error;
 use crate::index::{BuildOptions, build, file_map};
 use crate::scan::scan;
 use crate::sidecar;
-use crate::statcache::StatCache;
+use crate::statcache::{self, StatCache};
 use serde::Serialize;
 
 /// The outcome of a check.
@@ -39,7 +41,6 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
             "no index here (missing or unreadable); run `mdgraph index`".into(),
         )),
         Some(meta) => {
-            let cache = StatCache::load(&cfg.index_dir);
             if meta.schema != sidecar::SCHEMA_VERSION {
                 stale.push(stale_diag(
                     format!("{index_name}/{}", sidecar::META),
@@ -61,6 +62,15 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
                     "configuration changed since the index was built; run `mdgraph index`".into(),
                 ));
             }
+            // When the stat cache vouches for every file, folder and output (the probe
+            // `search` uses), nothing changed: no scan is needed.
+            let unchanged = stale.is_empty()
+                && statcache::probe(&cfg.index_dir, &cfg.root, &meta.config_digest)
+                    .is_some_and(|sidecar| sidecar == crate::store::sidecar_digest(&meta.outputs));
+            if unchanged {
+                return finish(cfg, strict, stale);
+            }
+            let cache = StatCache::load(&cfg.index_dir);
             for name in sidecar::damaged_outputs(&cfg.index_dir, &meta, &cache) {
                 stale.push(stale_diag(
                     format!("{index_name}/{name}"),
@@ -88,6 +98,12 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
             }
         }
     }
+    finish(cfg, strict, stale)
+}
+
+/// The report, given the staleness findings: the index's diagnostics when it is fresh,
+/// else those of the sources as they are now.
+fn finish(cfg: &Config, strict: bool, stale: Vec<Diagnostic>) -> Result<CheckReport, Error> {
     let fresh = stale.is_empty();
     let graph_diags = if fresh {
         sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?

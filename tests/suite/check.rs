@@ -180,7 +180,29 @@ fn stat_cache_never_hides_an_edit() {
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
     assert!(cache.contains(" README.md\n"), "aged files are cached:\n{cache}");
+    // The cache vouches for the whole tree, so check answers from stats alone.
+    assert!(cache.starts_with("mdgraph-stat-cache 2 1 "), "{cache}");
     assert_eq!(f.run(&["check"]).code, 0);
+    // A damaged index file.
+    let edges = f.index().join("graph_edges.jsonl");
+    let saved = std::fs::read(&edges).unwrap();
+    std::fs::write(&edges, [saved.as_slice(), b"\n"].concat()).unwrap();
+    let out = f.run(&["check"]);
+    assert!(out.stdout.contains("does not match meta.json"), "{}", out.stdout);
+    std::fs::write(&edges, &saved).unwrap();
+    assert_eq!(f.run(&["index"]).code, 0);
+    let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
+    assert!(cache.starts_with("mdgraph-stat-cache 2 1 "), "{cache}");
+    // A new file in a folder the cache vouches for.
+    std::fs::write(f.root().join("decisions/NOTE.md"), "# Note\n").unwrap();
+    let out = f.run(&["check"]);
+    assert!(
+        out.stdout
+            .contains("decisions/NOTE.md:1:1: error[stale-index]: new file"),
+        "{}",
+        out.stdout
+    );
+    std::fs::remove_file(f.root().join("decisions/NOTE.md")).unwrap();
     // Same size, same mtime, different bytes: the ctime gives it away.
     let readme = f.root().join("README.md");
     let text = std::fs::read_to_string(&readme).unwrap();
