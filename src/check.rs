@@ -35,23 +35,27 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
     let mut stale = Vec::new();
     let index_name = cfg.display(&cfg.index_dir);
     let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
-    match sidecar::read_meta(&cfg.index_dir) {
-        None => stale.push(stale_diag(
+    let no_index = || {
+        stale_diag(
             format!("{index_name}/{}", sidecar::META),
             "no index here (missing or unreadable); run `mdgraph index`".into(),
-        )),
-        Some(meta) => {
-            if meta.schema != sidecar::SCHEMA_VERSION {
+        )
+    };
+    // The head of meta.json first: when nothing changed it is all that is needed.
+    match sidecar::read_meta_head(&cfg.index_dir) {
+        None => stale.push(no_index()),
+        Some(head) => {
+            if head.schema != sidecar::SCHEMA_VERSION {
                 stale.push(stale_diag(
                     format!("{index_name}/{}", sidecar::META),
                     format!(
                         "index format {} is not the current {}; run `mdgraph index`",
-                        meta.schema,
+                        head.schema,
                         sidecar::SCHEMA_VERSION
                     ),
                 ));
             }
-            if meta.config_digest != cfg.settings.digest() {
+            if head.config_digest != cfg.settings.digest() {
                 let at = cfg
                     .config_file
                     .as_ref()
@@ -65,11 +69,15 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
             // When the stat cache vouches for every file, folder and output (the probe
             // `search` uses), nothing changed: no scan is needed.
             let unchanged = stale.is_empty()
-                && statcache::probe(&cfg.index_dir, &cfg.root, &meta.config_digest)
-                    .is_some_and(|sidecar| sidecar == crate::store::sidecar_digest(&meta.outputs));
+                && statcache::probe(&cfg.index_dir, &cfg.root, &head.config_digest)
+                    .is_some_and(|sidecar| sidecar == crate::store::sidecar_digest(&head.outputs));
             if unchanged {
                 return finish(cfg, strict, stale);
             }
+            let Some(meta) = sidecar::read_meta(&cfg.index_dir) else {
+                stale.push(no_index());
+                return finish(cfg, strict, stale);
+            };
             let cache = StatCache::load(&cfg.index_dir);
             for name in sidecar::damaged_outputs(&cfg.index_dir, &meta, &cache) {
                 stale.push(stale_diag(

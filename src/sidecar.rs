@@ -363,15 +363,22 @@ pub fn read_meta(index_dir: &Path) -> Option<Meta> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// The output digests recorded in `meta.json`, without building its map of source
-/// files (what a query needs to tell whether the mirror is current).
-pub fn read_outputs(index_dir: &Path) -> Option<BTreeMap<String, String>> {
-    #[derive(Deserialize)]
-    struct Outputs {
-        outputs: BTreeMap<String, String>,
-    }
+/// The head of `meta.json`: everything but the map of source files, which it skips
+/// without building (what a query, and a check that finds nothing changed, need).
+#[derive(Debug, Clone, Deserialize)]
+pub struct MetaHead {
+    /// Format version.
+    pub schema: u32,
+    /// Digest of the index-shaping settings.
+    pub config_digest: String,
+    /// blake3 of each output file.
+    pub outputs: BTreeMap<String, String>,
+}
+
+/// Read the head of `meta.json`; None when absent or unreadable.
+pub fn read_meta_head(index_dir: &Path) -> Option<MetaHead> {
     let bytes = std::fs::read(index_dir.join(META)).ok()?;
-    serde_json::from_slice::<Outputs>(&bytes).ok().map(|o| o.outputs)
+    serde_json::from_slice(&bytes).ok()
 }
 
 /// The bytes of an output file if they match the digest recorded in `meta.json`.

@@ -70,18 +70,23 @@ pub fn is_fresh(index_dir: &Path, outputs: &BTreeMap<String, String>) -> bool {
 /// ([`tokenizer_id`]) and was built from the sidecar with this digest.
 pub fn mirrors(index_dir: &Path, sidecar: &str) -> bool {
     let path = db_path(index_dir);
-    if !path.is_file() {
-        return false;
-    }
-    let check =
-        || -> rusqlite::Result<bool> {
-            let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-            let get = |k: &str| conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0));
-            Ok(get("schema")? == DB_SCHEMA.to_string()
-                && get("sidecar")? == sidecar
-                && get("tokenizer")? == tokenizer_id())
-        };
-    check().unwrap_or(false)
+    path.is_file()
+        && Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .ok()
+            .and_then(|conn| built_from(&conn))
+            .is_some_and(|d| d == sidecar)
+}
+
+/// The digest of the sidecar an open mirror was built from, when its schema and tokenizer
+/// are the current ones (None otherwise, or when it cannot be read).
+fn built_from(conn: &Connection) -> Option<String> {
+    let get = |k: &str| {
+        conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0))
+            .ok()
+    };
+    (get("schema")? == DB_SCHEMA.to_string() && get("tokenizer")? == tokenizer_id())
+        .then(|| get("sidecar"))
+        .flatten()
 }
 
 /// One string naming the sidecar state a mirror was built from (a digest over the
@@ -97,17 +102,27 @@ pub fn sidecar_digest(outputs: &BTreeMap<String, String>) -> String {
 
 /// Rebuild the mirror from nodes and edges (sorted as in the sidecar).
 pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<(), Error> {
+    replace(index_dir, |tmp| write_db(tmp, meta, nodes, edges).map(|()| true)).map(|_| ())
+}
+
+/// Replace the mirror under the index lock with what `fill` writes to a temporary file in
+/// the same folder: fsynced and renamed into place when `fill` returns true, removed
+/// when it returns false or fails.
+fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool, Error>) -> Result<bool, Error> {
     let _lock = crate::lock::IndexLock::acquire(index_dir)?;
     let path = db_path(index_dir);
     let tmp = index_dir.join(format!(".{DB_FILE}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
-    let result = write_db(&tmp, meta, nodes, edges).and_then(|()| {
-        std::fs::File::open(&tmp)
-            .and_then(|f| f.sync_all())
-            .map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
+    let result = fill(&tmp).and_then(|keep| {
+        if keep {
+            std::fs::File::open(&tmp)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| Error::io(&tmp, e))?;
+            std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+        }
+        Ok(keep)
     });
-    if result.is_err() {
+    if !matches!(result, Ok(true)) {
         let _ = std::fs::remove_file(&tmp);
     }
     result
@@ -302,29 +317,14 @@ fn put_corpus(conn: &Connection, c: &bm25::Corpus) -> rusqlite::Result<()> {
 /// another schema or tokenizer ([`tokenizer_id`]), sections added, removed or reordered; then
 /// [`rebuild`].
 pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<bool, Error> {
-    let _lock = crate::lock::IndexLock::acquire(index_dir)?;
     let path = db_path(index_dir);
     if !path.is_file() {
         return Ok(false);
     }
-    let tmp = index_dir.join(format!(".{DB_FILE}.tmp-{}", std::process::id()));
-    let _ = std::fs::remove_file(&tmp);
-    let result = std::fs::copy(&path, &tmp)
-        .map_err(|e| Error::io(&tmp, e))
-        .and_then(|_| update_db(&tmp, meta, nodes, edges))
-        .and_then(|updated| {
-            if updated {
-                std::fs::File::open(&tmp)
-                    .and_then(|f| f.sync_all())
-                    .map_err(|e| Error::io(&tmp, e))?;
-                std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-            }
-            Ok(updated)
-        });
-    if !matches!(result, Ok(true)) {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    replace(index_dir, |tmp| {
+        std::fs::copy(&path, tmp).map_err(|e| Error::io(tmp, e))?;
+        update_db(tmp, meta, nodes, edges)
+    })
 }
 
 /// The fields of a `sections` row besides its ids.
@@ -464,11 +464,7 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
     let mut conn = Connection::open(path).map_err(e)?;
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
         .map_err(e)?;
-    let get = |k: &str| {
-        conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0))
-            .ok()
-    };
-    if get("schema") != Some(DB_SCHEMA.to_string()) || get("tokenizer") != Some(tokenizer_id()) {
+    if built_from(&conn).is_none() {
         return Ok(false);
     }
     // The searchable rows must be the same sections of the same documents, in order, and
@@ -647,7 +643,8 @@ pub fn sections(nodes: &[Node]) -> Vec<SectionRow<'_>> {
 /// Make sure the mirror matches the sidecar, rebuilding it from the sidecar files when
 /// needed. Returns whether it was rebuilt.
 pub fn sync(index_dir: &Path) -> Result<bool, Error> {
-    let outputs = sidecar::read_outputs(index_dir)
+    let outputs = sidecar::read_meta_head(index_dir)
+        .map(|h| h.outputs)
         .ok_or_else(|| Error::Other(format!("{}: no index to mirror", index_dir.display())))?;
     if is_fresh(index_dir, &outputs) {
         return Ok(false);
