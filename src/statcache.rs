@@ -59,12 +59,12 @@ impl Stamp {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
-            Stamp {
-                size: md.len(),
-                mtime: md.mtime() as i128 * 1_000_000_000 + md.mtime_nsec() as i128,
-                ctime: md.ctime() as i128 * 1_000_000_000 + md.ctime_nsec() as i128,
-                ino: md.ino(),
-            }
+            Stamp::from_unix(
+                md.len(),
+                (md.mtime().into(), md.mtime_nsec().into()),
+                (md.ctime().into(), md.ctime_nsec().into()),
+                md.ino(),
+            )
         }
         #[cfg(not(unix))]
         {
@@ -74,6 +74,19 @@ impl Stamp {
                 ctime: 0,
                 ino: 0,
             }
+        }
+    }
+
+    /// A stamp from a unix stat's fields: size, (seconds, nanoseconds) of the mtime and
+    /// the ctime, inode.
+    #[cfg(unix)]
+    fn from_unix(size: u64, mtime: (i128, i128), ctime: (i128, i128), ino: u64) -> Stamp {
+        let ns = |(s, n): (i128, i128)| s * 1_000_000_000 + n;
+        Stamp {
+            size,
+            mtime: ns(mtime),
+            ctime: ns(ctime),
+            ino,
         }
     }
 
@@ -437,13 +450,12 @@ fn files_unchanged(root: &Path, lines: &str, walked: &HashSet<&str>) -> bool {
 #[cfg(unix)]
 #[allow(clippy::useless_conversion)]
 fn stamp_of_stat(st: &rustix::fs::Stat) -> Stamp {
-    let ns = |s: i128, n: i128| s * 1_000_000_000 + n;
-    Stamp {
-        size: u64::try_from(st.st_size).unwrap_or(u64::MAX),
-        mtime: ns(i128::from(st.st_mtime), i128::from(st.st_mtime_nsec)),
-        ctime: ns(i128::from(st.st_ctime), i128::from(st.st_ctime_nsec)),
-        ino: u64::from(st.st_ino),
-    }
+    Stamp::from_unix(
+        u64::try_from(st.st_size).unwrap_or(u64::MAX),
+        (i128::from(st.st_mtime), i128::from(st.st_mtime_nsec)),
+        (i128::from(st.st_ctime), i128::from(st.st_ctime_nsec)),
+        u64::from(st.st_ino),
+    )
 }
 
 /// The header of a cache file: (complete, config digest, sidecar digest).

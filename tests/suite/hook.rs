@@ -63,6 +63,15 @@ impl Repo {
         r
     }
 
+    /// A repository whose backlog and fresh index are committed.
+    fn committed() -> Repo {
+        let r = Repo::new();
+        assert_eq!(r.mdgraph(&["index"]).code, 0);
+        r.git_ok(&["add", "-A"]);
+        r.git_ok(&["commit", "-q", "-m", "backlog and index"]);
+        r
+    }
+
     fn path(&self) -> &Path {
         self.dir.path()
     }
@@ -121,10 +130,7 @@ fn hook_refuses_a_stale_index_and_accepts_it_once_reindexed() {
     if !git_available() {
         return;
     }
-    let r = Repo::new();
-    assert_eq!(r.mdgraph(&["index"]).code, 0);
-    r.git_ok(&["add", "-A"]);
-    r.git_ok(&["commit", "-q", "-m", "backlog and index"]);
+    let r = Repo::committed();
 
     let out = r.mdgraph(&["hook", "install"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -279,10 +285,7 @@ fn hook_goes_where_git_looks_hooks_path_and_worktrees() {
     if !git_available() {
         return;
     }
-    let r = Repo::new();
-    assert_eq!(r.mdgraph(&["index"]).code, 0);
-    r.git_ok(&["add", "-A"]);
-    r.git_ok(&["commit", "-q", "-m", "init"]);
+    let r = Repo::committed();
 
     // A linked worktree shares the main repository's hooks; run from a subfolder of it,
     // with the config passed explicitly.
