@@ -136,6 +136,7 @@ impl Index {
     pub fn build(config: &Config, full: bool, progress: Option<&Progress>) -> Result<BuildReport, Error> {
         let mut report = index::build_with_progress(config, BuildOptions { full, write: true }, progress)?;
         if config.sqlite {
+            let mut phase = "sqlite";
             if report.up_to_date {
                 store::sync(&config.index_dir)?;
             } else if !store::is_fresh(&config.index_dir, &report.meta.outputs) {
@@ -146,12 +147,12 @@ impl Index {
                 // A mirror that cannot be updated in place (or fails to) is rebuilt, as it
                 // is by `--full`.
                 if !full && store::update(dir, meta, &graph.nodes, &graph.edges).unwrap_or(false) {
-                    report.timings.mark("sqlite (updated in place)");
-                    return Ok(report);
+                    phase = "sqlite (updated in place)";
+                } else {
+                    store::rebuild(dir, meta, &graph.nodes, &graph.edges)?;
                 }
-                store::rebuild(dir, meta, &graph.nodes, &graph.edges)?;
             }
-            report.timings.mark("sqlite");
+            report.timings.mark(phase);
         }
         Ok(report)
     }
