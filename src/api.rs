@@ -31,15 +31,16 @@
 use crate::check::{self, CheckReport};
 use crate::config::Config;
 use crate::error::Error;
-use crate::index::{self, BuildOptions, BuildReport};
+use crate::ingest::build::{self, BuildOptions, BuildReport};
 use crate::model::EdgeType;
-use crate::neighbors::{self, Hood};
-use crate::pack::{self, Pack};
 use crate::progress::Progress;
-use crate::search::{self, Engine, EngineKind, Results};
-use crate::show::{self, Shown};
-use crate::sidecar::{self, Loaded};
-use crate::{statcache, store};
+use crate::query::eval;
+use crate::query::neighbors::{self, Hood};
+use crate::query::pack::{self, Pack};
+use crate::query::search::{self, Engine, EngineKind, Results};
+use crate::query::show::{self, Shown};
+use crate::store::sidecar::{self, Loaded};
+use crate::store::{mirror, statcache};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// How a query is run.
@@ -97,13 +98,13 @@ impl Index {
     /// SQLite mirror is still brought in line with the JSONL files.
     pub fn open_as_is(config: Config) -> Result<Index, Error> {
         // A commit a killed run left half done is finished first (never a mix of builds).
-        crate::lock::finish_pending(&config.index_dir)?;
+        crate::store::lock::finish_pending(&config.index_dir)?;
         if !config.index_dir.join(sidecar::META).is_file() {
             return Err(no_index(&config));
         }
         let index = Index::new(config);
         if index.config.sqlite
-            && let Err(e) = store::sync(&index.config.index_dir)
+            && let Err(e) = mirror::sync(&index.config.index_dir)
         {
             index.warn(format!("cannot update the SQLite mirror: {e}"));
         }
@@ -122,9 +123,9 @@ impl Index {
     /// Make the index and its mirror current. Returns the build report when something
     /// was rebuilt, `None` when the index was already up to date.
     pub fn refresh(config: &Config, progress: Option<&Progress>) -> Result<Option<BuildReport>, Error> {
-        crate::lock::finish_pending(&config.index_dir)?;
+        crate::store::lock::finish_pending(&config.index_dir)?;
         if let Some(sidecar) = statcache::probe(&config.index_dir, &config.root, &config.settings.digest())
-            && (!config.sqlite || store::mirrors(&config.index_dir, &sidecar))
+            && (!config.sqlite || mirror::mirrors(&config.index_dir, &sidecar))
         {
             return Ok(None);
         }
@@ -134,22 +135,22 @@ impl Index {
     /// Build the index (incrementally unless `full`) and its SQLite mirror, as
     /// `mdgraph index` does.
     pub fn build(config: &Config, full: bool, progress: Option<&Progress>) -> Result<BuildReport, Error> {
-        let mut report = index::build_with_progress(config, BuildOptions { full, write: true }, progress)?;
+        let mut report = build::build_with_progress(config, BuildOptions { full, write: true }, progress)?;
         if config.sqlite {
             let mut phase = "sqlite";
             if report.up_to_date {
-                store::sync(&config.index_dir)?;
-            } else if !store::is_fresh(&config.index_dir, &report.meta.outputs) {
+                mirror::sync(&config.index_dir)?;
+            } else if !mirror::is_fresh(&config.index_dir, &report.meta.outputs) {
                 if let Some(p) = progress {
                     p.phase("writing the SQLite mirror", 0);
                 }
                 let (dir, meta, graph) = (&config.index_dir, &report.meta, &report.graph);
                 // A mirror that cannot be updated in place (or fails to) is rebuilt, as it
                 // is by `--full`.
-                if !full && store::update(dir, meta, &graph.nodes, &graph.edges).unwrap_or(false) {
+                if !full && mirror::update(dir, meta, &graph.nodes, &graph.edges).unwrap_or(false) {
                     phase = "sqlite (updated in place)";
                 } else {
-                    store::rebuild(dir, meta, &graph.nodes, &graph.edges)?;
+                    mirror::rebuild(dir, meta, &graph.nodes, &graph.edges)?;
                 }
             }
             report.timings.mark(phase);
@@ -246,7 +247,7 @@ impl Index {
     /// // The feature, its epic, and the story and task below it.
     /// let ids: Vec<&str> = hood.nodes.iter().map(|n| n.id.as_str()).collect();
     /// assert_eq!(ids, ["QRY-FTR-0004", "QRY-EPIC-0002", "QRY-TSK-0008", "QRY-USR-0004"]);
-    /// println!("{}", mdgraph::neighbors::to_mermaid(&hood));
+    /// println!("{}", hood.to_mermaid());
     /// # Ok(())
     /// # }
     /// ```
@@ -298,12 +299,34 @@ impl Index {
         std::mem::take(&mut *lock(&self.warnings))
     }
 
+    /// True when `config`'s index folder holds an index (it may be stale).
+    pub fn exists(config: &Config) -> bool {
+        config.index_dir.join(sidecar::META).is_file()
+    }
+
+    /// Finish a commit that a killed run left half done, so nothing reads a mix of two
+    /// builds. Every other entry point does this itself; front ends call it once early.
+    pub fn recover(config: &Config) -> Result<(), Error> {
+        crate::store::lock::finish_pending(&config.index_dir)
+    }
+
+    /// Evaluate retrieval on labeled queries (`name` is the file they came from, for
+    /// messages), as `mdgraph eval` does.
+    pub fn evaluate(&self, name: &str, queries: &[eval::Query], opts: &eval::Options) -> Result<eval::Report, Error> {
+        let cfg = &self.config;
+        // Only the nodes, and only while the keys are made.
+        let loaded = sidecar::load_parts(&cfg.index_dir, false).ok_or_else(|| no_index(cfg))?;
+        let keys = eval::Keys::new(&loaded.nodes);
+        drop(loaded);
+        self.with_engine(|e| eval::evaluate(e, &cfg.retrieval, &keys, name, queries, opts))
+    }
+
     fn warn(&self, w: impl Into<String>) {
         lock(&self.warnings).push(w.into());
     }
 
     /// Run `f` against the search engine (for questions of your own, such as
-    /// [`crate::eval::evaluate`]), opened on first use. A mirror that fails during the
+    /// [`crate::query::eval::evaluate`]), opened on first use. A mirror that fails during the
     /// query (corrupt pages) is rebuilt from the JSONL files once and `f` retried; if
     /// that fails too, the in-memory engine answers.
     pub fn with_engine<T>(&self, f: impl Fn(&dyn Engine) -> Result<T, Error>) -> Result<T, Error> {
@@ -320,8 +343,8 @@ impl Index {
             // Only a failing mirror is rebuilt; other errors (an unknown id) are the answer.
             Err(err @ Error::Store(_)) if engine.kind() == EngineKind::Sqlite => {
                 drop(engine);
-                let _ = std::fs::remove_file(store::db_path(&self.config.index_dir));
-                let note = match store::sync(&self.config.index_dir) {
+                let _ = std::fs::remove_file(mirror::db_path(&self.config.index_dir));
+                let note = match mirror::sync(&self.config.index_dir) {
                     Ok(_) => format!("rebuilt the SQLite mirror after: {err}"),
                     Err(e2) => format!("SQLite mirror unusable ({err}; rebuild failed: {e2})"),
                 };

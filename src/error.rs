@@ -1,10 +1,11 @@
 //! Errors that stop a command (exit code 2; a node that is not found exits 1). Problems
-//! with individual input files are not errors but [`crate::diag::Diagnostic`]s.
+//! with individual input files are not errors but [`crate::model::diag::Diagnostic`]s.
 
 use std::path::PathBuf;
 
 /// A run-stopping error, naming the file or id it concerns.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A bad configuration file or value.
     #[error("{path}:{line}: config error: {message}")]
@@ -37,6 +38,9 @@ pub enum Error {
     #[error("{0}")]
     Other(String),
 }
+
+/// The result of a fallible mdgraph call.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Wrap an I/O error with its path.

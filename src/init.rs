@@ -14,7 +14,7 @@
 
 use crate::config::{IdSettings, KindSettings};
 use crate::error::Error;
-use crate::frontmatter::{self, Parsed};
+use crate::ingest::frontmatter::{self, Parsed};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -443,7 +443,7 @@ pub fn init(
     }
     let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
     let detected = detect(dir);
-    let relative = |p: &Path| crate::scan::relative_to(&base, p);
+    let relative = |p: &Path| crate::text::path::relative_to(&base, p);
     let root = relative(&detected.root);
     let index = match index_dir {
         Some(d) => relative(d),

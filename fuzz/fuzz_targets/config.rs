@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mdgraph::config::{Config, Overrides};
-use mdgraph::error::Error;
+use mdgraph::{Config, Overrides};
+use mdgraph::Error;
 use std::path::Path;
 
 const DOC: &str = "---\nid: T-1\ntype: Task\nstate: Done\nparent: F-1\nlinks:\n  relates: [T-2]\nrequires: 7, 8\n---\n# Goal\nSee [[F-1]] and [x](../F-1.md).\n";
@@ -17,8 +17,8 @@ fuzz_target!(|data: &[u8]| {
     match Config::from_text(Path::new("/work"), Some((file, text)), &Overrides::default()) {
         Ok(cfg) => {
             let _ = cfg.settings.digest();
-            let p = mdgraph::parse::parse_file("items/T-1_x.md", "h", DOC, &cfg.settings);
-            let (graph, _) = mdgraph::resolve::resolve(vec![p], &cfg.settings);
+            let p = mdgraph::internal::parse::parse_file("items/T-1_x.md", "h", DOC, &cfg.settings);
+            let (graph, _) = mdgraph::internal::resolve::resolve(vec![p], &cfg.settings);
             assert!(!graph.nodes.is_empty());
         }
         Err(Error::Config { path, line, message }) => {

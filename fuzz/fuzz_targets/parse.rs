@@ -5,9 +5,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mdgraph::config::Settings;
+use mdgraph::internal::config::Settings;
 use mdgraph::model::Node;
-use mdgraph::parse::parse_file;
+use mdgraph::internal::parse::parse_file;
 use std::collections::HashSet;
 
 /// Paths the files take: work items, an ADR, a plain doc, deep and odd names.
@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
         }
         parsed.push(p);
     }
-    let (graph, diags) = mdgraph::resolve::resolve(parsed, &settings);
+    let (graph, diags) = mdgraph::internal::resolve::resolve(parsed, &settings);
     let ids: HashSet<&str> = graph.nodes.iter().map(|n| n.id.as_str()).collect();
     assert_eq!(ids.len(), graph.nodes.len(), "node ids are unique");
     for e in &graph.edges {
@@ -72,6 +72,6 @@ fuzz_target!(|data: &[u8]| {
     }
     for d in &diags {
         let line = serde_json::to_string(d).expect("diagnostic serializes");
-        let _: mdgraph::diag::Diagnostic = serde_json::from_str(&line).expect("diagnostic reads back");
+        let _: mdgraph::model::diag::Diagnostic = serde_json::from_str(&line).expect("diagnostic reads back");
     }
 });

@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mdgraph::config::{Retrieval, Settings};
-use mdgraph::search::MemoryEngine;
-use mdgraph::tokenize::{fts_expression, query_terms};
+use mdgraph::internal::config::{Retrieval, Settings};
+use mdgraph::internal::search::MemoryEngine;
+use mdgraph::internal::tokenize::{fts_expression, query_terms};
 use std::sync::OnceLock;
 
 /// A MemoryEngine over the sample backlog's ADRs, epics and features.
@@ -22,11 +22,11 @@ fn engine() -> &'static MemoryEngine {
             for e in files {
                 let text = std::fs::read_to_string(e.path()).unwrap();
                 let rel = format!("{dir}/{}", e.file_name().to_string_lossy());
-                parsed.push(mdgraph::parse::parse_file(&rel, "h", &text, &settings));
+                parsed.push(mdgraph::internal::parse::parse_file(&rel, "h", &text, &settings));
             }
         }
         assert!(parsed.len() > 10, "sample backlog not found under {}", root.display());
-        let (graph, _) = mdgraph::resolve::resolve(parsed, &settings);
+        let (graph, _) = mdgraph::internal::resolve::resolve(parsed, &settings);
         MemoryEngine::new(&graph.nodes, &graph.edges)
     })
 }
@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
     let (knobs, rest) = data.split_at(data.len().min(2));
     let query = String::from_utf8_lossy(rest);
     let terms = query_terms(&query);
-    assert!(terms.len() <= mdgraph::tokenize::MAX_QUERY_TERMS);
+    assert!(terms.len() <= mdgraph::internal::tokenize::MAX_QUERY_TERMS);
     if let Some(expr) = fts_expression(&terms) {
         FTS.with(|c| {
             let r: Result<i64, _> = c.query_row("SELECT count(*) FROM t WHERE t MATCH ?1", [&expr], |r| r.get(0));
@@ -56,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
     let e = engine();
     let graph = knobs.first().is_some_and(|b| b & 1 == 1);
     let limit = knobs.first().map(|b| (*b >> 1) as usize).unwrap_or(10);
-    let results = mdgraph::search::search(e, &query, &Retrieval::default(), limit, graph).expect("search");
+    let results = mdgraph::internal::search::search(e, &query, &Retrieval::default(), limit, graph).expect("search");
     assert!(results.results.len() <= limit);
     // Budgets from tiny to the largest a user can ask for.
     let budget = match knobs.get(1) {
@@ -64,6 +64,6 @@ fuzz_target!(|data: &[u8]| {
         Some(&b) => u32::from(b) * 40,
         None => 4000,
     };
-    let p = mdgraph::pack::pack(e, &query, &results.results, budget, mdgraph::tokens::Tokenizer::Approx);
+    let p = mdgraph::internal::pack::pack(e, &query, &results.results, budget, mdgraph::internal::tokens::Tokenizer::Approx);
     assert!(p.used <= budget, "pack used {} of {budget}", p.used);
 });

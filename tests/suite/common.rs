@@ -50,13 +50,13 @@ impl Fixture {
         run_in(self.dir.path(), &full)
     }
     /// The configuration the binary would load for `--root backlog --index-dir _index`.
-    pub fn config(&self) -> mdgraph::config::Config {
-        let ov = mdgraph::config::Overrides {
+    pub fn config(&self) -> mdgraph::internal::config::Config {
+        let ov = mdgraph::internal::config::Overrides {
             root: Some("backlog".into()),
             index_dir: Some("_index".into()),
             ..Default::default()
         };
-        mdgraph::config::Config::load(self.dir.path(), &ov).unwrap()
+        mdgraph::internal::config::Config::load(self.dir.path(), &ov).unwrap()
     }
     pub fn read_index(&self, name: &str) -> String {
         std::fs::read_to_string(self.index().join(name)).unwrap()

@@ -3,6 +3,7 @@
 use crate::common::*;
 
 #[test]
+#[ignore = "slow: `.ci/run` runs it (cargo test -- --ignored)"]
 fn real_corpora_index_without_panic() {
     let base = repo().join("../shared/corpora");
     for corpus in ["eips", "backlog-md/backlog"] {
@@ -69,6 +70,7 @@ fn backlog_md_example_config_resolves_old_task_prefix() {
 }
 
 #[test]
+#[ignore = "slow: `.ci/run` runs it (cargo test -- --ignored)"]
 fn eips_example_config_resolves_requires_and_moved_stubs() {
     let Some((out, dir)) = index_with_example("eips", "eips.toml") else {
         return;

@@ -223,7 +223,7 @@ fn hook_install_never_replaces_a_foreign_hook_without_force() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stderr.contains("replaced the pre-commit hook"), "{}", out.stderr);
     let ours = std::fs::read_to_string(&hook).unwrap();
-    assert!(ours.contains(mdgraph::hook::MARKER));
+    assert!(ours.contains(mdgraph::internal::hook::MARKER));
     // Installing again is a no-op, and so needs no --force.
     let out = r.mdgraph(&["hook", "install"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -273,7 +273,8 @@ fn hook_install_refuses_a_hooks_folder_shared_with_other_repositories() {
 fn hook_message_survives_quotes_and_dollars_in_paths() {
     // The refusal message is printed from a quoted here-document: nothing in the
     // command or the index path is expanded or can break the script.
-    let text = mdgraph::hook::script(&["--index-dir".into(), "we\"ird $HOME `x`".into()], "we\"ird $HOME `x`");
+    let text =
+        mdgraph::internal::hook::script(&["--index-dir".into(), "we\"ird $HOME `x`".into()], "we\"ird $HOME `x`");
     assert!(text.contains("<<'MDGRAPH_EOF'"), "{text}");
     if let Ok(out) = Command::new("sh").arg("-n").arg("-c").arg(&text).output() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

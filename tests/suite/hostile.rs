@@ -251,6 +251,7 @@ fn nesting_10000_deep() {
 }
 
 #[test]
+#[ignore = "slow: `.ci/run` runs it (cargo test -- --ignored)"]
 fn frontmatter_field_with_a_huge_list() {
     let h = Hostile::new();
     let n = 100_000;
@@ -442,6 +443,7 @@ fn parent_cycles_of_every_length() {
 }
 
 #[test]
+#[ignore = "slow: `.ci/run` runs it (cargo test -- --ignored)"]
 fn hub_with_100000_incoming_edges() {
     let h = Hostile::new();
     std::fs::write(

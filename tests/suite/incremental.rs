@@ -2,8 +2,8 @@
 //! index is byte-identical to a full rebuild (run through the library API for speed).
 
 use crate::common::*;
-use mdgraph::config::{Config, Overrides};
-use mdgraph::index::{BuildOptions, build};
+use mdgraph::internal::index::{BuildOptions, build};
+use mdgraph::{Config, Overrides};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -48,7 +48,7 @@ fn md_files(root: &Path) -> Vec<PathBuf> {
 }
 
 fn id_of(p: &Path) -> String {
-    mdgraph::parse::filename_id(&p.file_stem().unwrap().to_string_lossy())
+    mdgraph::internal::parse::filename_id(&p.file_stem().unwrap().to_string_lossy())
 }
 
 fn apply(root: &Path, op: &Op) {
@@ -117,6 +117,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
+    #[ignore = "slow: `.ci/run` runs it (cargo test -- --ignored)"]
     fn incremental_equals_full(first in prop::collection::vec(op(), 0..5), second in prop::collection::vec(op(), 1..5)) {
         let f = Fixture::new("backlog-fixtures");
         let inc = cfg(f.dir.path(), "_index");
@@ -185,8 +186,8 @@ fn build_with_mirror(cfg: &Config, full: bool) -> bool {
         .any(|(p, _)| *p == "sqlite (updated in place)")
 }
 
-fn inc_meta(dir: &Path) -> mdgraph::sidecar::Meta {
-    mdgraph::sidecar::read_meta(&dir.join("_index")).unwrap()
+fn inc_meta(dir: &Path) -> mdgraph::internal::sidecar::Meta {
+    mdgraph::internal::sidecar::read_meta(&dir.join("_index")).unwrap()
 }
 
 fn assert_same_mirror(dir: &Path, what: &str) {
@@ -256,9 +257,9 @@ fn mirror_updated_in_place_equals_a_rebuilt_one() {
     )
     .unwrap();
     drop(db);
-    assert!(!mdgraph::store::mirrors(
+    assert!(!mdgraph::internal::store::mirrors(
         &dir.join("_index"),
-        &mdgraph::store::sidecar_digest(&inc_meta(dir).outputs)
+        &mdgraph::internal::store::sidecar_digest(&inc_meta(dir).outputs)
     ));
     edit(3, &|t| format!("{t}\nOne more line.\n"));
     assert!(
@@ -278,6 +279,7 @@ proptest! {
     /// Whatever the edits, a mirror updated in place (or rebuilt, when it cannot be)
     /// holds what a mirror built from scratch holds.
     #[test]
+    #[ignore = "slow: `.ci/run` runs it (cargo test -- --ignored)"]
     fn mirror_after_any_edits_equals_a_rebuilt_one(ops in prop::collection::vec(op(), 1..4), more in prop::collection::vec(op(), 1..4)) {
         let f = Fixture::new("backlog-fixtures");
         let inc = cfg(f.dir.path(), "_index");

@@ -12,6 +12,7 @@ mod hostile;
 mod incremental;
 mod index;
 mod init;
+mod layers;
 mod pack;
 mod search;
 mod show;

@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use crate::snap;
-use mdgraph::search::{self, SqliteEngine};
+use mdgraph::internal::search::{self, SqliteEngine};
 
 #[test]
 fn budget_holds_for_every_query_and_budget() {
@@ -17,17 +17,17 @@ fn budget_holds_for_every_query_and_budget() {
         let query = q["query"].as_str().unwrap();
         let results = search::search(&engine, query, &cfg.retrieval, 30, true).unwrap();
         // A huge budget is clamped, not overflowed (debug builds would panic).
-        let huge = mdgraph::pack::pack(&engine, query, &results.results, u32::MAX, cfg.settings.tokenizer);
-        assert_eq!(huge.budget, mdgraph::pack::MAX_BUDGET);
+        let huge = mdgraph::internal::pack::pack(&engine, query, &results.results, u32::MAX, cfg.settings.tokenizer);
+        assert_eq!(huge.budget, mdgraph::internal::pack::MAX_BUDGET);
         assert!(huge.not_included.is_empty() && huge.used <= huge.budget);
         for budget in [200, 350, 500, 1000, 2000, 4000, 8000, 16000, 32000] {
-            let p = mdgraph::pack::pack(&engine, query, &results.results, budget, cfg.settings.tokenizer);
+            let p = mdgraph::internal::pack::pack(&engine, query, &results.results, budget, cfg.settings.tokenizer);
             assert!(p.used <= budget, "{query}: used {} > {budget}", p.used);
             if p.markdown.is_empty() {
                 continue;
             }
             // The real o200k size of what is printed never exceeds what was counted.
-            let real = mdgraph::tokens::count(mdgraph::tokens::Tokenizer::O200k, &p.markdown);
+            let real = mdgraph::internal::tokens::count(mdgraph::internal::tokens::Tokenizer::O200k, &p.markdown);
             assert!(real <= p.used, "{query} @ {budget}: real {real} > used {}", p.used);
             assert!(
                 p.markdown

@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use crate::snap;
-use mdgraph::search::{self, MemoryEngine, SqliteEngine};
+use mdgraph::internal::search::{self, MemoryEngine, SqliteEngine};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -145,7 +145,7 @@ fn sqlite_and_memory_engines_agree_on_labeled_queries() {
     let f = Fixture::new("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
     let cfg = f.config();
-    mdgraph::store::sync(&cfg.index_dir).unwrap();
+    mdgraph::internal::store::sync(&cfg.index_dir).unwrap();
     let sql = SqliteEngine::open(&cfg.index_dir).unwrap();
     let mem: MemoryEngine = search::memory_engine(&cfg.index_dir).unwrap();
     let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
@@ -222,7 +222,7 @@ fn search_refreshes_a_stale_index_unless_told_not_to() {
 fn ranking_equals_fts5_bm25() {
     // mdgraph ranks from its own postings; the FTS5 table in the mirror is the reference
     // implementation of the same formula. Scores must match FTS5's bm25() exactly.
-    use mdgraph::search::Engine;
+    use mdgraph::internal::search::Engine;
     let f = Fixture::new("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
     let cfg = f.config();
@@ -232,8 +232,8 @@ fn ranking_equals_fts5_bm25() {
     let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
     for line in queries.lines() {
         let q: serde_json::Value = serde_json::from_str(line).unwrap();
-        let terms = mdgraph::tokenize::query_terms(q["query"].as_str().unwrap());
-        let expr = mdgraph::tokenize::fts_expression(&terms).unwrap();
+        let terms = mdgraph::internal::tokenize::query_terms(q["query"].as_str().unwrap());
+        let expr = mdgraph::internal::tokenize::fts_expression(&terms).unwrap();
         let mut st = conn
             .prepare("SELECT rowid - 1, -bm25(sections_fts, ?2, ?3, ?4) AS s FROM sections_fts WHERE sections_fts MATCH ?1 ORDER BY s DESC, rowid")
             .unwrap();
@@ -245,7 +245,7 @@ fn ranking_equals_fts5_bm25() {
             .map(Result::unwrap)
             .collect();
         let postings: Vec<_> = terms.iter().map(|t| engine.postings(&t.stem).unwrap()).collect();
-        let ours = mdgraph::bm25::score(engine.corpus(), &postings, fw, usize::MAX);
+        let ours = mdgraph::internal::bm25::score(engine.corpus(), &postings, fw, usize::MAX);
         assert_eq!(ours, fts, "{}", q["query"]);
     }
 }

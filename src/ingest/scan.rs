@@ -6,9 +6,10 @@
 //! real path inside the root is walked anyway), so loops cannot happen.
 
 use crate::config::ScanSettings;
-use crate::diag::{Code, Diagnostic, Severity};
 use crate::error::Error;
-use crate::statcache::{Stamp, StatCache};
+use crate::model::diag::{Code, Diagnostic, Severity};
+use crate::store::statcache::{Stamp, StatCache};
+use crate::text::path::rel_of;
 use globset::{GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -294,46 +295,4 @@ fn read_one(
             skipped(rel, abs, hash, d)
         }
     }
-}
-
-/// Root-relative path with `/` separators.
-pub fn rel_of(root: &Path, p: &Path) -> String {
-    let r = p.strip_prefix(root).unwrap_or(p);
-    let mut s = String::new();
-    for (i, c) in r.components().enumerate() {
-        if i > 0 {
-            s.push('/');
-        }
-        s.push_str(&c.as_os_str().to_string_lossy());
-    }
-    s
-}
-
-/// `p` with symlinks resolved as far as it exists: the deepest existing ancestor is
-/// canonicalized and the rest appended (so a file not yet written still compares right).
-pub fn absolute(p: &Path) -> PathBuf {
-    p.ancestors()
-        .find_map(|a| {
-            a.canonicalize()
-                .ok()
-                .map(|c| c.join(p.strip_prefix(a).unwrap_or(Path::new(""))))
-        })
-        .unwrap_or_else(|| p.to_path_buf())
-}
-
-/// `p` relative to `base` with `/` separators when it is below it ("." for `base`
-/// itself), else `p` as given: for messages.
-pub fn shown_from(base: &Path, p: &Path) -> String {
-    match p.strip_prefix(base) {
-        Ok(r) if r.as_os_str().is_empty() => ".".into(),
-        Ok(r) => rel_of(Path::new(""), r),
-        Err(_) if p.is_relative() => rel_of(Path::new(""), p),
-        Err(_) => p.display().to_string(),
-    }
-}
-
-/// `p` relative to `base` after resolving both with [`absolute`], else absolute: for
-/// paths written into files that are read from `base`.
-pub fn relative_to(base: &Path, p: &Path) -> String {
-    shown_from(&absolute(base), &absolute(p))
 }

@@ -1,5 +1,5 @@
-//! Command-line arguments (clap derive). Validated into a [`crate::config::Config`] by
-//! [`crate::run`] before any work starts.
+//! Command-line arguments (clap derive). Validated into a `mdgraph::Config` by
+//! [`super::run`] before any work starts.
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -28,7 +28,7 @@ pub struct Cli {
     pub verbose: bool,
     /// When to use colour: auto (on a terminal, unless NO_COLOR is set), always, never.
     #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
-    pub color: crate::term::ColorChoice,
+    pub color: super::term::ColorChoice,
     /// The command.
     #[command(subcommand)]
     pub command: Command,
@@ -115,7 +115,7 @@ pub enum Command {
         #[arg(long)]
         budget: Option<u32>,
         /// Candidates considered, best first.
-        #[arg(long, default_value_t = crate::api::PACK_CANDIDATES)]
+        #[arg(long, default_value_t = mdgraph::PACK_CANDIDATES)]
         candidates: usize,
         /// Plain full-text ranking: no graph expansion or re-rank.
         #[arg(long)]
@@ -136,7 +136,7 @@ pub enum Command {
         depth: u8,
         /// Edge types to follow (comma-separated; default all).
         #[arg(long, value_delimiter = ',', value_parser = parse_edge_type)]
-        edges: Vec<crate::model::EdgeType>,
+        edges: Vec<mdgraph::model::EdgeType>,
         /// Do not refresh a stale index first.
         #[arg(long)]
         no_refresh: bool,
@@ -153,7 +153,7 @@ pub enum Command {
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         budget: Vec<u32>,
         /// Candidates a pack considers, best first (as `pack --candidates`).
-        #[arg(long, default_value_t = crate::api::PACK_CANDIDATES)]
+        #[arg(long, default_value_t = mdgraph::PACK_CANDIDATES)]
         candidates: usize,
         /// Evaluate the plain full-text ranking only.
         #[arg(long, conflicts_with = "compare")]
@@ -213,6 +213,6 @@ pub enum HookAction {
     },
 }
 
-fn parse_edge_type(s: &str) -> Result<crate::model::EdgeType, String> {
+fn parse_edge_type(s: &str) -> Result<mdgraph::model::EdgeType, String> {
     s.trim().parse()
 }

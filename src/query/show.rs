@@ -2,7 +2,7 @@
 
 use crate::error::Error;
 use crate::model::{EdgeType, Kind, Node, Origin};
-use crate::sidecar::Loaded;
+use crate::store::sidecar::Loaded;
 use serde::Serialize;
 
 /// An edge as seen from the shown node.

@@ -1,11 +1,9 @@
 //! Human-readable rendering of command results. JSON output is the serde form of the
 //! same report types.
 
-use crate::check::CheckReport;
-use crate::diag::Diagnostic;
-use crate::index::BuildReport;
-use crate::show::Shown;
-use crate::term::Paint;
+use super::term::Paint;
+use mdgraph::model::diag::Diagnostic;
+use mdgraph::{BuildReport, CheckReport, Shown};
 use std::fmt::Write;
 
 /// Diagnostics, one compiler-style line each (`path:line:col` bold, the severity red or
@@ -15,8 +13,8 @@ pub fn diagnostics(diags: &[Diagnostic], paint: Paint) -> String {
     for d in diags {
         // The same text as Diagnostic's Display; painting off leaves it unchanged.
         let what = match d.severity {
-            crate::diag::Severity::Error => paint.error(&d.label()),
-            crate::diag::Severity::Warning => paint.warning(&d.label()),
+            mdgraph::model::diag::Severity::Error => paint.error(&d.label()),
+            mdgraph::model::diag::Severity::Warning => paint.warning(&d.label()),
         };
         let _ = writeln!(s, "{}: {what}: {}", paint.bold(&d.location()), d.message);
     }
@@ -122,7 +120,7 @@ pub fn shown(v: &Shown, paint: Paint) -> String {
 }
 
 /// A ranked table of search results: rank, id, type, state, title, matched section.
-pub fn search_results(r: &crate::search::Results, paint: Paint) -> String {
+pub fn search_results(r: &mdgraph::SearchResults, paint: Paint) -> String {
     let mut s = String::new();
     if r.results.is_empty() {
         let _ = writeln!(s, "no results for {:?}", r.query);
@@ -154,7 +152,7 @@ pub fn search_results(r: &crate::search::Results, paint: Paint) -> String {
     s
 }
 
-fn type_label(h: &crate::search::Hit) -> String {
+fn type_label(h: &mdgraph::Hit) -> String {
     h.r#type.clone().unwrap_or_else(|| h.kind.as_str().to_string())
 }
 

@@ -6,16 +6,16 @@
 //! all files, so the result is byte-identical to a full rebuild.
 
 use crate::config::Config;
-use crate::diag::{Counts, Diagnostic};
 use crate::error::Error;
-use crate::markdown::Section;
+use crate::ingest::markdown::Section;
+use crate::ingest::parse::{ParsedFile, parse_file};
+use crate::ingest::resolve::resolve;
+use crate::ingest::scan::{Scan, scan};
+use crate::model::diag::{Counts, Diagnostic};
 use crate::model::{Graph, Kind, Node};
-use crate::parse::{ParsedFile, parse_file};
 use crate::progress::Progress;
-use crate::resolve::resolve;
-use crate::scan::{Scan, scan};
-use crate::sidecar::{self, Loaded, Meta, MetaCounts};
-use crate::statcache::{self, Stamp, StatCache};
+use crate::store::sidecar::{self, Loaded, Meta, MetaCounts};
+use crate::store::statcache::{self, Stamp, StatCache};
 use crate::timing::Timings;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -76,7 +76,7 @@ pub fn build_with_progress(
         return Err(Error::NoRoot(cfg.root.clone()));
     }
     let _lock = if opts.write {
-        Some(crate::lock::IndexLock::acquire(&cfg.index_dir)?)
+        Some(crate::store::lock::IndexLock::acquire(&cfg.index_dir)?)
     } else {
         None
     };
@@ -232,10 +232,10 @@ pub fn build_with_progress(
 }
 
 /// Token counts of a document's header and sections as a pack prints them.
-fn count_tokens(p: &mut ParsedFile, t: crate::tokens::Tokenizer) {
-    p.doc.tokens = Some(crate::tokens::count(t, &crate::render::doc_header(&p.doc)));
+fn count_tokens(p: &mut ParsedFile, t: crate::text::tokens::Tokenizer) {
+    p.doc.tokens = Some(crate::text::tokens::count(t, &crate::text::render::doc_header(&p.doc)));
     for s in &mut p.sections {
-        s.tokens = crate::tokens::count(t, &crate::render::section_block(&s.heading, &s.text));
+        s.tokens = crate::text::tokens::count(t, &crate::text::render::section_block(&s.heading, &s.text));
     }
 }
 
@@ -262,7 +262,7 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
             .collect(),
         dirs: &scanned.dirs,
         config_digest: &meta.config_digest,
-        sidecar_digest: &crate::store::sidecar_digest(&meta.outputs),
+        sidecar_digest: &crate::store::mirror::sidecar_digest(&meta.outputs),
         outputs,
         skipped: scanned.files.iter().filter(|f| f.stamp.is_none()).count(),
     });

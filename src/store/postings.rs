@@ -12,10 +12,9 @@
 //! `bm25()` costs about a microsecond; that is what keeps a broad query on 10,000 items
 //! within milliseconds.
 
-use crate::config::FieldWeights;
 use crate::model::Node;
-use crate::store::{self, section_name};
-use crate::tokenize;
+use crate::model::section::{self, SectionRow, section_name};
+use crate::text::tokenize;
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -82,13 +81,13 @@ pub struct Index {
 }
 
 /// The index terms of each searchable row's title, heading and body (on all cores).
-pub fn row_terms(nodes: &[Node]) -> (Vec<store::SectionRow<'_>>, Vec<[Vec<String>; 3]>) {
+pub fn row_terms(nodes: &[Node]) -> (Vec<SectionRow<'_>>, Vec<[Vec<String>; 3]>) {
     let titles: HashMap<&str, String> = nodes
         .iter()
         .filter(|n| !n.is_chunk())
-        .map(|n| (n.id.as_str(), store::title_text(n)))
+        .map(|n| (n.id.as_str(), section::title_text(n)))
         .collect();
-    let rows = store::sections(nodes);
+    let rows = section::sections(nodes);
     let terms = rows
         .par_iter()
         .map(|r| {
@@ -110,7 +109,7 @@ pub fn build(nodes: &[Node]) -> Index {
 }
 
 /// Postings and statistics for rows already tokenized by [`row_terms`].
-pub fn index_rows(rows: &[store::SectionRow<'_>], terms: &[[Vec<String>; 3]]) -> Index {
+pub fn index_rows(rows: &[SectionRow<'_>], terms: &[[Vec<String>; 3]]) -> Index {
     let mut corpus = Corpus::default();
     let mut doc_ord: HashMap<&str, u32> = HashMap::new();
     let mut name_ord: HashMap<String, u32> = HashMap::new();
@@ -174,47 +173,6 @@ pub fn index_rows(rows: &[store::SectionRow<'_>], terms: &[[Vec<String>; 3]]) ->
         postings,
         rows: infos,
     }
-}
-
-/// Score the rows matching any of the terms (each term's postings, in query order) and
-/// return the best `max` as (row, score), score descending then row ascending.
-pub fn score(corpus: &Corpus, terms: &[Vec<Posting>], f: FieldWeights, max: usize) -> Vec<(u32, f64)> {
-    const K1: f64 = 1.2;
-    const B: f64 = 0.75;
-    let n = corpus.rows() as f64;
-    let avgdl = corpus.avgdl();
-    let w = [f.title, f.heading, f.body];
-    // Dense accumulators: a row's contributions are added in query-term order, as FTS5
-    // adds its phrases.
-    let mut acc = vec![0f64; corpus.rows()];
-    let mut touched: Vec<u32> = Vec::new();
-    for postings in terms {
-        let hits = postings.len() as f64;
-        let idf = ((n - hits + 0.5) / (hits + 0.5)).ln();
-        let idf = if idf <= 0.0 { 1e-6 } else { idf };
-        for p in postings {
-            let freq = w[0] * p.tf[0] as f64 + w[1] * p.tf[1] as f64 + w[2] * p.tf[2] as f64;
-            let Some(&len) = corpus.row_len.get(p.row as usize) else {
-                continue;
-            };
-            let d = len as f64;
-            let slot = &mut acc[p.row as usize];
-            if *slot == 0.0 {
-                touched.push(p.row);
-            }
-            *slot += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1.0 - B + B * d / avgdl)));
-        }
-    }
-    touched.sort_unstable();
-    touched.dedup();
-    let mut out: Vec<(u32, f64)> = touched.into_iter().map(|r| (r, acc[r as usize])).collect();
-    let cmp = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    if out.len() > max {
-        out.select_nth_unstable_by(max, cmp);
-        out.truncate(max);
-    }
-    out.sort_by(cmp);
-    out
 }
 
 /// Postings as bytes: per posting, LEB128 varints of the row delta and the three counts.
@@ -300,32 +258,6 @@ mod tests {
         assert_eq!(
             bytes_to_u32s(&u32s_to_bytes(&[1, 2, u32::MAX])).unwrap(),
             [1, 2, u32::MAX]
-        );
-    }
-
-    #[test]
-    fn score_orders_and_truncates() {
-        let corpus = Corpus {
-            row_len: vec![10, 10, 10, 10],
-            row_doc: vec![0; 4],
-            row_name: vec![0; 4],
-            ..Corpus::default()
-        };
-        let t = vec![
-            Posting { row: 1, tf: [0, 0, 1] },
-            Posting { row: 2, tf: [0, 0, 3] },
-            Posting { row: 3, tf: [0, 0, 1] },
-        ];
-        let f = FieldWeights {
-            title: 4.0,
-            heading: 2.0,
-            body: 1.0,
-        };
-        let s = score(&corpus, &[t], f, 2);
-        assert_eq!(
-            s.iter().map(|x| x.0).collect::<Vec<_>>(),
-            [2, 1],
-            "best first, ties by row"
         );
     }
 }

@@ -11,7 +11,7 @@
 
 use crate::config::{Config, Overrides};
 use crate::error::Error;
-use crate::scan::{absolute, relative_to};
+use crate::text::path::{absolute, relative_to};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -11,10 +11,10 @@
 //! ([`recover`], under the index lock), so the folder always holds the previous or the
 //! new complete index, never a mix. Files whose bytes would not change are not written.
 
-use crate::diag::Diagnostic;
 use crate::error::Error;
+use crate::model::diag::Diagnostic;
 use crate::model::{Edge, Node};
-use crate::statcache::{Stamp, StatCache};
+use crate::store::statcache::{Stamp, StatCache};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_jsonlines::JsonLinesWriter;

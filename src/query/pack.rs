@@ -8,9 +8,9 @@
 //! counts stored at index time (exact) and byte-length bounds for the few lines made at
 //! pack time, so `used` is an upper bound of the real size and never exceeds the budget.
 
-use crate::render;
-use crate::search::{Engine, Hit, Why};
-use crate::tokens::{JOIN, bound};
+use crate::query::search::{Engine, Hit, Why};
+use crate::text::render;
+use crate::text::tokens::{JOIN, bound};
 use serde::Serialize;
 
 /// How much of an item is in the pack.
@@ -79,7 +79,7 @@ pub struct Pack {
     /// Tokens used (an upper bound of the real count; never above the budget).
     pub used: u32,
     /// Counter the sizes come from.
-    pub tokenizer: crate::tokens::Tokenizer,
+    pub tokenizer: crate::text::tokens::Tokenizer,
     /// Items in rank order.
     pub items: Vec<PackItem>,
     /// Relevant items that did not fit, in rank order.
@@ -108,7 +108,7 @@ pub fn pack(
     query: &str,
     results: &[Hit],
     budget: u32,
-    tokenizer: crate::tokens::Tokenizer,
+    tokenizer: crate::text::tokens::Tokenizer,
 ) -> Pack {
     let budget = budget.min(MAX_BUDGET);
     let title = format!("# Context pack: {}", render::one_line(query));
@@ -306,7 +306,7 @@ fn omitted(h: &Hit) -> Omitted {
 /// Which sections an excerpt prefers after the best match: decisions and goals first,
 /// worklogs last.
 fn section_rank(heading: &str) -> u8 {
-    match crate::store::section_name(heading).as_str() {
+    match crate::model::section::section_name(heading).as_str() {
         "decision" => 0,
         "goal" => 1,
         "context" => 2,

@@ -5,9 +5,9 @@
 //! an incremental run reuse the result for unchanged files.
 
 use crate::config::Settings;
-use crate::diag::{Code, Diagnostic, Severity};
-use crate::frontmatter::{self, KeyLines, Parsed};
-use crate::markdown::{self, Section};
+use crate::ingest::frontmatter::{self, KeyLines, Parsed};
+use crate::ingest::markdown::{self, Section};
+use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{EdgeType, Kind, Node, RawRef, RefForm};
 use serde_json::{Map, Value};
 use yaml_rust2::Yaml;

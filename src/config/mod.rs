@@ -47,14 +47,14 @@ pub struct Pack {
     pub budget: usize,
     /// `o200k` (exact) or `approx` (bytes / 4); counts are stored in the index, so
     /// changing it makes the index stale.
-    pub tokenizer: crate::tokens::Tokenizer,
+    pub tokenizer: crate::text::tokens::Tokenizer,
 }
 
 impl Default for Pack {
     fn default() -> Self {
         Pack {
             budget: 4000,
-            tokenizer: crate::tokens::Tokenizer::default(),
+            tokenizer: crate::text::tokens::Tokenizer::default(),
         }
     }
 }
@@ -229,7 +229,7 @@ impl Retrieval {
                 if !v.is_finite() || v < 0.0 {
                     return Err(bad(&format!("weights.{table}.\"{k}\""), v));
                 }
-                out.insert(crate::store::section_name(&k), v);
+                out.insert(crate::model::section::section_name(&k), v);
             }
             Ok(out)
         };
@@ -413,7 +413,7 @@ pub struct Settings {
     /// Effective frontmatter key path → edge type.
     pub edges: BTreeMap<String, EdgeType>,
     /// Token counter for pack sizes (counts are stored in the index).
-    pub tokenizer: crate::tokens::Tokenizer,
+    pub tokenizer: crate::text::tokens::Tokenizer,
 }
 
 impl Default for Settings {
@@ -424,7 +424,7 @@ impl Default for Settings {
             fields: FieldSettings::default(),
             kinds: KindSettings::default(),
             edges: default_edges(),
-            tokenizer: crate::tokens::Tokenizer::default(),
+            tokenizer: crate::text::tokens::Tokenizer::default(),
         }
     }
 }
@@ -570,7 +570,7 @@ impl Config {
 
     /// A path for messages: relative to the working directory when below it.
     pub fn display(&self, p: &Path) -> String {
-        crate::scan::shown_from(&self.cwd, p)
+        crate::text::path::shown_from(&self.cwd, p)
     }
 }
 
@@ -621,7 +621,7 @@ fn validate(
         fields,
         kinds,
         edges: map,
-        tokenizer: crate::tokens::Tokenizer::default(),
+        tokenizer: crate::text::tokens::Tokenizer::default(),
     })
 }
 

@@ -1,6 +1,6 @@
 //! The optional SQLite mirror `index.sqlite`: nodes, edges, sections, a contentless FTS5
 //! table over the sections' stemmed title, heading and body, and the postings and row
-//! statistics that search scores (with FTS5's bm25 formula, see [`crate::bm25`]).
+//! statistics that search scores (with FTS5's bm25 formula, see [`crate::store::postings`]).
 //!
 //! It is derived from the JSONL sidecar, built into a temporary file and renamed into
 //! place, and records the digests of the sidecar files it mirrors: when they differ (or
@@ -10,10 +10,11 @@
 //! by their position in the sorted node list (`rowid`), the same numbering the in-memory
 //! fallback uses, so both engines rank identically.
 
-use crate::bm25;
 use crate::error::Error;
-use crate::model::{Edge, Kind, Node};
-use crate::sidecar::{self, Meta};
+use crate::model::section::{SectionRow, section_name, sections, title_text};
+use crate::model::{Edge, Node};
+use crate::store::postings;
+use crate::store::sidecar::{self, Meta};
 use rayon::prelude::*;
 use rusqlite::{Connection, OpenFlags, params};
 use std::collections::{BTreeMap, HashMap};
@@ -31,7 +32,7 @@ pub const DB_SCHEMA: i64 = 6;
 pub fn tokenizer_id() -> String {
     const SAMPLE: &str =
         "Running runners ran; Ünïcödé CAFÉ naïve — straße İstanbul ΣΊΣΥΦΟΣ 東京 ﬁnal x86_64 can't 42nd";
-    let terms = crate::tokenize::terms(SAMPLE).join(" ");
+    let terms = crate::text::tokenize::terms(SAMPLE).join(" ");
     format!(
         "{} {}",
         env!("CARGO_PKG_VERSION"),
@@ -46,18 +47,6 @@ pub fn db_path(index_dir: &Path) -> PathBuf {
 
 fn sql_err(path: &Path, e: rusqlite::Error) -> Error {
     Error::Other(format!("{}: sqlite: {e}", path.display()))
-}
-
-/// The normalized section name used for section weights: the heading lowercased with
-/// single spaces (`Acceptance Criteria` → `acceptance criteria`).
-pub fn section_name(heading: &str) -> String {
-    heading.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
-}
-
-/// The text of the title column (FTS5 and BM25) for a document: its title. (Ids are matched
-/// exactly, not through full text: id fragments like `qry` would match every row.)
-pub fn title_text(doc: &Node) -> String {
-    doc.label().to_string()
 }
 
 /// True when the mirror exists, opens, has the current schema, and mirrors exactly the
@@ -109,7 +98,7 @@ pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) ->
 /// the same folder: fsynced and renamed into place when `fill` returns true, removed
 /// when it returns false or fails.
 fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool, Error>) -> Result<bool, Error> {
-    let _lock = crate::lock::IndexLock::acquire(index_dir)?;
+    let _lock = crate::store::lock::IndexLock::acquire(index_dir)?;
     let path = db_path(index_dir);
     let tmp = index_dir.join(format!(".{DB_FILE}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
@@ -169,8 +158,8 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
             .map_err(e)?;
         // Tokenizing (stemming) is the costly part: done once, on all cores, for both
         // the FTS5 table and the postings mdgraph ranks with.
-        let (rows, terms) = bm25::row_terms(nodes);
-        let index = bm25::index_rows(&rows, &terms);
+        let (rows, terms) = postings::row_terms(nodes);
+        let index = postings::index_rows(&rows, &terms);
         let tokens: Vec<[String; 3]> = terms
             .par_iter()
             .map(|cols| cols.each_ref().map(|c| c.join(" ")))
@@ -197,10 +186,10 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<
             put_node.execute(rusqlite::params_from_iter(row.values())).map_err(e)?;
         }
         let mut put_posting = tx.prepare("INSERT INTO postings VALUES (?1, ?2)").map_err(e)?;
-        let mut sorted: Vec<(&String, &Vec<bm25::Posting>)> = index.postings.iter().collect();
+        let mut sorted: Vec<(&String, &Vec<postings::Posting>)> = index.postings.iter().collect();
         sorted.sort_by(|a, b| a.0.cmp(b.0));
         for (term, list) in sorted {
-            put_posting.execute(params![term, bm25::encode(list)]).map_err(e)?;
+            put_posting.execute(params![term, postings::encode(list)]).map_err(e)?;
         }
         put_corpus(&tx, &index.corpus).map_err(e)?;
         insert_edges(&tx, edges).map_err(e)?;
@@ -249,7 +238,7 @@ impl NodeRow {
 /// either direction (hub damping).
 fn node_rows(nodes: &[Node], edges: &[Edge]) -> Result<Vec<NodeRow>, Error> {
     use rusqlite::types::Value;
-    let degrees = crate::expand::degrees(&crate::expand::adjacency(edges));
+    let degrees = crate::model::graph::degrees(&crate::model::graph::adjacency(edges));
     let text = |s: &str| Value::Text(s.to_string());
     let opt = |s: Option<&str>| s.map_or(Value::Null, |s| Value::Text(s.to_string()));
     nodes
@@ -293,13 +282,13 @@ fn insert_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<()> {
 }
 
 /// Write the row statistics (replacing any).
-fn put_corpus(conn: &Connection, c: &bm25::Corpus) -> rusqlite::Result<()> {
+fn put_corpus(conn: &Connection, c: &postings::Corpus) -> rusqlite::Result<()> {
     let json = |v: &Vec<String>| serde_json::to_vec(v).unwrap_or_default();
     let mut put = conn.prepare("INSERT OR REPLACE INTO corpus VALUES (?1, ?2)")?;
     for (k, v) in [
-        ("row_len", bm25::u32s_to_bytes(&c.row_len)),
-        ("row_doc", bm25::u32s_to_bytes(&c.row_doc)),
-        ("row_name", bm25::u32s_to_bytes(&c.row_name)),
+        ("row_len", postings::u32s_to_bytes(&c.row_len)),
+        ("row_doc", postings::u32s_to_bytes(&c.row_doc)),
+        ("row_name", postings::u32s_to_bytes(&c.row_name)),
         ("names", json(&c.names)),
         ("docs", json(&c.docs)),
     ] {
@@ -409,13 +398,13 @@ fn same_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<bool> {
 }
 
 /// The postings of one row's terms (title, heading, body), in first-seen term order.
-fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, bm25::Posting)> {
-    let mut out: Vec<(&str, bm25::Posting)> = Vec::new();
+fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, postings::Posting)> {
+    let mut out: Vec<(&str, postings::Posting)> = Vec::new();
     let mut slot: HashMap<&str, usize> = HashMap::new();
     for (col, list) in terms.iter().enumerate() {
         for t in list {
             let i = *slot.entry(t).or_insert_with(|| {
-                out.push((t, bm25::Posting { row, tf: [0; 3] }));
+                out.push((t, postings::Posting { row, tf: [0; 3] }));
                 out.len() - 1
             });
             out[i].1.tf[col] += 1;
@@ -428,7 +417,7 @@ fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, bm25::Posting)
 /// ones (already in row order) enter, and a term left with none is removed.
 fn merge_postings(
     conn: &Connection,
-    changed: BTreeMap<String, Vec<bm25::Posting>>,
+    changed: BTreeMap<String, Vec<postings::Posting>>,
     rows: &std::collections::HashSet<u32>,
 ) -> Result<(), String> {
     let e = |err: rusqlite::Error| err.to_string();
@@ -444,7 +433,7 @@ fn merge_postings(
             Err(err) => return Err(e(err)),
         };
         let mut list = match blob {
-            Some(b) => bm25::decode(&b).ok_or_else(|| format!("damaged postings for `{term}`"))?,
+            Some(b) => postings::decode(&b).ok_or_else(|| format!("damaged postings for `{term}`"))?,
             None => Vec::new(),
         };
         list.retain(|p| !rows.contains(&p.row));
@@ -453,7 +442,7 @@ fn merge_postings(
         if list.is_empty() {
             drop.execute([&term]).map_err(e)?;
         } else {
-            put.execute(params![term, bm25::encode(&list)]).map_err(e)?;
+            put.execute(params![term, postings::encode(&list)]).map_err(e)?;
         }
     }
     Ok(())
@@ -505,7 +494,7 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
             .prepare("UPDATE sections SET heading = ?2, level = ?3, line = ?4, text = ?5, tokens = ?6 WHERE rowid = ?1")
             .map_err(e)?;
         // Terms whose postings change, with the new postings of the changed rows.
-        let mut changed: BTreeMap<String, Vec<bm25::Posting>> = BTreeMap::new();
+        let mut changed: BTreeMap<String, Vec<postings::Posting>> = BTreeMap::new();
         let mut changed_rows = std::collections::HashSet::new();
         for (i, ((_, doc, was), r)) in old.iter().zip(&rows).enumerate() {
             let now = SectionFields::of(r);
@@ -523,8 +512,8 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
             if before == after {
                 continue;
             }
-            let old_terms = before.map(crate::tokenize::terms);
-            let new_terms = after.map(crate::tokenize::terms);
+            let old_terms = before.map(crate::text::tokenize::terms);
+            let new_terms = after.map(crate::text::tokenize::terms);
             let [t, h, b] = old_terms.each_ref().map(|c| c.join(" "));
             delete_fts.execute(params![rowid, t, h, b]).map_err(e)?;
             let [t, h, b] = new_terms.each_ref().map(|c| c.join(" "));
@@ -579,17 +568,17 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
 }
 
 /// Read the row statistics stored by [`rebuild`].
-pub fn load_corpus(conn: &Connection) -> Result<bm25::Corpus, String> {
+pub fn load_corpus(conn: &Connection) -> Result<postings::Corpus, String> {
     let mut st = conn
         .prepare("SELECT key, value FROM corpus")
         .map_err(|e| e.to_string())?;
     let rows = st
         .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
         .map_err(|e| e.to_string())?;
-    let mut c = bm25::Corpus::default();
+    let mut c = postings::Corpus::default();
     for row in rows {
         let (k, v) = row.map_err(|e| e.to_string())?;
-        let u32s = |v: &[u8]| bm25::bytes_to_u32s(v).ok_or_else(|| format!("damaged corpus `{k}`"));
+        let u32s = |v: &[u8]| postings::bytes_to_u32s(v).ok_or_else(|| format!("damaged corpus `{k}`"));
         let strings =
             |v: &[u8]| serde_json::from_slice::<Vec<String>>(v).map_err(|e| format!("damaged corpus `{k}`: {e}"));
         match k.as_str() {
@@ -605,39 +594,6 @@ pub fn load_corpus(conn: &Connection) -> Result<bm25::Corpus, String> {
         return Err("damaged corpus: row tables disagree".into());
     }
     Ok(c)
-}
-
-/// A searchable section: its row number, chunk node, document id and heading. Documents
-/// without any section get one empty row so their title stays searchable.
-pub struct SectionRow<'a> {
-    /// Row number (1-based), shared by both engines.
-    pub rowid: i64,
-    /// The chunk node (or the document itself for an empty document).
-    pub chunk: &'a Node,
-    /// The document id.
-    pub doc: &'a str,
-    /// The heading ("" for a document's only, empty row).
-    pub heading: &'a str,
-}
-
-/// The searchable rows of a node list, in node order.
-pub fn sections(nodes: &[Node]) -> Vec<SectionRow<'_>> {
-    let with_sections: std::collections::HashSet<&str> = nodes.iter().filter_map(|n| n.doc.as_deref()).collect();
-    let mut out = Vec::new();
-    for n in nodes {
-        let (doc, heading) = match n.kind {
-            Kind::Chunk => (n.doc.as_deref().unwrap_or(""), n.heading.as_deref().unwrap_or("")),
-            _ if !with_sections.contains(n.id.as_str()) => (n.id.as_str(), ""),
-            _ => continue,
-        };
-        out.push(SectionRow {
-            rowid: out.len() as i64 + 1,
-            chunk: n,
-            doc,
-            heading,
-        });
-    }
-    out
 }
 
 /// Make sure the mirror matches the sidecar, rebuilding it from the sidecar files when

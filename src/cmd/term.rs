@@ -5,7 +5,7 @@
 //! [`Terminal::from_env`] is read by the binary only; the library takes a [`Terminal`]
 //! value, so tests can describe any terminal without touching the process environment.
 
-use crate::progress::{Progress, Sink};
+use mdgraph::{Progress, ProgressSink as Sink};
 use std::io::IsTerminal;
 use std::time::Duration;
 
@@ -64,8 +64,8 @@ impl std::fmt::Debug for Terminal {
 pub const PROGRESS_DELAY: Duration = Duration::from_millis(1000);
 
 impl Terminal {
-    /// Not a terminal: no colour (unless `--color always`), no progress line. What a
-    /// library caller gets from [`crate::run`].
+    /// Not a terminal: no colour (unless `--color always`), no progress line.
+    #[cfg(test)]
     pub fn plain() -> Terminal {
         Terminal::default()
     }
@@ -135,6 +135,7 @@ pub struct Paint {
 
 impl Paint {
     /// No colour.
+    #[cfg(test)]
     pub const PLAIN: Paint = Paint { on: false };
 
     fn wrap(self, code: &str, s: &str) -> String {

@@ -6,7 +6,7 @@
 //! the nodes shown is drawn, not only the ones the walk used.
 
 use crate::model::{EdgeType, Kind};
-use crate::search::Engine;
+use crate::query::search::Engine;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
@@ -51,8 +51,25 @@ pub struct Hood {
     pub nodes: Vec<HoodNode>,
     /// Edges among them, sorted.
     pub edges: Vec<HoodEdge>,
-    /// Nodes reached but not shown (over [`MAX_NODES`]).
+    /// Nodes reached but not shown (over 200).
     pub omitted: usize,
+}
+
+impl Hood {
+    /// The neighborhood as indented text, one node per line with its hop.
+    pub fn to_text(&self) -> String {
+        to_text(self)
+    }
+
+    /// The neighborhood as a Mermaid flowchart.
+    pub fn to_mermaid(&self) -> String {
+        to_mermaid(self)
+    }
+
+    /// The neighborhood as a Graphviz digraph.
+    pub fn to_dot(&self) -> String {
+        to_dot(self)
+    }
 }
 
 /// Walk from `root` up to `depth` hops over `types` (all document edge types if empty).

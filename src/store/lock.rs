@@ -2,7 +2,7 @@
 //! and a terminal) take turns instead of interleaving their files. It is an OS file lock
 //! on `.lock`, so a run that is killed releases it with its process: a stale lock file
 //! never blocks the next run. Whoever holds the lock also finishes a commit a killed run
-//! left half done (see [`crate::sidecar`]) and removes temporary files left by killed
+//! left half done (see [`crate::store::sidecar`]) and removes temporary files left by killed
 //! runs.
 
 use crate::error::Error;
@@ -33,7 +33,7 @@ impl IndexLock {
         // No other writer is running: a journal is a commit a killed run did not finish
         // (finish it first: it needs its temporary files), and temporary files are
         // leftovers of killed runs.
-        crate::sidecar::recover(index_dir)?;
+        crate::store::sidecar::recover(index_dir)?;
         if let Ok(entries) = std::fs::read_dir(index_dir) {
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
@@ -51,7 +51,7 @@ impl IndexLock {
 /// only when a journal exists (so it waits for a writer that is committing right now),
 /// and does nothing otherwise, which keeps read-only index folders readable.
 pub fn finish_pending(index_dir: &Path) -> Result<(), Error> {
-    if index_dir.join(crate::sidecar::JOURNAL).exists() {
+    if index_dir.join(crate::store::sidecar::JOURNAL).exists() {
         drop(IndexLock::acquire(index_dir)?);
     }
     Ok(())

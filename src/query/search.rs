@@ -3,19 +3,21 @@
 //! BM25 over sections (title, heading and body as weighted columns, then a weight per
 //! section name), aggregated to documents (best section + 0.3·Σ others / √n), an exact
 //! id in the query on top, and a relevance cliff. Two engines feed the same scorer
-//! ([`crate::bm25`]): the SQLite mirror (postings and row statistics read from
+//! ([`crate::store::postings`]): the SQLite mirror (postings and row statistics read from
 //! `index.sqlite`), and the JSONL sidecar tokenized in memory (the fallback when the
 //! mirror is off or unusable). Same tokens, same formula: the same ranking.
 
-use crate::bm25::{self, Corpus, Posting, RowInfo};
 use crate::config::Retrieval;
 use crate::error::Error;
-use crate::expand::{self, GraphEdge, GraphSource, Step};
 use crate::model::EdgeType;
+use crate::model::graph::{self, GraphEdge};
 use crate::model::{Kind, Node};
-use crate::resolve::mention_candidates;
-use crate::store;
-use crate::tokenize::{self, QueryTerm};
+use crate::query::bm25;
+use crate::query::expand::{self, GraphSource, Step};
+use crate::store::mirror;
+use crate::store::postings::{self, Corpus, Posting, RowInfo};
+use crate::text::mentions::mention_candidates;
+use crate::text::tokenize::{self, QueryTerm};
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -35,6 +37,7 @@ pub enum EngineKind {
 /// from a seed reached it (a neighbor).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Why {
     /// Full-text match or an id named in the query.
     Seed {
@@ -333,12 +336,12 @@ fn expand_and_rank(engine: &dyn Engine, mut seeds: Vec<Hit>, r: &Retrieval, limi
     let state_weight = |h: &Hit| {
         h.state
             .as_deref()
-            .map(crate::store::section_name)
+            .map(crate::model::section::section_name)
             .and_then(|s| r.weights.state.get(&s).copied())
             .unwrap_or(1.0)
     };
     let weight = |h: &Hit| {
-        let ty = h.r#type.as_deref().map(crate::store::section_name);
+        let ty = h.r#type.as_deref().map(crate::model::section::section_name);
         let dt = ty
             .and_then(|t| r.weights.doctype.get(&t).copied())
             .or_else(|| r.weights.doctype.get(h.kind.as_str()).copied())
@@ -471,8 +474,8 @@ fn round(x: f64) -> f64 {
 // ---------------------------------------------------------------------------------------
 // SQLite engine
 
-/// Search through the SQLite mirror: postings and row statistics stored by
-/// [`crate::store`].
+/// Search through the SQLite mirror (`index.sqlite`): the postings and row statistics
+/// it stores.
 pub struct SqliteEngine {
     conn: Connection,
     corpus: Corpus,
@@ -481,13 +484,13 @@ pub struct SqliteEngine {
 impl SqliteEngine {
     /// Open the mirror read-only and load its row statistics.
     pub fn open(index_dir: &Path) -> Result<SqliteEngine, Error> {
-        let path = store::db_path(index_dir);
+        let path = mirror::db_path(index_dir);
         let conn = Connection::open_with_flags(
             &path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-        let corpus = store::load_corpus(&conn).map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
+        let corpus = mirror::load_corpus(&conn).map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
         Ok(SqliteEngine { conn, corpus })
     }
 }
@@ -551,7 +554,7 @@ impl Engine for SqliteEngine {
         })?;
         match blob {
             None => Ok(Vec::new()),
-            Some(b) => bm25::decode(&b).ok_or_else(|| Error::Store(format!("damaged postings for `{term}`"))),
+            Some(b) => postings::decode(&b).ok_or_else(|| Error::Store(format!("damaged postings for `{term}`"))),
         }
     }
 
@@ -665,7 +668,7 @@ impl Engine for SqliteEngine {
 
 /// Search over the JSONL sidecar, tokenized in memory.
 pub struct MemoryEngine {
-    index: bm25::Index,
+    index: postings::Index,
     docs: HashMap<String, DocInfo>,
     /// lowercase id → node id; lowercase raw id → [(node id, lowercase uid)].
     ids: HashMap<String, String>,
@@ -685,7 +688,7 @@ pub struct MemoryEngine {
 impl MemoryEngine {
     /// Build from the nodes and edges of an index (sorted as in the sidecar).
     pub fn new(nodes: &[Node], edges: &[crate::model::Edge]) -> MemoryEngine {
-        let index = bm25::build(nodes);
+        let index = postings::build(nodes);
         let mut docs = HashMap::new();
         let mut ids = HashMap::new();
         let mut raw_ids: HashMap<String, Vec<(String, String)>> = HashMap::new();
@@ -706,15 +709,15 @@ impl MemoryEngine {
                 .or_default()
                 .push((n.id.clone(), n.uid.as_deref().unwrap_or("").to_lowercase()));
         }
-        let texts = store::sections(nodes)
+        let texts = crate::model::section::sections(nodes)
             .iter()
             .map(|r| {
                 let title = docs.get(r.doc).map(|d: &DocInfo| d.title.clone()).unwrap_or_default();
                 [title, r.heading.to_string(), r.chunk.text.clone().unwrap_or_default()]
             })
             .collect();
-        let adjacency = expand::adjacency(edges);
-        let degrees = expand::degrees(&adjacency);
+        let adjacency = graph::adjacency(edges);
+        let degrees = graph::degrees(&adjacency);
         let mut sections: HashMap<String, Vec<SectionText>> = HashMap::new();
         let mut by_id = HashMap::new();
         let mut line_of: HashMap<&str, u32> = HashMap::new();
@@ -823,14 +826,14 @@ impl Engine for MemoryEngine {
 
 /// The in-memory engine over an index folder's sidecar.
 pub fn memory_engine(index_dir: &Path) -> Result<MemoryEngine, Error> {
-    let loaded = crate::sidecar::load_parts(index_dir, true)
+    let loaded = crate::store::sidecar::load_parts(index_dir, true)
         .ok_or_else(|| Error::Other(format!("{}: no usable index; run `mdgraph index`", index_dir.display())))?;
     Ok(MemoryEngine::new(&loaded.nodes, &loaded.edges))
 }
 
 /// The engine a configuration asks for: the SQLite mirror when enabled and readable,
 /// else the in-memory fallback. The caller keeps the mirror in sync (see
-/// [`crate::store::sync`]); when it cannot be used the fallback answers and the reason is
+/// [`crate::store::mirror::sync`]); when it cannot be used the fallback answers and the reason is
 /// returned as a warning.
 pub fn open_engine(cfg: &crate::config::Config) -> Result<(Box<dyn Engine + Send>, Option<String>), Error> {
     if cfg.sqlite {

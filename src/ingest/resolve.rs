@@ -3,9 +3,10 @@
 //! (duplicates, dangling references, broken links, ambiguity, parent cycles).
 
 use crate::config::Settings;
-use crate::diag::{Code, Diagnostic, Severity};
+use crate::ingest::parse::{ParsedFile, file_stem};
+use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{Edge, EdgeType, Graph, Kind, Node, Origin, RawRef, RefForm};
-use crate::parse::{ParsedFile, file_stem};
+use crate::text::mentions::mention_candidates;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -460,58 +461,6 @@ impl Lookup<'_> {
     }
 }
 
-/// Id-like tokens in Markdown text with their 0-based line offset: runs of letters,
-/// digits and `-_.@` containing both a letter and a digit. Fenced code is skipped.
-pub fn mention_candidates(text: &str) -> Vec<(&str, u32)> {
-    let mut out = Vec::new();
-    let mut fence: Option<&str> = None;
-    for (n, line) in text.lines().enumerate() {
-        let t = line.trim_start();
-        if let Some(f) = fence {
-            if t.starts_with(f) {
-                fence = None;
-            }
-            continue;
-        }
-        if t.starts_with("```") {
-            fence = Some("```");
-            continue;
-        }
-        if t.starts_with("~~~") {
-            fence = Some("~~~");
-            continue;
-        }
-        // Byte scan: token bytes are ASCII, so every cut is a char boundary.
-        let is_tok = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'@');
-        let b = line.as_bytes();
-        let mut i = 0;
-        while i < b.len() {
-            if !is_tok(b[i]) {
-                i += 1;
-                continue;
-            }
-            let start = i;
-            let (mut digit, mut alpha) = (false, false);
-            while i < b.len() && is_tok(b[i]) {
-                digit |= b[i].is_ascii_digit();
-                alpha |= b[i].is_ascii_alphabetic();
-                i += 1;
-            }
-            if !(digit && alpha) {
-                continue;
-            }
-            let tok = line[start..i].trim_matches(|c: char| matches!(c, '-' | '_' | '.' | '@'));
-            if tok.len() >= 2 && tok.len() <= 128 {
-                let tb = tok.as_bytes();
-                if tb.iter().any(u8::is_ascii_digit) && tb.iter().any(u8::is_ascii_alphabetic) {
-                    out.push((tok, n as u32));
-                }
-            }
-        }
-    }
-    out
-}
-
 /// Cycles among `parent` edges, each listed once starting at its smallest node id.
 fn parent_cycles(n: usize, parents: &[(usize, usize, u32)], ids: &[String]) -> Vec<Vec<usize>> {
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -582,7 +531,7 @@ mod tests {
     fn repeated_headings_get_unique_chunk_ids() {
         // Regression: "Phase 2", "Phase", "Phase" gave `#phase-2` twice.
         let s = crate::config::Settings::default();
-        let p = crate::parse::parse_file(
+        let p = crate::ingest::parse::parse_file(
             "t.md",
             "h",
             "---\nid: T-1\n---\n## Phase 2\na\n## Phase\nb\n## Phase\nc\n## Phase\nd\n",
@@ -598,8 +547,8 @@ mod tests {
         // Regression (fuzz): a document with `id: deep#approach` and a document `deep`
         // with an "Approach" section made two nodes `deep#approach`.
         let s = crate::config::Settings::default();
-        let a = crate::parse::parse_file("x.md", "h", "---\nid: deep#approach\n---\ntext\n", &s);
-        let b = crate::parse::parse_file("deep.md", "h", "# Approach\na\n", &s);
+        let a = crate::ingest::parse::parse_file("x.md", "h", "---\nid: deep#approach\n---\ntext\n", &s);
+        let b = crate::ingest::parse::parse_file("deep.md", "h", "# Approach\na\n", &s);
         let (g, _) = resolve(vec![a, b], &s);
         let ids: Vec<&str> = g.nodes.iter().map(|n| n.id.as_str()).collect();
         assert_eq!(
@@ -614,7 +563,7 @@ mod tests {
     fn prefix_aliases_find_renamed_ids() {
         let mut s = crate::config::Settings::default();
         s.ids.prefix_aliases.insert("task".into(), "back".into());
-        let p = |path: &str, text: &str| crate::parse::parse_file(path, "h", text, &s);
+        let p = |path: &str, text: &str| crate::ingest::parse::parse_file(path, "h", text, &s);
         let files = vec![
             p("back-12 - A.md", "---\nid: BACK-12\n---\n# A\n"),
             p(
@@ -644,7 +593,7 @@ mod tests {
     fn yielding_states_step_aside() {
         let mut s = crate::config::Settings::default();
         s.ids.yield_states.push("Moved".into());
-        let p = |path: &str, text: &str| crate::parse::parse_file(path, "h", text, &s);
+        let p = |path: &str, text: &str| crate::ingest::parse::parse_file(path, "h", text, &s);
         let files = vec![
             p("EIPS/eip-20.md", "---\nid: 20\nstatus: Moved\n---\nMoved.\n"),
             p("ERCS/erc-20.md", "---\nid: 20\nstatus: Final\n---\n# Token\n"),

@@ -13,21 +13,9 @@
 
 use crate::config::GraphSettings;
 use crate::model::EdgeType;
+pub use crate::model::graph::GraphEdge;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
-
-/// An edge seen from one of its ends.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GraphEdge {
-    /// The node at the other end.
-    pub other: String,
-    /// Edge type.
-    pub r#type: EdgeType,
-    /// True when the edge points from this node to `other`.
-    pub forward: bool,
-    /// Edge weight.
-    pub weight: f64,
-}
+use std::collections::{BTreeMap, HashSet};
 
 /// Where the graph comes from (the SQLite mirror or the sidecar in memory).
 pub trait GraphSource {
@@ -35,39 +23,6 @@ pub trait GraphSource {
     fn edges(&self, id: &str) -> Vec<GraphEdge>;
     /// Number of distinct documents `id` is linked to.
     fn degree(&self, id: &str) -> usize;
-}
-
-/// Document-level edges by node, both directions (no `section_of`).
-pub fn adjacency(edges: &[crate::model::Edge]) -> HashMap<String, Vec<GraphEdge>> {
-    let mut adj: HashMap<String, Vec<GraphEdge>> = HashMap::new();
-    for e in edges.iter().filter(|e| e.r#type != EdgeType::SectionOf) {
-        adj.entry(e.source.clone()).or_default().push(GraphEdge {
-            other: e.target.clone(),
-            r#type: e.r#type,
-            forward: true,
-            weight: e.weight,
-        });
-        adj.entry(e.target.clone()).or_default().push(GraphEdge {
-            other: e.source.clone(),
-            r#type: e.r#type,
-            forward: false,
-            weight: e.weight,
-        });
-    }
-    adj
-}
-
-/// Number of distinct documents each document is linked to (for hub damping).
-pub fn degrees(adjacency: &HashMap<String, Vec<GraphEdge>>) -> HashMap<String, usize> {
-    adjacency
-        .iter()
-        .map(|(k, es)| {
-            (
-                k.clone(),
-                es.iter().map(|e| e.other.as_str()).collect::<HashSet<_>>().len(),
-            )
-        })
-        .collect()
 }
 
 /// One step of a path, as walked: `from —edge→ to`. Walking an edge backwards is named

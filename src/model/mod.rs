@@ -1,6 +1,10 @@
 //! The graph data model: node kinds, edge types and the node/edge records written to the
 //! sidecar. These types are the JSONL contract; field order here is the order on disk.
 
+pub mod diag;
+pub mod graph;
+pub mod section;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::fmt;
@@ -36,6 +40,7 @@ impl Kind {
 /// Canonical, directed edge types (source → target).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum EdgeType {
     /// child → parent.
     Parent,

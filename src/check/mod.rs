@@ -5,13 +5,15 @@
 //! When the index is stale, the current diagnostics are computed in memory so the user
 //! sees the real problems, not the ones recorded in the outdated index.
 
+pub mod hook;
+
 use crate::config::Config;
-use crate::diag::{Code, Counts, Diagnostic, Severity};
 use crate::error::Error;
-use crate::index::{BuildOptions, build, file_map};
-use crate::scan::scan;
-use crate::sidecar;
-use crate::statcache::{self, StatCache};
+use crate::ingest::build::{BuildOptions, build, file_map};
+use crate::ingest::scan::scan;
+use crate::model::diag::{Code, Counts, Diagnostic, Severity};
+use crate::store::sidecar;
+use crate::store::statcache::{self, StatCache};
 use serde::Serialize;
 
 /// The outcome of a check.
@@ -31,7 +33,7 @@ pub struct CheckReport {
 
 /// Run the check. `strict` makes warnings fail it too.
 pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
-    crate::lock::finish_pending(&cfg.index_dir)?;
+    crate::store::lock::finish_pending(&cfg.index_dir)?;
     let mut stale = Vec::new();
     let index_name = cfg.display(&cfg.index_dir);
     let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
@@ -70,7 +72,7 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
             // `search` uses), nothing changed: no scan is needed.
             let unchanged = stale.is_empty()
                 && statcache::probe(&cfg.index_dir, &cfg.root, &head.config_digest)
-                    .is_some_and(|sidecar| sidecar == crate::store::sidecar_digest(&head.outputs));
+                    .is_some_and(|sidecar| sidecar == crate::store::mirror::sidecar_digest(&head.outputs));
             if unchanged {
                 return finish(cfg, strict, stale);
             }

@@ -17,7 +17,7 @@
 //! missing something relevant) and is reported as a warning.
 
 use crate::error::Error;
-use crate::search::{Engine, Hit};
+use crate::query::search::{Engine, Hit};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -278,6 +278,13 @@ pub struct Report {
     pub warnings: Vec<String>,
 }
 
+impl Report {
+    /// The report as text tables (see [`to_text`]).
+    pub fn to_text(&self, name: &str, per_query: bool) -> String {
+        to_text(self, name, per_query)
+    }
+}
+
 /// What to evaluate.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -290,7 +297,7 @@ pub struct Options {
     /// Candidates a pack considers (as `mdgraph pack --candidates`).
     pub candidates: usize,
     /// Token counter of the index.
-    pub tokenizer: crate::tokens::Tokenizer,
+    pub tokenizer: crate::text::tokens::Tokenizer,
 }
 
 /// What graded keys can name: document ids, root-relative paths, and raw ids that several
@@ -380,7 +387,7 @@ pub fn evaluate(
         // Documents that are not graded keep their id, marked so no key can equal it.
         let as_key = |id: &str| key_of.get(id).cloned().unwrap_or_else(|| format!("\u{0}{id}"));
         let run = |graph: bool| -> Result<(Scores, Vec<String>), Error> {
-            let results = crate::search::search(engine, &q.query, retrieval, limit, graph)?;
+            let results = crate::query::search::search(engine, &q.query, retrieval, limit, graph)?;
             let mut ranked_keys: Vec<String> = Vec::new();
             for h in &results.results {
                 let k = as_key(&h.id);
@@ -394,11 +401,11 @@ pub fn evaluate(
                 .budgets
                 .iter()
                 .map(|&budget| {
-                    let pack = crate::pack::pack(engine, &q.query, &candidates, budget, opts.tokenizer);
+                    let pack = crate::query::pack::pack(engine, &q.query, &candidates, budget, opts.tokenizer);
                     let full: std::collections::HashSet<String> = pack
                         .items
                         .iter()
-                        .filter(|it| it.mode != crate::pack::Mode::Reference)
+                        .filter(|it| it.mode != crate::query::pack::Mode::Reference)
                         .map(|it| as_key(&it.id))
                         .collect();
                     let any: std::collections::HashSet<String> = pack.items.iter().map(|it| as_key(&it.id)).collect();

@@ -1,0 +1,13 @@
+//! Ingest: Markdown in, graph out. [`scan`] walks the root (ignore-aware, hashing with
+//! blake3) → [`parse`] reads each file ([`frontmatter`] and [`markdown`] sections and
+//! links) → [`resolve`] turns references into edges and problems into diagnostics →
+//! [`build`] orchestrates it incrementally and commits the result to the store.
+//!
+//! Ingest never imports the query side.
+
+pub mod build;
+pub mod frontmatter;
+pub mod markdown;
+pub mod parse;
+pub mod resolve;
+pub mod scan;

@@ -1,0 +1,15 @@
+//! Query: questions in, ranked and packed context out. [`search`] finds seeds with
+//! [`bm25`] over the store's postings, [`expand`] walks the graph to their load-bearing
+//! neighbors, re-ranks, and [`pack`] fits the result into a token budget. [`show`] and
+//! [`neighbors`] read single nodes and neighborhoods; [`eval`] measures retrieval
+//! against labeled queries.
+//!
+//! Query never imports the ingest side.
+
+pub mod bm25;
+pub mod eval;
+pub mod expand;
+pub mod neighbors;
+pub mod pack;
+pub mod search;
+pub mod show;
