@@ -216,6 +216,8 @@ impl Index {
     pub fn pack_with(&self, query: &str, budget: u32, opts: SearchOptions) -> Result<Pack, Error> {
         let graph = self.config.retrieval.graph.enabled && opts.graph;
         let tokenizer = self.config.settings.tokenizer;
+        // The pack counts what it prints; the counter loads while the search runs.
+        std::thread::spawn(move || crate::text::tokens::warm(tokenizer));
         self.with_engine(|e| {
             let results = search::search(e, query, &self.config.retrieval, opts.limit, graph)?;
             Ok(pack::pack(e, query, &results.results, budget, tokenizer))

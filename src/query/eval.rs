@@ -11,7 +11,8 @@
 //! - MRR: 1 / rank of the first grade-3 document in the ranking (0 when absent), over the
 //!   queries that have a grade-3 document;
 //! - pack recall: share of the graded documents present in the context pack at the budget
-//!   (in any mode: full, excerpt or reference), and content recall (full or excerpt only).
+//!   (in any mode: full, excerpt or reference), content recall (full or excerpt only), and
+//!   token precision (the share of the items' tokens spent on graded documents).
 //!
 //! A graded key that names no document stays in the query's denominators (the index is
 //! missing something relevant) and is reported as a warning.
@@ -169,6 +170,8 @@ pub struct PackScore {
     pub recall: f64,
     /// Share of graded documents in the pack in full or as an excerpt.
     pub content_recall: f64,
+    /// Share of the items' tokens spent on graded documents.
+    pub precision: f64,
     /// Tokens the pack used.
     pub used: u32,
 }
@@ -207,6 +210,7 @@ impl Summary {
                     budget: scores[0].packs[i].budget,
                     recall: scores.iter().map(|s| s.packs[i].recall).sum::<f64>() / n,
                     content_recall: scores.iter().map(|s| s.packs[i].content_recall).sum::<f64>() / n,
+                    precision: scores.iter().map(|s| s.packs[i].precision).sum::<f64>() / n,
                     used: (scores.iter().map(|s| s.packs[i].used as f64).sum::<f64>() / n).round() as u32,
                 })
                 .collect(),
@@ -223,7 +227,8 @@ impl Summary {
         ];
         for p in &self.packs {
             rows.push((format!("Pack recall @{}", p.budget), p.recall));
-            rows.push((format!("  full or excerpt @{}", p.budget), p.content_recall));
+            rows.push((format!("  content recall @{}", p.budget), p.content_recall));
+            rows.push((format!("  token precision @{}", p.budget), p.precision));
         }
         rows
     }
@@ -412,10 +417,22 @@ pub fn evaluate(
                     let share = |set: &std::collections::HashSet<String>| {
                         grades.keys().filter(|k| set.contains(*k)).count() as f64 / grades.len() as f64
                     };
+                    let item_tokens: u32 = pack.items.iter().map(|it| it.tokens).sum();
+                    let relevant_tokens: u32 = pack
+                        .items
+                        .iter()
+                        .filter(|it| grades.contains_key(&as_key(&it.id)))
+                        .map(|it| it.tokens)
+                        .sum();
                     PackScore {
                         budget,
                         recall: share(&any),
                         content_recall: share(&full),
+                        precision: if item_tokens == 0 {
+                            0.0
+                        } else {
+                            f64::from(relevant_tokens) / f64::from(item_tokens)
+                        },
                         used: pack.used,
                     }
                 })

@@ -85,21 +85,83 @@ pub struct Neighbor {
 /// Walk from `seeds` ((id, score), best first). Returns every document reached,
 /// including seeds reached from other seeds, keyed by id.
 pub fn expand(src: &dyn GraphSource, seeds: &[(String, f64)], g: &GraphSettings) -> BTreeMap<String, Neighbor> {
-    let allowed: HashSet<EdgeType> = g.edge_allowlist.iter().copied().collect();
+    expand_focused(src, seeds, g, &[])
+}
+
+/// Edge types a question asks about, from its words: blocking and dependencies, decisions,
+/// parents and epics, replacement. Empty for a question about none of them.
+pub fn focus(query: &str) -> Vec<EdgeType> {
+    use EdgeType::*;
+    let mut out = Vec::new();
+    for w in query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+    {
+        let w = w.as_str();
+        let has = |p: &[&str]| p.iter().any(|p| w.starts_with(p));
+        let types: &[EdgeType] = if has(&["block", "unblock", "depend", "prerequisit", "stuck", "waiting"]) {
+            &[BlockedBy, Blocks, DependsOn]
+        } else if has(&["decid", "decision", "adr", "rationale"]) || w == "why" {
+            &[DecisionRef]
+        } else if has(&["epic", "parent", "subtask", "children", "remaining"]) || w == "left" {
+            &[Parent]
+        } else if has(&["replac", "supersed", "deprecat", "obsolete", "successor"]) {
+            &[Supersedes, SupersededBy]
+        } else {
+            &[]
+        };
+        for t in types {
+            if !out.contains(t) {
+                out.push(*t);
+            }
+        }
+    }
+    out
+}
+
+/// Weight factor of an edge type the question asks about ([`focus`]).
+pub const FOCUS_BOOST: f64 = 1.5;
+
+/// [`expand`] for a question about the `focus` edge types: those edges are taken first
+/// and weigh [`FOCUS_BOOST`] times more (at most 1), have their own per-seed cap,
+/// and are walked one hop further than `k_hop` (at least two hops: the blocker of the
+/// feature's task).
+pub fn expand_focused(
+    src: &dyn GraphSource,
+    seeds: &[(String, f64)],
+    g: &GraphSettings,
+    focus: &[EdgeType],
+) -> BTreeMap<String, Neighbor> {
+    let allowed: HashSet<EdgeType> = g.edge_allowlist.iter().copied().chain(focus.iter().copied()).collect();
+    let max_hop = if focus.is_empty() {
+        g.k_hop
+    } else {
+        (g.k_hop + 1).clamp(2, 4)
+    };
     let mut reached: BTreeMap<String, Neighbor> = BTreeMap::new();
     let mut degree_cache: BTreeMap<String, usize> = BTreeMap::new();
     for (seed, seed_score) in seeds {
         let mut visited: HashSet<String> = HashSet::from([seed.clone()]);
         let mut frontier: Vec<(String, Vec<Step>)> = vec![(seed.clone(), Vec::new())];
-        let mut taken = 0usize;
-        for hop in 1..=g.k_hop {
+        let (mut taken, mut taken_focus) = (0usize, 0usize);
+        for hop in 1..=max_hop {
             let mut next = Vec::new();
             for (node, path) in &frontier {
                 // The strongest edge to each other document.
                 let mut best: BTreeMap<String, GraphEdge> = BTreeMap::new();
-                for e in src.edges(node) {
-                    if !allowed.contains(&e.r#type) || (!e.forward && !g.backwards) || visited.contains(&e.other) {
+                for mut e in src.edges(node) {
+                    let focused = focus.contains(&e.r#type);
+                    if !allowed.contains(&e.r#type)
+                        || (!e.forward && !g.backwards)
+                        || visited.contains(&e.other)
+                        || (hop > g.k_hop && !focused)
+                    {
                         continue;
+                    }
+                    if focused {
+                        // As strong as the strongest edges, never above the seed.
+                        e.weight = (e.weight * FOCUS_BOOST).min(1.0);
                     }
                     // Strongest edge; equal weights by type, then forward first, so both
                     // engines (which list edges in different orders) pick the same one.
@@ -110,12 +172,24 @@ pub fn expand(src: &dyn GraphSource, seeds: &[(String, f64)], g: &GraphSettings)
                     }
                 }
                 let mut cands: Vec<GraphEdge> = best.into_values().collect();
-                cands.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.other.cmp(&b.other)));
+                // Edges the question asks about first, then the strongest (ties by id).
+                cands.sort_by(|a, b| {
+                    let fa = focus.contains(&a.r#type);
+                    let fb = focus.contains(&b.r#type);
+                    fb.cmp(&fa)
+                        .then_with(|| b.weight.total_cmp(&a.weight))
+                        .then_with(|| a.other.cmp(&b.other))
+                });
                 for e in cands {
-                    if taken >= g.max_neighbors_per_seed {
-                        break;
+                    let counter = if focus.contains(&e.r#type) {
+                        &mut taken_focus
+                    } else {
+                        &mut taken
+                    };
+                    if *counter >= g.max_neighbors_per_seed {
+                        continue;
                     }
-                    taken += 1;
+                    *counter += 1;
                     visited.insert(e.other.clone());
                     // Hub damping applies to steps out of a node reached by the walk
                     // (hop ≥ 2), never to the seed's own edges.

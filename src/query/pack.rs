@@ -1,17 +1,35 @@
 //! Pack: the ranked results fitted into a token budget as a Markdown document ready to
-//! paste into a prompt, saying for every item why it is there.
+//! paste into a prompt, saying for every item why it is there and how it relates to the
+//! rest of the backlog.
 //!
-//! The ranking is walked once. Each item is taken in full when it fits under its cap (30 %
-//! of the budget plus what earlier items left unused), else as an excerpt (its
-//! best-matching sections), else as a one-line reference; an item that does not fit at
-//! all goes to the "not included" list and packing goes on. Sizes come from the token
-//! counts stored at index time (exact) and byte-length bounds for the few lines made at
-//! pack time, so `used` is an upper bound of the real size and never exceeds the budget.
+//! Answer first, then breadth. The best item gets generous but bounded room (up to
+//! [`FIRST_SHARE`] of the budget); then every further item gets its header, its relations
+//! line and its most relevant section (cut at a line boundary when the section alone is
+//! larger than an item's share); then the room left deepens the items in rank order with
+//! their further sections. An item whose text fits nowhere becomes a one-line reference,
+//! the last resort; what does not fit at all is counted under "Not included".
+//!
+//! Every line is counted with the index's tokenizer (o200k by default): section texts
+//! and document headers from the counts stored at index time, everything made at pack
+//! time (relations, reasons, the title, the stats line) as it is printed, and `used` is
+//! the count of the whole emitted Markdown.
 
-use crate::query::search::{Engine, Hit, Why};
+use crate::model::EdgeType;
+use crate::query::search::{Engine, Hit, SectionText, Why};
 use crate::text::render;
-use crate::text::tokens::{JOIN, bound};
+use crate::text::tokens::{self, JOIN, Tokenizer};
 use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Version of the pack's JSON shape (`schema` field).
+pub const SCHEMA: &str = "mdgraph.pack/2";
+
+/// Share of the budget the best item may take.
+pub const FIRST_SHARE: f64 = 0.35;
+/// Share of the budget any further item may take before every item has had its turn.
+const ITEM_SHARE: f64 = 0.12;
+/// At most this many targets of one relation are listed; the rest are counted.
+const MAX_TARGETS: usize = 8;
 
 /// How much of an item is in the pack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -19,7 +37,7 @@ use serde::Serialize;
 pub enum Mode {
     /// Every section.
     Full,
-    /// The best-matching sections.
+    /// The most relevant sections (the last one possibly cut).
     Excerpt,
     /// The header and the reason only.
     Reference,
@@ -33,6 +51,18 @@ impl Mode {
             Mode::Reference => "reference",
         }
     }
+}
+
+/// One relation of an item, as its relations line shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Relation {
+    /// The relation as read from the item (`parent`, `blocked_by`, `blocks`, `depends_on`,
+    /// `required_by`, `decisions`, `decides`, `supersedes`, `superseded_by`, `children`).
+    pub rel: &'static str,
+    /// The other document.
+    pub id: String,
+    /// Its state, when it has one.
+    pub state: Option<String>,
 }
 
 /// One item of a pack.
@@ -50,12 +80,16 @@ pub struct PackItem {
     pub state: Option<String>,
     /// How much is included.
     pub mode: Mode,
-    /// Tokens it takes (upper bound).
+    /// Tokens of its Markdown in the pack (`text`).
     pub tokens: u32,
-    /// Sections included (chunk ids).
+    /// Sections included (chunk ids), in document order.
     pub sections: Vec<String>,
+    /// Its frontmatter relations with their targets' states.
+    pub relations: Vec<Relation>,
     /// Why it is here.
     pub why: Why,
+    /// The item as the Markdown pack prints it.
+    pub text: String,
 }
 
 /// A relevant item that did not fit.
@@ -72,200 +106,420 @@ pub struct Omitted {
 /// A context pack.
 #[derive(Debug, Clone, Serialize)]
 pub struct Pack {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
     /// The query.
     pub query: String,
     /// The budget in tokens.
     pub budget: u32,
-    /// Tokens used (an upper bound of the real count; never above the budget).
+    /// Tokens of the emitted Markdown, counted with `tokenizer` (never above the budget).
     pub used: u32,
     /// Counter the sizes come from.
-    pub tokenizer: crate::text::tokens::Tokenizer,
+    pub tokenizer: Tokenizer,
     /// Items in rank order.
     pub items: Vec<PackItem>,
-    /// Relevant items that did not fit, in rank order.
+    /// Ranked candidates that did not fit, in rank order (the Markdown's "not included").
     pub not_included: Vec<Omitted>,
     /// The pack as Markdown.
     #[serde(skip)]
     pub markdown: String,
 }
 
-struct Block {
-    text: String,
-    cost: u32,
-}
-
-fn mode_line(mode: Mode, why: &Why) -> String {
-    render::one_line(&format!("{} · why: {}", mode.as_str(), why.line()))
-}
-
 /// Largest budget honoured (about a billion tokens); larger ones are clamped to it, so the
 /// token arithmetic cannot overflow.
 pub const MAX_BUDGET: u32 = u32::MAX / 4;
 
+/// A candidate as the packer sees it.
+#[derive(Clone)]
+struct Cand<'a> {
+    hit: &'a Hit,
+    /// Header, relations line and reason line, and their tokens.
+    head: String,
+    head_cost: u32,
+    relations: Vec<Relation>,
+    sections: Vec<SectionText>,
+    /// Section indexes, most relevant first.
+    order: Vec<usize>,
+    /// Chosen sections: index and, when cut, the cut text and its tokens.
+    chosen: Vec<(usize, Option<(String, u32)>)>,
+    included: bool,
+    cost: u32,
+}
+
+impl Cand<'_> {
+    fn mode(&self) -> Mode {
+        if self.chosen.is_empty() {
+            Mode::Reference
+        } else if self.chosen.len() == self.sections.len() && self.chosen.iter().all(|(_, cut)| cut.is_none()) {
+            Mode::Full
+        } else {
+            Mode::Excerpt
+        }
+    }
+}
+
 /// Fit `results` into `budget` tokens (at most [`MAX_BUDGET`]).
-pub fn pack(
-    engine: &dyn Engine,
-    query: &str,
-    results: &[Hit],
-    budget: u32,
-    tokenizer: crate::text::tokens::Tokenizer,
-) -> Pack {
+pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
     let budget = budget.min(MAX_BUDGET);
+    let count = |s: &str| tokens::count(tokenizer, s);
     let title = format!("# Context pack: {}", render::one_line(query));
-    let stats = |used: u32, counts: [usize; 4]| {
-        format!(
-            "budget {budget} tokens · used {used} · {} items: {} full, {} excerpt, {} reference · {} not included",
-            counts[0] + counts[1] + counts[2],
-            counts[0],
-            counts[1],
-            counts[2],
-            counts[3]
-        )
+    // Title, stats line (its longest form), the joins and the final newline.
+    let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
+    let fixed = count(&title) + JOIN + stats_reserve + JOIN;
+    let cands: Vec<Cand> = results.iter().filter_map(|h| candidate(engine, h, tokenizer)).collect();
+    if fixed > budget {
+        return render_pack(query, budget, tokenizer, title, cands, true);
+    }
+    // Allocate for a target and render; the target that fills the budget best without
+    // going over is found by a binary search (as aider fits its repository map): what
+    // the allocation cannot see exactly (the "Not included" list, a mode word) is
+    // settled by counting the rendered pack.
+    let attempt = |target: u32| {
+        let mut cands = cands.clone();
+        let mut used = fixed;
+        allocate(&mut cands, target, &mut used, tokenizer);
+        render_pack(query, budget, tokenizer, title.clone(), cands, false)
     };
-    // The stats line is written last; reserve its longest form.
-    let stats_reserve = bound(&stats(budget, [999, 999, 999, 999]));
-    let mut blocks: Vec<Block> = vec![Block {
-        cost: bound(&title),
-        text: title,
-    }];
-    // Title, join, stats line, and the final newline.
-    let mut used = blocks[0].cost + JOIN + stats_reserve + JOIN;
-    if used > budget {
-        // Not even the header fits: an empty pack that says so.
+    let first = attempt(budget);
+    if first.not_included.is_empty() && first.used <= budget {
+        return first;
+    }
+    let (mut lo, mut hi) = (fixed, budget.saturating_mul(2).min(MAX_BUDGET));
+    let mut best: Option<Pack> = (first.used <= budget).then_some(first);
+    if let Some(b) = &best {
+        lo = budget;
+        if b.used >= budget - budget / 100 {
+            return best.unwrap_or_else(|| attempt(fixed));
+        }
+    } else {
+        hi = budget;
+    }
+    for _ in 0..8 {
+        if hi <= lo + 1 {
+            break;
+        }
+        let mid = lo + (hi - lo) / 2;
+        let p = attempt(mid);
+        if p.used <= budget {
+            lo = mid;
+            if best.as_ref().is_none_or(|b| p.used > b.used) {
+                best = Some(p);
+            }
+        } else {
+            hi = mid;
+        }
+    }
+    best.unwrap_or_else(|| attempt(fixed))
+}
+
+/// Choose what each candidate contributes, in the passes the module doc describes.
+fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenizer) {
+    let share = |f: f64| (budget as f64 * f) as u32;
+    // Room kept for the "Not included" list, used only if something is left out.
+    let list_reserve = if cands.len() > 1 { (budget / 20).min(200) } else { 0 };
+    let room = |used: u32| budget.saturating_sub(used + list_reserve);
+    // 1. The answer: header, then its sections in order of relevance, up to its share.
+    // 2. Breadth: every further item with its most relevant section, cut to fit its share.
+    for (i, c) in cands.iter_mut().enumerate() {
+        let cap = if i == 0 { share(FIRST_SHARE) } else { share(ITEM_SHARE) };
+        if c.head_cost + JOIN > room(*used) {
+            continue;
+        }
+        let mut cost = JOIN + c.head_cost;
+        let wanted = if i == 0 { c.order.len() } else { 1 };
+        for k in 0..c.order.len().min(wanted) {
+            let s = c.order[k];
+            let limit = cap.min(room(*used)).saturating_sub(cost);
+            let full = JOIN + c.sections[s].tokens;
+            if full <= limit {
+                c.chosen.push((s, None));
+                cost += full;
+            } else if k == 0 || i == 0 {
+                if let Some((text, t)) = cut(&c.sections[s], limit.saturating_sub(JOIN), tokenizer) {
+                    c.chosen.push((s, Some((text, t))));
+                    cost += JOIN + t;
+                }
+                if i == 0 {
+                    break;
+                }
+            }
+        }
+        c.included = true;
+        c.cost = cost;
+        *used += cost;
+    }
+    // 3. Depth: the room left goes to further sections, in rank order, whole sections
+    //    first, then one cut section to use the rest.
+    for pass in 0..2 {
+        for c in cands.iter_mut().filter(|c| c.included) {
+            for k in 0..c.order.len() {
+                let s = c.order[k];
+                if let Some(pos) = c.chosen.iter().position(|(x, _)| *x == s) {
+                    if c.chosen[pos].1.is_none() {
+                        continue;
+                    }
+                    // A cut section may grow to the whole section.
+                    let old = c.chosen[pos].1.as_ref().map_or(0, |(_, t)| *t);
+                    let full = c.sections[s].tokens;
+                    if full - old.min(full) <= room(*used) {
+                        c.chosen[pos].1 = None;
+                        *used += full - old.min(full);
+                        c.cost += full - old.min(full);
+                    }
+                    continue;
+                }
+                let full = JOIN + c.sections[s].tokens;
+                if full <= room(*used) {
+                    c.chosen.push((s, None));
+                    *used += full;
+                    c.cost += full;
+                } else if pass == 1
+                    && room(*used) > JOIN + 16
+                    && let Some((text, t)) = cut(&c.sections[s], room(*used) - JOIN, tokenizer)
+                {
+                    c.chosen.push((s, Some((text, t))));
+                    *used += JOIN + t;
+                    c.cost += JOIN + t;
+                }
+            }
+        }
+    }
+    // The list reserve was not needed when nothing is left out.
+    if cands.iter().all(|c| c.included) {
+        return;
+    }
+    for c in cands.iter_mut().filter(|c| !c.included) {
+        if JOIN + c.head_cost <= budget.saturating_sub(*used + list_reserve) {
+            c.included = true;
+            c.cost = JOIN + c.head_cost;
+            *used += c.cost;
+        }
+    }
+}
+
+/// The candidate for one hit: its header with the relations and reason lines, and its
+/// sections ranked by relevance.
+fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, tokenizer: Tokenizer) -> Option<Cand<'a>> {
+    let node = engine.node(&hit.id)?;
+    let header = render::doc_header(&node);
+    let relations = relations(engine, &hit.id);
+    let sections = engine.sections_of(&hit.id);
+    let mut order: Vec<usize> = (0..sections.len()).collect();
+    let best = match &hit.why {
+        Why::Seed {
+            section_id: Some(id), ..
+        } => sections.iter().position(|s| &s.chunk == id),
+        _ => None,
+    };
+    order.sort_by_key(|&i| (Some(i) != best, section_rank(&sections[i].heading), i));
+    let mut c = Cand {
+        hit,
+        head: String::new(),
+        head_cost: 0,
+        relations,
+        sections,
+        order,
+        chosen: Vec::new(),
+        included: false,
+        cost: 0,
+    };
+    // The mode is not known yet; every mode word costs the same one token.
+    c.head = head_text(&header, &c.relations, Mode::Excerpt, &hit.why);
+    c.head_cost = tokens::count(tokenizer, &c.head);
+    Some(c)
+}
+
+/// Header (`## ID — Title`, `Type · State · path`), relations line, reason line.
+fn head_text(header: &str, relations: &[Relation], mode: Mode, why: &Why) -> String {
+    let mut s = header.to_string();
+    let rel = relations_line(relations);
+    if !rel.is_empty() {
+        s.push('\n');
+        s.push_str(&rel);
+    }
+    s.push('\n');
+    s.push_str(&render::one_line(&format!("{} · why: {}", mode.as_str(), why.line())));
+    s
+}
+
+/// `blocked_by QRY-TSK-0004 (InProgress), QRY-BUG-0005 (InProgress) · parent …`.
+pub fn relations_line(relations: &[Relation]) -> String {
+    let mut groups: Vec<(&str, Vec<&Relation>)> = Vec::new();
+    for r in relations {
+        match groups.iter_mut().find(|(k, _)| *k == r.rel) {
+            Some((_, v)) => v.push(r),
+            None => groups.push((r.rel, vec![r])),
+        }
+    }
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(rel, v)| {
+            let mut shown: Vec<String> = v
+                .iter()
+                .take(MAX_TARGETS)
+                .map(|r| match &r.state {
+                    Some(s) => format!("{} ({})", r.id, render::one_line(s)),
+                    None => r.id.clone(),
+                })
+                .collect();
+            if v.len() > MAX_TARGETS {
+                shown.push(format!("+{} more", v.len() - MAX_TARGETS));
+            }
+            format!("{rel} {}", shown.join(", "))
+        })
+        .collect();
+    parts.join(" · ")
+}
+
+/// The relation of an edge as read from `id`'s side, for the relations line; None for
+/// body links, mentions and `relates` (which never block and rarely matter to a reader).
+fn relation_name(t: EdgeType, forward: bool) -> Option<(&'static str, u8)> {
+    use EdgeType::*;
+    Some(match (t, forward) {
+        (Parent, true) => ("parent", 0),
+        (BlockedBy, true) | (Blocks, false) => ("blocked_by", 1),
+        (DependsOn, true) => ("depends_on", 2),
+        (Blocks, true) | (BlockedBy, false) => ("blocks", 3),
+        (DependsOn, false) => ("required_by", 4),
+        (DecisionRef, true) => ("decisions", 5),
+        (Supersedes, true) | (SupersededBy, false) => ("supersedes", 6),
+        (SupersededBy, true) | (Supersedes, false) => ("superseded_by", 7),
+        (Parent, false) => ("children", 8),
+        (DecisionRef, false) => ("decides", 9),
+        _ => return None,
+    })
+}
+
+/// A document's relations with their targets' states, grouped in a fixed order, targets
+/// by id.
+pub fn relations(engine: &dyn Engine, id: &str) -> Vec<Relation> {
+    let mut seen: BTreeMap<(u8, String), &'static str> = BTreeMap::new();
+    for e in engine.edges(id) {
+        if let Some((rel, order)) = relation_name(e.r#type, e.forward) {
+            seen.entry((order, e.other.clone())).or_insert(rel);
+        }
+    }
+    seen.into_iter()
+        .map(|((_, other), rel)| Relation {
+            rel,
+            state: engine.doc(&other).and_then(|d| d.state),
+            id: other,
+        })
+        .collect()
+}
+
+/// The longest head of a section within `max` tokens, cut at the end of a line or a
+/// sentence when one is near, else between words, with `…` saying it was cut. None when
+/// not even a few words of text fit.
+fn cut(s: &SectionText, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)> {
+    if max < 12 {
+        return None;
+    }
+    let whole = render::section_block(&s.heading, &s.text);
+    // Text starts after the heading line (if any): a heading alone is no excerpt.
+    let start = if s.heading.is_empty() {
+        0
+    } else {
+        whole.find('\n').unwrap_or(whole.len())
+    };
+    let cuts: Vec<usize> = whole
+        .char_indices()
+        .filter(|&(i, c)| i > start && c.is_whitespace())
+        .map(|(i, _)| i)
+        .collect();
+    let text_at = |i: usize| format!("{} …", whole[..cuts[i]].trim_end());
+    // The longest prefix that fits (binary search over word ends).
+    let (mut lo, mut hi) = (0usize, cuts.len());
+    let mut best: Option<usize> = None;
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        if tokens::count(tokenizer, &text_at(mid)) <= max {
+            best = Some(mid);
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    let best = best?;
+    // Prefer the last line or sentence end within the last quarter of the prefix.
+    let end = cuts[best];
+    let floor = start + (end - start) * 3 / 4;
+    let nicer = (0..=best).rev().take_while(|&i| cuts[i] >= floor).find(|&i| {
+        let before = whole[..cuts[i]].trim_end();
+        whole.as_bytes()[cuts[i]] == b'\n' || before.ends_with(['.', '!', '?', ':'])
+    });
+    let i = nicer.unwrap_or(best);
+    let text = text_at(i);
+    let words = whole[start..cuts[i]].split_whitespace().count();
+    (words >= 8).then(|| {
+        let t = tokens::count(tokenizer, &text);
+        (text, t)
+    })
+}
+
+fn stats_line(budget: u32, used: u32, counts: [usize; 4]) -> String {
+    format!(
+        "budget {budget} tokens · used {used} · {} items: {} full, {} excerpt, {} reference · {} not included",
+        counts[0] + counts[1] + counts[2],
+        counts[0],
+        counts[1],
+        counts[2],
+        counts[3]
+    )
+}
+
+fn render_pack(
+    query: &str,
+    budget: u32,
+    tokenizer: Tokenizer,
+    title: String,
+    cands: Vec<Cand>,
+    nothing_fits: bool,
+) -> Pack {
+    let count = |s: &str| tokens::count(tokenizer, s);
+    if nothing_fits {
         return Pack {
+            schema: SCHEMA,
             query: query.to_string(),
             budget,
             used: 0,
             tokenizer,
             items: Vec::new(),
-            not_included: results.iter().map(omitted).collect(),
+            not_included: cands.iter().map(|c| omitted(c.hit)).collect(),
             markdown: String::new(),
         };
     }
-    let cap = budget * 3 / 10;
-    // Room kept for listing what did not fit (used by items only if nothing is left out).
-    let list_reserve = if results.len() > 1 { (budget / 10).min(300) } else { 0 };
-    let mut carry = 0u32;
     let mut items = Vec::new();
-    let mut left_out: Vec<&Hit> = Vec::new();
-    // Each item's header and its cost (precounted at index time).
-    let heads: Vec<Option<(String, u32)>> = results
-        .iter()
-        .map(|h| {
-            let node = engine.node(&h.id)?;
-            let header = render::doc_header(&node);
-            let cost = node.tokens.unwrap_or_else(|| bound(&header));
-            Some((header, cost))
-        })
-        .collect();
-    // An item's cost without sections: header and mode line.
-    let base = |head_cost: u32, mode: Mode, why: &Why| JOIN + head_cost + JOIN + bound(&mode_line(mode, why));
-    // Room kept so the items after each one can at least be referenced (up to a tenth of
-    // the budget): a long document in full must not crowd out the load-bearing neighbors
-    // ranked after it.
-    let reference_reserve = budget / 10;
-    let mut later_refs: Vec<u32> = vec![0; results.len() + 1];
-    for i in (0..results.len()).rev() {
-        let c = heads[i]
-            .as_ref()
-            .map_or(0, |(_, head)| base(*head, Mode::Reference, &results[i].why));
-        later_refs[i] = later_refs[i + 1] + c;
-    }
-    for (i, hit) in results.iter().enumerate() {
-        let Some((header, head_cost)) = &heads[i] else { continue };
-        let head_cost = *head_cost;
-        let sections = engine.sections_of(&hit.id);
-        let item_cap = cap.saturating_add(carry);
-        let avail = budget.saturating_sub(used + list_reserve);
-        let content_avail = avail.saturating_sub(later_refs[i + 1].min(reference_reserve));
-        let limit = item_cap.min(content_avail);
-        let bare = |mode: Mode| base(head_cost, mode, &hit.why);
-        // Full.
-        let full: u32 = bare(Mode::Full) + sections.iter().map(|s| JOIN + s.tokens).sum::<u32>();
-        let (mode, chosen, cost) = if full <= limit {
-            (Mode::Full, (0..sections.len()).collect::<Vec<_>>(), full)
-        } else {
-            // Excerpt: the best-matching section first, then the others in order of
-            // usefulness, while they fit.
-            let mut order: Vec<usize> = (0..sections.len()).collect();
-            let best = match &hit.why {
-                Why::Seed {
-                    section_id: Some(id), ..
-                } => sections.iter().position(|s| &s.chunk == id),
-                _ => None,
-            };
-            order.sort_by_key(|&i| (Some(i) != best, section_rank(&sections[i].heading), i));
-            let mut cost = bare(Mode::Excerpt);
-            let mut picked = Vec::new();
-            for i in order {
-                let c = JOIN + sections[i].tokens;
-                if cost + c <= limit {
-                    cost += c;
-                    picked.push(i);
-                }
+    let mut left_out = Vec::new();
+    for mut c in cands {
+        if !c.included {
+            left_out.push(c.hit);
+            continue;
+        }
+        c.chosen.sort_by_key(|(i, _)| *i);
+        let mode = c.mode();
+        let header = c.head.lines().take(2).collect::<Vec<_>>().join("\n");
+        let mut text = head_text(&header, &c.relations, mode, &c.hit.why);
+        for (i, cut) in &c.chosen {
+            text.push_str("\n\n");
+            match cut {
+                Some((t, _)) => text.push_str(t),
+                None => text.push_str(&render::section_block(&c.sections[*i].heading, &c.sections[*i].text)),
             }
-            if !picked.is_empty() {
-                picked.sort();
-                (Mode::Excerpt, picked, cost)
-            } else if bare(Mode::Reference) <= avail {
-                (Mode::Reference, Vec::new(), bare(Mode::Reference))
-            } else {
-                left_out.push(hit);
-                continue;
-            }
-        };
-        used += cost;
-        carry = item_cap.saturating_sub(cost);
-        blocks.push(Block {
-            text: header.clone(),
-            cost: head_cost,
-        });
-        let ml = mode_line(mode, &hit.why);
-        blocks.push(Block {
-            cost: bound(&ml),
-            text: ml,
-        });
-        for &i in &chosen {
-            let s = &sections[i];
-            blocks.push(Block {
-                text: render::section_block(&s.heading, &s.text),
-                cost: s.tokens,
-            });
         }
         items.push(PackItem {
-            id: hit.id.clone(),
-            path: hit.path.clone(),
-            title: hit.title.clone(),
-            r#type: hit.r#type.clone(),
-            state: hit.state.clone(),
+            id: c.hit.id.clone(),
+            path: c.hit.path.clone(),
+            title: c.hit.title.clone(),
+            r#type: c.hit.r#type.clone(),
+            state: c.hit.state.clone(),
             mode,
-            tokens: cost,
-            sections: chosen.iter().map(|&i| sections[i].chunk.clone()).collect(),
-            why: hit.why.clone(),
+            tokens: count(&text),
+            sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
+            relations: c.relations,
+            why: c.hit.why.clone(),
+            text,
         });
-    }
-    // The items that did not fit, as a list, as far as the budget allows.
-    let mut not_included = Vec::new();
-    if !left_out.is_empty() {
-        let heading = "## Not included".to_string();
-        let mut lines = Vec::new();
-        let mut cost = JOIN + bound(&heading);
-        for h in &left_out {
-            let line = format!("- {} — {}", h.id, render::one_line(&h.title));
-            let c = JOIN + bound(&line);
-            if used + cost + c <= budget {
-                cost += c;
-                lines.push(line);
-                not_included.push(omitted(h));
-            }
-        }
-        if !lines.is_empty() {
-            used += cost;
-            blocks.push(Block {
-                text: format!("{heading}\n{}", lines.join("\n")),
-                cost: cost - JOIN,
-            });
-        }
     }
     let counts = [
         items.iter().filter(|i| i.mode == Mode::Full).count(),
@@ -273,24 +527,53 @@ pub fn pack(
         items.iter().filter(|i| i.mode == Mode::Reference).count(),
         left_out.len(),
     ];
-    // `used` keeps the stats line's reserve: the printed line is never longer.
-    let stats_line = stats(used, counts);
-    debug_assert!(bound(&stats_line) <= stats_reserve);
-    blocks.insert(
-        1,
-        Block {
-            cost: stats_reserve,
-            text: stats_line,
-        },
-    );
-    let markdown = blocks.iter().map(|b| b.text.as_str()).collect::<Vec<_>>().join("\n\n") + "\n";
+    let mut blocks: Vec<String> = vec![title, String::new()];
+    blocks.extend(items.iter().map(|i| i.text.clone()));
+    let body_cost: u32 = blocks.iter().map(|b| count(b) + JOIN).sum::<u32>();
+    let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
+    // The list of what did not fit, as far as the budget allows.
+    if !left_out.is_empty() {
+        let mut lines = vec!["## Not included".to_string()];
+        let mut cost = body_cost + stats_reserve + count(&lines[0]);
+        for (n, h) in left_out.iter().enumerate() {
+            let line = format!("- {} — {}", h.id, render::one_line(&h.title));
+            let more = format!("- … and {} more", left_out.len() - n);
+            let c = JOIN + count(&line);
+            let tail = JOIN + count(&format!("- … and {} more", left_out.len()));
+            if cost + c + if n + 1 < left_out.len() { tail } else { 0 } <= budget {
+                cost += c;
+                lines.push(line);
+            } else {
+                if cost + JOIN + count(&more) <= budget {
+                    lines.push(more);
+                }
+                break;
+            }
+        }
+        if lines.len() > 1 {
+            blocks.push(lines.join("\n"));
+        }
+    }
+    // The stats line names the count of the whole pack, itself included: settle it.
+    let mut used = budget;
+    let mut markdown = String::new();
+    for _ in 0..4 {
+        blocks[1] = stats_line(budget, used, counts);
+        markdown = blocks.join("\n\n") + "\n";
+        let real = count(&markdown);
+        if real == used {
+            break;
+        }
+        used = real;
+    }
     Pack {
+        schema: SCHEMA,
         query: query.to_string(),
         budget,
         used,
         tokenizer,
         items,
-        not_included,
+        not_included: left_out.into_iter().map(omitted).collect(),
         markdown,
     }
 }
@@ -308,10 +591,10 @@ fn omitted(h: &Hit) -> Omitted {
 fn section_rank(heading: &str) -> u8 {
     match crate::model::section::section_name(heading).as_str() {
         "decision" => 0,
-        "goal" => 1,
-        "context" => 2,
+        "goal" | "description" | "summary" | "abstract" => 1,
+        "context" | "motivation" => 2,
         "acceptance criteria" => 3,
-        "approach" => 4,
+        "approach" | "specification" | "implementation plan" => 4,
         "consequences" => 5,
         "worklog" => 9,
         _ => 6,

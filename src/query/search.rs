@@ -286,7 +286,7 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     seeds.retain(|h| !h.path.is_empty());
 
     let results = if graph {
-        expand_and_rank(engine, seeds, r, limit)
+        expand_and_rank(engine, query, seeds, r, limit)
     } else {
         truncate(seeds, limit)
     };
@@ -327,7 +327,7 @@ fn truncate(mut v: Vec<Hit>, limit: usize) -> Vec<Hit> {
 /// Expand the best seeds along the graph and re-rank seeds and neighbors together:
 /// score (relative to the best seed) + `path_bonus` per extra path, × doctype weight × state
 /// weight. A superseded ADR in the results pulls in its successor. Ties break by id.
-fn expand_and_rank(engine: &dyn Engine, mut seeds: Vec<Hit>, r: &Retrieval, limit: usize) -> Vec<Hit> {
+fn expand_and_rank(engine: &dyn Engine, query: &str, mut seeds: Vec<Hit>, r: &Retrieval, limit: usize) -> Vec<Hit> {
     let best = seeds.iter().map(|h| h.score).fold(0.0, f64::max);
     if best <= 0.0 {
         return truncate(seeds, limit);
@@ -354,10 +354,11 @@ fn expand_and_rank(engine: &dyn Engine, mut seeds: Vec<Hit>, r: &Retrieval, limi
         .iter()
         .map(|h| (h.id.clone(), h.score / best * state_weight(h).min(1.0)))
         .collect();
-    let mut reached = expand::expand(engine, &seed_scores, &r.graph);
+    let focus = expand::focus(query);
+    let mut reached = expand::expand_focused(engine, &seed_scores, &r.graph, &focus);
     let mut out: Vec<Hit> = Vec::new();
     for mut h in seeds {
-        let extra = reached.remove(&h.id).map(|n| n.paths).unwrap_or(0);
+        let extra = reached.remove(&h.id).map_or(0, |n| n.paths);
         if let Why::Seed { also_reached, .. } = &mut h.why {
             *also_reached = extra;
         }
@@ -393,6 +394,9 @@ fn expand_and_rank(engine: &dyn Engine, mut seeds: Vec<Hit>, r: &Retrieval, limi
             }
         }
     }
+    if !focus.is_empty() {
+        pull_focus(engine, &mut out, &focus, r, limit, &weight);
+    }
     for h in &mut out {
         h.score = round(h.score);
     }
@@ -401,6 +405,64 @@ fn expand_and_rank(engine: &dyn Engine, mut seeds: Vec<Hit>, r: &Retrieval, limi
     out.sort_by_key(|h| !matches!(h.why, Why::Seed { exact_id: true, .. }));
     out.truncate(limit);
     out
+}
+
+/// Score of a document pulled in by [`pull_focus`], relative to the result it hangs off.
+const PULL: f64 = 0.9;
+
+/// In a question about relations (what blocks, what decided, what is left in an epic,
+/// what replaced), the other end of such an edge from a ranked result is part of the
+/// answer: it scores at least as its edge from that result would make it, and is
+/// brought in when the walk did not reach it (the blocker of a matching task). Two
+/// rounds, so a chain of two blockers is followed.
+fn pull_focus(
+    engine: &dyn Engine,
+    out: &mut Vec<Hit>,
+    focus: &[EdgeType],
+    r: &Retrieval,
+    limit: usize,
+    weight: &dyn Fn(&Hit) -> f64,
+) {
+    for _ in 0..2 {
+        out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        let mut pulled: BTreeMap<String, (f64, Step)> = BTreeMap::new();
+        for h in out.iter().take(limit) {
+            let mut edges: Vec<GraphEdge> = engine
+                .edges(&h.id)
+                .into_iter()
+                .filter(|e| focus.contains(&e.r#type) && e.other != h.id)
+                .collect();
+            edges.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.other.cmp(&b.other)));
+            for e in edges.into_iter().take(r.graph.max_neighbors_per_seed) {
+                // Just below the result it hangs off, so the two are read together.
+                let score = h.score * PULL;
+                let step = Step {
+                    from: h.id.clone(),
+                    edge: if e.forward {
+                        e.r#type.as_str()
+                    } else {
+                        expand::reverse_name(e.r#type)
+                    },
+                    to: e.other.clone(),
+                };
+                let keep = pulled.get(&e.other).is_none_or(|(s, _)| score > *s);
+                if keep {
+                    pulled.insert(e.other, (score, step));
+                }
+            }
+        }
+        for (id, (score, step)) in pulled {
+            match out.iter_mut().find(|h| h.id == id) {
+                Some(h) => h.score = h.score.max(score),
+                None => {
+                    if let Some(mut h) = neighbor_hit(engine, &id, vec![step], 1) {
+                        h.score = score * weight(&h);
+                        out.push(h);
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn neighbor_hit(engine: &dyn Engine, id: &str, path: Vec<Step>, paths: usize) -> Option<Hit> {

@@ -29,6 +29,14 @@ fn o200k() -> &'static bpe_openai::Tokenizer {
     T.get_or_init(bpe_openai::o200k_base)
 }
 
+/// Load the counter ahead of its first use: o200k takes about 80 ms to load, which a
+/// caller can overlap with other work by warming it on another thread.
+pub fn warm(t: Tokenizer) {
+    if t == Tokenizer::O200k {
+        let _ = o200k();
+    }
+}
+
 /// Tokens in `text` for this counter.
 pub fn count(t: Tokenizer, text: &str) -> u32 {
     match t {
