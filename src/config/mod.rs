@@ -110,7 +110,9 @@ impl Default for GraphSettings {
         use EdgeType::*;
         GraphSettings {
             enabled: true,
-            k_hop: 1,
+            // Two hops: the requirement of a requirement, the blocker of the feature's
+            // task (EVAL.md: nDCG@10 and pack recall up on the EIPs and Backlog.md).
+            k_hop: 2,
             // Every document edge but bare mentions (too weak to pull a neighbor in).
             edge_allowlist: crate::model::EDGE_TYPES
                 .into_iter()

@@ -26,8 +26,14 @@ pub const SCHEMA: &str = "mdgraph.pack/2";
 
 /// Share of the budget the best item may take.
 pub const FIRST_SHARE: f64 = 0.35;
-/// Share of the budget any further item may take before every item has had its turn.
-const ITEM_SHARE: f64 = 0.12;
+/// Share of the budget any further item may take before every item has had its turn
+/// (at least [`ITEM_FLOOR`] tokens). Small shares fit more of the load-bearing
+/// neighbors: on the EIPs at 4000 tokens, 6 % names 82 % of the graded documents
+/// with text, 12 % 80 % (EVAL.md).
+const ITEM_SHARE: f64 = 0.06;
+/// Fewest tokens a further item may take in its turn: below this an excerpt is too
+/// short to carry its point.
+const ITEM_FLOOR: u32 = 150;
 /// At most this many targets of one relation are listed; the rest are counted.
 const MAX_TARGETS: usize = 8;
 
@@ -221,7 +227,11 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
     // 1. The answer: header, then its sections in order of relevance, up to its share.
     // 2. Breadth: every further item with its most relevant section, cut to fit its share.
     for (i, c) in cands.iter_mut().enumerate() {
-        let cap = if i == 0 { share(FIRST_SHARE) } else { share(ITEM_SHARE) };
+        let cap = if i == 0 {
+            share(FIRST_SHARE)
+        } else {
+            share(ITEM_SHARE).max(ITEM_FLOOR)
+        };
         if c.head_cost + JOIN > room(*used) {
             continue;
         }

@@ -250,7 +250,7 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
             let best = hs[0];
             let others: f64 = hs[1..].iter().map(|h| h.score).sum();
             let n = hs.len() - 1;
-            let score = best.score + if n > 0 { 0.3 * others / (n as f64).sqrt() } else { 0.0 };
+            let score = best.score + if n > 0 { 0.3 * others / n as f64 } else { 0.0 };
             (score, doc_id(doc), best, hs.len())
         })
         .collect();
