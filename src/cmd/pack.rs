@@ -53,6 +53,16 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
     t.mark("search and pack");
     notes(ctx, err, Some(&t), &index)?;
     let code = if p.items.is_empty() { EXIT_FAIL } else { EXIT_OK };
+    if p.items.is_empty() && !p.not_included.is_empty() {
+        writeln!(
+            err,
+            "mdgraph: {} a budget of {budget} tokens holds not even the pack's header and one reference ({} matching items left out); try --budget 200 or more",
+            ctx.err_paint.error("error:"),
+            p.not_included.len()
+        )?;
+    } else if p.items.is_empty() && !ctx.cli.quiet {
+        ctx.warn(err, &format!("nothing matches `{}`", args.query))?;
+    }
     match args.format {
         PackFormat::Md => emit(out, p.markdown.as_bytes(), code),
         PackFormat::Json => emit(out, json(&p)?.as_bytes(), code),

@@ -99,17 +99,19 @@ pub fn focus(query: &str) -> Vec<EdgeType> {
         .map(str::to_lowercase)
     {
         let w = w.as_str();
-        let has = |p: &[&str]| p.iter().any(|p| w.starts_with(p));
-        let types: &[EdgeType] = if has(&["block", "unblock", "depend", "prerequisit", "stuck", "waiting"]) {
-            &[BlockedBy, Blocks, DependsOn]
-        } else if has(&["decid", "decision", "adr", "rationale"]) || w == "why" {
-            &[DecisionRef]
-        } else if has(&["epic", "parent", "subtask", "children", "remaining"]) || w == "left" {
-            &[Parent]
-        } else if has(&["replac", "supersed", "deprecat", "obsolete", "successor"]) {
-            &[Supersedes, SupersededBy]
-        } else {
-            &[]
+        // Whole words only: "block" alone is a chain block in the EIPs, "left" a side.
+        let types: &[EdgeType] = match w {
+            "blocking" | "blocked" | "blocker" | "blockers" | "unblock" | "unblocks" | "unblocked" | "depend"
+            | "depends" | "dependency" | "dependencies" | "prerequisite" | "prerequisites" | "waiting" => {
+                &[BlockedBy, Blocks, DependsOn]
+            }
+            "decide" | "decided" | "decides" | "decision" | "decisions" | "adr" | "adrs" | "rationale" | "why" => {
+                &[DecisionRef]
+            }
+            "epic" | "epics" | "parent" | "subtask" | "subtasks" | "children" | "remaining" => &[Parent],
+            "replace" | "replaced" | "replaces" | "replacement" | "supersede" | "superseded" | "supersedes"
+            | "deprecated" | "obsolete" | "successor" => &[Supersedes, SupersededBy],
+            _ => &[],
         };
         for t in types {
             if !out.contains(t) {
@@ -245,6 +247,20 @@ pub fn expand_focused(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn focus_reads_relation_words_whole() {
+        use EdgeType::*;
+        assert_eq!(focus("what is blocking the PDF export"), [BlockedBy, Blocks, DependsOn]);
+        assert_eq!(focus("Why did we pick tus?"), [DecisionRef]);
+        assert_eq!(focus("what is left in the sync epic"), [Parent]);
+        assert_eq!(
+            focus("which ADR superseded ADR-0002"),
+            [DecisionRef, Supersedes, SupersededBy]
+        );
+        // A chain block is not a blocker.
+        assert!(focus("block gas limit of the beacon chain blocks").is_empty());
+    }
     use std::collections::HashMap;
 
     struct Map(HashMap<String, Vec<GraphEdge>>);

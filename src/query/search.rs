@@ -366,8 +366,17 @@ fn expand_and_rank(engine: &dyn Engine, query: &str, mut seeds: Vec<Hit>, r: &Re
         out.push(h);
     }
     for n in reached.into_values() {
+        // In a question about relations, a neighbor reached along none of them is context,
+        // not answer: it steps back behind those that are.
+        let off_focus = !focus.is_empty()
+            && !n.path.iter().any(|st| {
+                focus
+                    .iter()
+                    .any(|t| st.edge == t.as_str() || st.edge == expand::reverse_name(*t))
+            });
+        let damp = if off_focus { OFF_FOCUS } else { 1.0 };
         if let Some(mut h) = neighbor_hit(engine, &n.id, n.path, n.paths) {
-            h.score = (n.score + r.graph.path_bonus * n.paths.saturating_sub(1) as f64) * weight(&h);
+            h.score = (n.score * damp + r.graph.path_bonus * n.paths.saturating_sub(1) as f64) * weight(&h);
             out.push(h);
         }
     }
@@ -407,6 +416,20 @@ fn expand_and_rank(engine: &dyn Engine, query: &str, mut seeds: Vec<Hit>, r: &Re
     out
 }
 
+/// Factor on a neighbor reached along no edge a question about relations asks about.
+const OFF_FOCUS: f64 = 0.75;
+
+/// True when the other end of `e` answers a question about its relation: the blocker or
+/// dependency of an item (not what it blocks), the decision of an item (not every item
+/// a decision covers), the children of an epic, either side of a replacement.
+fn answers(e: &GraphEdge) -> bool {
+    match e.r#type {
+        EdgeType::BlockedBy | EdgeType::DependsOn | EdgeType::DecisionRef => e.forward,
+        EdgeType::Blocks | EdgeType::Parent => !e.forward,
+        _ => true,
+    }
+}
+
 /// Score of a document pulled in by [`pull_focus`], relative to the result it hangs off.
 const PULL: f64 = 0.9;
 
@@ -430,7 +453,7 @@ fn pull_focus(
             let mut edges: Vec<GraphEdge> = engine
                 .edges(&h.id)
                 .into_iter()
-                .filter(|e| focus.contains(&e.r#type) && e.other != h.id)
+                .filter(|e| focus.contains(&e.r#type) && e.other != h.id && answers(e))
                 .collect();
             edges.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.other.cmp(&b.other)));
             for e in edges.into_iter().take(r.graph.max_neighbors_per_seed) {

@@ -93,3 +93,49 @@ fn tiny_budget_and_no_match() {
     let none = f.run(&["pack", "zzzqqq", "--format", "json"]);
     assert_eq!(none.code, 1);
 }
+
+/// The README's example: a question about blocking brings the blocked task and both of
+/// its blockers with their text, and the blocked task's relations line names both.
+#[test]
+fn blocking_question_packs_the_blocked_task_and_both_blockers_with_text() {
+    let f = Fixture::new("backlog-fixtures");
+    let out = f.run(&[
+        "pack",
+        "what is blocking the PDF export",
+        "--budget",
+        "1500",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["schema"], "mdgraph.pack/2");
+    let items = v["items"].as_array().unwrap();
+    let item = |id: &str| {
+        items
+            .iter()
+            .find(|i| i["id"] == id)
+            .unwrap_or_else(|| panic!("{id} not in the pack: {}", out.stdout))
+    };
+    for id in ["QRY-TSK-0013", "QRY-TSK-0004", "QRY-BUG-0005"] {
+        assert_ne!(item(id)["mode"], "reference", "{id} has no text");
+    }
+    let blocked = item("QRY-TSK-0013")["text"].as_str().unwrap();
+    assert!(
+        blocked.contains("blocked_by QRY-BUG-0005 (InProgress), QRY-TSK-0004 (InProgress)"),
+        "{blocked}"
+    );
+    // JSON and Markdown agree on what was left out.
+    let md = f.run(&["pack", "what is blocking the PDF export", "--budget", "1500"]);
+    let n = v["not_included"].as_array().unwrap().len();
+    assert!(md.stdout.contains(&format!("· {n} not included")), "{}", md.stdout);
+    assert!(md.stdout.contains(blocked), "the JSON text is what the Markdown prints");
+}
+
+#[test]
+fn a_budget_too_small_for_anything_says_so() {
+    let f = Fixture::new("backlog-fixtures");
+    let out = f.run(&["pack", "photo upload", "--budget", "5"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("budget"), "{}", out.stderr);
+}
