@@ -227,7 +227,7 @@ impl Index {
     /// One node (by node id, raw id in any case, `ID@uidprefix`, or root-relative
     /// path) with its sections and edges. [`Error::NotFound`] when nothing matches.
     pub fn node(&self, id: &str) -> Result<Shown, Error> {
-        show::show(self.graph()?, id)
+        show::show(self.graph()?, id, &self.config.settings.ids.prefix_aliases)
     }
 
     /// The neighborhood of a node up to `depth` hops over `edges` (all document edge
@@ -258,7 +258,9 @@ impl Index {
             // Ids resolve through the engine; only a path needs the whole graph.
             let root = match e.node(id).map(|n| n.id).or_else(|| e.exact_id(id)) {
                 Some(root) => root,
-                None => show::find(self.graph()?, id)?.id.clone(),
+                None => show::find(self.graph()?, id, &self.config.settings.ids.prefix_aliases)?
+                    .id
+                    .clone(),
             };
             Ok(neighbors::neighborhood(e, &root, depth, edges))
         })

@@ -28,7 +28,14 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
             if !ctx.cli.quiet {
                 writeln!(err, "{}", summary(&report, ctx.err_paint))?;
             }
-            emit(out, diagnostics(&report.diagnostics, ctx.out_paint).as_bytes(), code)
+            // `--quiet`: errors only (and warnings under `--strict`, where they fail).
+            let shown: Vec<_> = report
+                .diagnostics
+                .iter()
+                .filter(|d| !ctx.cli.quiet || args.strict || d.severity == mdgraph::model::diag::Severity::Error)
+                .cloned()
+                .collect();
+            emit(out, diagnostics(&shown, ctx.out_paint).as_bytes(), code)
         }
     }
 }

@@ -147,6 +147,17 @@ fn config(ctx: &Ctx) -> Result<Config, Failure> {
         no_sqlite: cli.no_sqlite,
     };
     let cfg = Config::load(ctx.cwd, &ov)?;
+    // Outside any configured backlog a query would index the working directory into a
+    // new `_index/` there; say so instead (`index`, `hook` and `--root` ask for it explicitly).
+    let explicit =
+        cli.root.is_some() || cli.index_dir.is_some() || matches!(cli.command, Command::Index(_) | Command::Hook(_));
+    if cfg.config_file.is_none() && !explicit {
+        return Err(Failure::Error(Error::Other(format!(
+            "no {} in {} or any folder above it: run `mdgraph init` to set one up, or pass --root",
+            mdgraph::CONFIG_FILE,
+            mdgraph::shown_from(ctx.cwd, ctx.cwd),
+        ))));
+    }
     Index::recover(&cfg)?;
     Ok(cfg)
 }

@@ -13,8 +13,8 @@ use std::io::Write;
 pub struct Args {
     /// The question or keywords (plain text; no query syntax).
     query: String,
-    /// Most results to print.
-    #[arg(long, default_value_t = 10)]
+    /// Most results to print (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
     limit: usize,
     /// Plain full-text ranking: no graph expansion or re-rank.
     #[arg(long)]
@@ -88,5 +88,14 @@ fn truncate(s: &str, n: usize) -> String {
         s.to_string()
     } else {
         s.chars().take(n - 1).collect::<String>() + "…"
+    }
+}
+
+/// `--limit`: a count of at least 1 (`0` would print nothing and look like no match).
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
     }
 }

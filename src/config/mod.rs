@@ -73,6 +73,9 @@ pub struct Retrieval {
     pub weights: Weights,
     /// Graph expansion.
     pub graph: GraphSettings,
+    /// Prefix aliases of ids typed in a query (`task` → `back`), from `[ids]`.
+    #[serde(skip)]
+    pub id_aliases: BTreeMap<String, String>,
 }
 
 /// How seeds are expanded along the graph.
@@ -136,6 +139,7 @@ impl Default for Retrieval {
             max_sections: 1000,
             weights: Weights::default(),
             graph: GraphSettings::default(),
+            id_aliases: BTreeMap::new(),
         }
     }
 }
@@ -534,11 +538,12 @@ impl Config {
                 line: 0,
                 message,
             })?;
-        let retrieval = raw.retrieval.validate().map_err(|message| Error::Config {
+        let mut retrieval = raw.retrieval.validate().map_err(|message| Error::Config {
             path: cfg_name.clone(),
             line: 0,
             message,
         })?;
+        retrieval.id_aliases = settings.ids.prefix_aliases.clone();
         let sqlite = !ov.no_sqlite && raw.sqlite.unwrap_or(true);
         settings.tokenizer = raw.pack.tokenizer;
         if raw.pack.budget == 0 {

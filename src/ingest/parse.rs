@@ -9,6 +9,7 @@ use crate::ingest::frontmatter::{self, KeyLines, Parsed};
 use crate::ingest::markdown::{self, Section};
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{EdgeType, Kind, Node, RawRef, RefForm};
+pub use crate::text::path::file_stem;
 use serde_json::{Map, Value};
 use yaml_rust2::Yaml;
 
@@ -318,15 +319,6 @@ fn ref_values(v: &Yaml, bad: &mut dyn FnMut(&str)) -> Vec<String> {
         Yaml::Alias(_) | Yaml::BadValue => bad("an alias"),
     }
     out
-}
-
-/// The file name without folders and extension.
-pub fn file_stem(rel: &str) -> &str {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    match name.rfind('.') {
-        Some(i) if i > 0 => &name[..i],
-        _ => name,
-    }
 }
 
 /// The id a filename carries: `QRY-TSK-0007_slug` → `QRY-TSK-0007`,

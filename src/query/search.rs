@@ -16,6 +16,7 @@ use crate::query::bm25;
 use crate::query::expand::{self, GraphSource, Step};
 use crate::store::mirror;
 use crate::store::postings::{self, Corpus, Posting, RowInfo};
+use crate::text::ids::{self, Form};
 use crate::text::mentions::mention_candidates;
 use crate::text::tokenize::{self, QueryTerm};
 use rusqlite::{Connection, OpenFlags};
@@ -200,8 +201,14 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     // Ids named in the query are seeds by themselves; the rest of the query is full text.
     let mut exact: Vec<String> = Vec::new();
     let mut text = query.to_string();
+    // An id typed in another form (`EIP-1559` for `1559`) is a lookup only in a short
+    // query; in a sentence it is context (an abstract citing the EIPs it builds on).
+    let short = query.split_whitespace().count() <= 4;
     for (tok, _) in mention_candidates(query) {
-        if let Some(id) = engine.exact_id(tok) {
+        let found = engine
+            .exact_id(tok)
+            .or_else(|| short.then(|| exact_typed_id(engine, tok, &r.id_aliases)).flatten());
+        if let Some(id) = found {
             text = remove_token(&text, tok);
             if !exact.contains(&id) {
                 exact.push(id);
@@ -295,6 +302,20 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         engine: engine.kind(),
         terms: terms.iter().map(|t| t.stem.clone()).collect(),
         results,
+    })
+}
+
+/// The document an id-like token of a query names: as written, under a prefix alias
+/// (`task-200` → `BACK-200`), or by the number after a written prefix (`EIP-1559` →
+/// `1559`, `ERC-721` → `721`; only with a separator, so `sha256` is not EIP 256).
+fn exact_typed_id(engine: &dyn Engine, tok: &str, aliases: &BTreeMap<String, String>) -> Option<String> {
+    let separated = tok
+        .find(|c: char| c.is_ascii_digit())
+        .is_some_and(|i| i > 0 && tok[..i].ends_with(['-', '_']));
+    ids::forms(tok, aliases).into_iter().find_map(|f| match f {
+        Form::Id(k) => engine.exact_id(&k),
+        Form::Number(n) if separated => engine.exact_id(&n),
+        Form::Number(_) => None,
     })
 }
 

@@ -3,7 +3,9 @@
 use crate::error::Error;
 use crate::model::{EdgeType, Kind, Node, Origin};
 use crate::store::sidecar::Loaded;
+use crate::text::ids::{self, Form};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// An edge as seen from the shown node.
 #[derive(Debug, Clone, Serialize)]
@@ -51,21 +53,69 @@ pub struct Shown {
 }
 
 /// Find a node by node id, then case-insensitively by id or raw id, then by path.
-pub fn find<'a>(index: &'a Loaded, query: &str) -> Result<&'a Node, Error> {
+pub fn find<'a>(index: &'a Loaded, query: &str, aliases: &BTreeMap<String, String>) -> Result<&'a Node, Error> {
     if let Ok(i) = index.nodes.binary_search_by(|n| n.id.as_str().cmp(query)) {
         return Ok(&index.nodes[i]);
     }
     let q = query.trim().trim_start_matches("./");
-    let hits: Vec<&Node> = index
-        .nodes
-        .iter()
-        .filter(|n| !n.is_chunk())
+    let docs = || index.nodes.iter().filter(|n| !n.is_chunk());
+    let hits: Vec<&Node> = docs()
         .filter(|n| {
             n.id.eq_ignore_ascii_case(q)
                 || n.raw_id.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(q))
                 || n.path == q
         })
         .collect();
+    if !hits.is_empty() {
+        return one_of(query, hits);
+    }
+    // Ids as people type them: the same id with other separators or a prefix alias,
+    // then the number it ends with, then a file name.
+    let forms = ids::forms(q, aliases);
+    let lower = |s: &str| s.to_lowercase();
+    for form in &forms {
+        if let Form::Id(k) = form {
+            let hits: Vec<&Node> = docs()
+                .filter(|n| lower(&n.id) == *k || n.raw_id.as_deref().is_some_and(|r| lower(r) == *k))
+                .collect();
+            if !hits.is_empty() {
+                return one_of(query, hits);
+            }
+        }
+    }
+    for form in &forms {
+        if let Form::Number(num) = form {
+            // The document whose id is the number, else the one whose id ends with it.
+            let exact: Vec<&Node> = docs().filter(|n| lower(&n.id) == *num).collect();
+            if !exact.is_empty() {
+                return one_of(query, exact);
+            }
+            let tails: Vec<&Node> = docs()
+                .filter(|n| ids::number_tail(n.raw_id.as_deref().unwrap_or(&n.id)) == Some(num.as_str()))
+                .collect();
+            if !tails.is_empty() {
+                return one_of(query, tails);
+            }
+        }
+    }
+    for form in &forms {
+        if let Form::Id(k) = form {
+            let hits: Vec<&Node> = docs()
+                .filter(|n| {
+                    let stem = lower(crate::text::path::file_stem(&n.path));
+                    stem == *k || stem.split(" - ").next() == Some(k.as_str())
+                })
+                .collect();
+            if !hits.is_empty() {
+                return one_of(query, hits);
+            }
+        }
+    }
+    Err(Error::NotFound(query.to_string()))
+}
+
+/// The one node, or an error listing the candidates.
+fn one_of<'a>(query: &str, hits: Vec<&'a Node>) -> Result<&'a Node, Error> {
     match hits.as_slice() {
         [one] => Ok(one),
         [] => Err(Error::NotFound(query.to_string())),
@@ -80,8 +130,8 @@ pub fn find<'a>(index: &'a Loaded, query: &str) -> Result<&'a Node, Error> {
 }
 
 /// Build the view of one node.
-pub fn show(index: &Loaded, query: &str) -> Result<Shown, Error> {
-    let node = find(index, query)?;
+pub fn show(index: &Loaded, query: &str, aliases: &BTreeMap<String, String>) -> Result<Shown, Error> {
+    let node = find(index, query, aliases)?;
     let by_id = |id: &str| {
         index
             .nodes

@@ -44,3 +44,12 @@ pub fn shown_from(base: &Path, p: &Path) -> String {
 pub fn relative_to(base: &Path, p: &Path) -> String {
     shown_from(&absolute(base), &absolute(p))
 }
+
+/// The file name without folders and extension.
+pub fn file_stem(rel: &str) -> &str {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    match name.rfind('.') {
+        Some(i) if i > 0 => &name[..i],
+        _ => name,
+    }
+}

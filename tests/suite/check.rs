@@ -244,3 +244,15 @@ fn closed_pipe_keeps_the_exit_code() {
     drop(child.stdout.take());
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
+
+#[test]
+fn quiet_check_prints_errors_only() {
+    let f = Fixture::new("tests/fixtures/broken");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let loud = f.run(&["check"]);
+    assert!(loud.stdout.contains("warning["), "the fixture has warnings: {}", loud.stdout);
+    let quiet = f.run(&["--quiet", "check"]);
+    assert_eq!(quiet.code, loud.code);
+    assert!(quiet.stdout.contains("error[") && !quiet.stdout.contains("warning["), "{}", quiet.stdout);
+    assert!(quiet.stderr.is_empty(), "{}", quiet.stderr);
+}

@@ -67,6 +67,23 @@ fn backlog_md_example_config_resolves_old_task_prefix() {
     // Without the alias 171 `task-N` references dangle; the corpus itself has 7 that do.
     assert!(dangling <= 7, "{dangling} dangling references:\n{}", out.stderr);
     assert_eq!(out.stderr.matches("warning[unknown-state]").count(), 0);
+    // Ids as people type them: the old prefix, another case, a bare number.
+    for typed in ["task-200", "TASK-200", "back 200", "200"] {
+        let shown = run_example(_dir.path(), "backlog-md/backlog", "backlog-md.toml", &["show", typed]);
+        assert!(
+            shown.stdout.starts_with("BACK-200 "),
+            "{typed}: {}{}",
+            shown.stdout,
+            shown.stderr
+        );
+    }
+    // A number two files own is listed, not guessed.
+    let two = run_example(_dir.path(), "backlog-md/backlog", "backlog-md.toml", &["show", "76"]);
+    assert!(
+        two.code != 0 && two.stderr.contains("matches several nodes"),
+        "{}",
+        two.stderr
+    );
 }
 
 #[test]
@@ -81,6 +98,24 @@ fn eips_example_config_resolves_requires_and_moved_stubs() {
     assert_eq!(out.stderr.matches("error[duplicate-id]").count(), 2);
     let edges = std::fs::read_to_string(dir.path().join("_index/graph_edges.jsonl")).unwrap();
     assert_eq!(edges.matches("\"type\":\"depends_on\"").count(), 1677);
+    // Ids as people type them: the ERC and EIP prefixes name the number.
+    for typed in ["ERC-721", "eip-721", "EIP 721", "721"] {
+        let shown = run_example(dir.path(), "eips", "eips.toml", &["show", typed]);
+        assert!(
+            shown.stdout.starts_with("721 "),
+            "{typed}: {}{}",
+            shown.stdout,
+            shown.stderr
+        );
+    }
+    let found = run_example(
+        dir.path(),
+        "eips",
+        "eips.toml",
+        &["search", "EIP-1559", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&found.stdout).unwrap();
+    assert_eq!(v["results"][0]["id"], "1559", "{}", found.stdout);
 
     // The public labeled set (issue targets): nDCG@10 ≥ 0.90 and Recall@10 ≥ 0.75 with
     // the graph; the graph adds ≥ 60 % Recall@10 over plain search without losing nDCG.

@@ -479,3 +479,18 @@ fn probe_sees_changes_outside_the_walked_files() {
     std::fs::write(d.root().join("quagga.md"), "# Quagga\nQuagga notes.\n").unwrap();
     assert_eq!(search(&d, &linked, "quagga"), ["quagga.md"]);
 }
+
+#[test]
+fn outside_a_configured_backlog_a_query_says_so_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.md"), "# Notes\nphoto upload\n").unwrap();
+    let out = run_in(dir.path(), &["search", "photo"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no mdgraph.toml") && out.stderr.contains("mdgraph init"), "{}", out.stderr);
+    assert!(!dir.path().join("_index").exists(), "nothing is written");
+    // `--limit 0` is a usage error, not "no results".
+    let f = Fixture::new("backlog-fixtures");
+    let out = f.run(&["search", "photo", "--limit", "0"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("at least 1"), "{}", out.stderr);
+}

@@ -112,3 +112,26 @@ fn neighbors_by_path_and_unknown_id_leaves_the_mirror_alone() {
     assert!(!out.stderr.contains("warning"), "{}", out.stderr);
     assert_eq!(std::fs::metadata(&db).unwrap().modified().unwrap(), before);
 }
+
+#[test]
+fn ids_as_people_type_them() {
+    let f = Fixture::new("backlog-fixtures");
+    // Spaces for dashes and any case name the same item.
+    let out = f.run(&["show", "qry tsk 0004"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("QRY-TSK-0004 "), "{}", out.stdout);
+    // A number several items end with is listed, not guessed.
+    let out = f.run(&["show", "0004"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("matches several nodes") && out.stderr.contains("QRY-TSK-0004"),
+        "{}",
+        out.stderr
+    );
+    // The file name works too.
+    let out = f.run(&[
+        "neighbors",
+        "QRY-TSK-0004_build-signature-pad-with-vector-stroke-capture",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}

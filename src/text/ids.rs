@@ -1,0 +1,92 @@
+//! Ids as people type them: `eip-721`, `EIP 721`, `ERC-721` for the document whose id is
+//! `721`, `task-200` for `BACK-200` under a prefix alias, a bare `200` when one document
+//! owns that number. [`forms`] lists what a typed id may mean, most literal first; the
+//! caller takes the first form that names a document.
+
+use std::collections::BTreeMap;
+
+/// One reading of a typed id (lowercase).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Form {
+    /// The id as typed, separators unified to `-` (`EIP 721` → `eip-721`).
+    Id(String),
+    /// The number it ends with (`erc-721` → `721`, `back-24.1` → `24.1`): an id of its
+    /// own, or the numeric tail of exactly one document's id.
+    Number(String),
+}
+
+/// The readings of `typed`, most literal first; `aliases` are the configured prefix
+/// aliases (`task` → `back`).
+pub fn forms(typed: &str, aliases: &BTreeMap<String, String>) -> Vec<Form> {
+    let t = typed.trim().to_lowercase();
+    let mut out: Vec<Form> = Vec::new();
+    let mut push = |f: Form| {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    };
+    if t.is_empty() {
+        return Vec::new();
+    }
+    push(Form::Id(t.clone()));
+    let unified: String = t
+        .split(|c: char| c.is_whitespace() || c == '_')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    push(Form::Id(unified.clone()));
+    let split = unified
+        .find(|c: char| c.is_ascii_digit())
+        .map(|i| (unified[..i].trim_end_matches('-'), &unified[i..]));
+    if let Some((prefix, rest)) = split {
+        let numeric = rest.chars().all(|c| c.is_ascii_digit() || c == '.') && !rest.ends_with('.');
+        if let Some(alias) = aliases.get(prefix) {
+            push(Form::Id(format!("{}-{rest}", alias.to_lowercase())));
+        }
+        if numeric && (prefix.is_empty() || prefix.chars().all(|c| c.is_ascii_alphabetic())) {
+            push(Form::Number(rest.to_string()));
+        }
+    }
+    out
+}
+
+/// The number an id ends with (`BACK-24.1` → `24.1`, `721` → `721`), lowercase.
+pub fn number_tail(id: &str) -> Option<&str> {
+    let start = id
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_ascii_digit() || *c == '.')
+        .last()
+        .map(|(i, _)| i)?;
+    let tail = id[start..].trim_start_matches('.');
+    (!tail.is_empty() && tail.starts_with(|c: char| c.is_ascii_digit())).then_some(tail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(f: &[Form]) -> Vec<String> {
+        f.iter()
+            .map(|f| match f {
+                Form::Id(s) => s.clone(),
+                Form::Number(n) => format!("#{n}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn typed_forms() {
+        let aliases = BTreeMap::from([("task".to_string(), "back".to_string())]);
+        assert_eq!(ids(&forms("ERC-721", &aliases)), ["erc-721", "#721"]);
+        assert_eq!(ids(&forms("EIP 721", &aliases)), ["eip 721", "eip-721", "#721"]);
+        assert_eq!(ids(&forms("task-200", &aliases)), ["task-200", "back-200", "#200"]);
+        assert_eq!(ids(&forms("task-24.1", &aliases)), ["task-24.1", "back-24.1", "#24.1"]);
+        assert_eq!(ids(&forms("200", &aliases)), ["200", "#200"]);
+        assert_eq!(ids(&forms("QRY-TSK-0004", &aliases)), ["qry-tsk-0004"]);
+        assert!(forms("  ", &aliases).is_empty());
+        assert_eq!(number_tail("BACK-24.1"), Some("24.1"));
+        assert_eq!(number_tail("721"), Some("721"));
+        assert_eq!(number_tail("ADR"), None);
+    }
+}
