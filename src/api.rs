@@ -34,6 +34,7 @@ use crate::error::Error;
 use crate::ingest::build::{self, BuildOptions, BuildReport};
 use crate::model::EdgeType;
 use crate::progress::Progress;
+use crate::query::backlog::{self, Backlog, Filter as ListFilter, Hold, ListReport, ReadyReport, TreeReport};
 use crate::query::eval;
 use crate::query::neighbors::{self, Hood};
 use crate::query::pack::{self, Pack};
@@ -301,6 +302,42 @@ impl Index {
     /// answered, or it was rebuilt), oldest first; the list is emptied.
     pub fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut *lock(&self.warnings))
+    }
+
+    /// The documents matching `filter` (`mdgraph list`).
+    pub fn list(&self, filter: &ListFilter) -> Result<ListReport, Error> {
+        let g = self.graph()?;
+        let items = Backlog::new(g, &self.config.states).list(filter);
+        Ok(ListReport {
+            schema: backlog::LIST_SCHEMA,
+            count: items.len(),
+            items,
+        })
+    }
+
+    /// Work that can start now (`mdgraph ready`).
+    pub fn ready(&self) -> Result<ReadyReport, Error> {
+        Ok(Backlog::new(self.graph()?, &self.config.states).ready())
+    }
+
+    /// What keeps `id` from starting (empty when it can), and the node's id.
+    pub fn holds(&self, id: &str) -> Result<(String, Vec<Hold>), Error> {
+        let g = self.graph()?;
+        let node = show::find(g, id, &self.config.settings.ids.prefix_aliases)?;
+        Ok((node.id.clone(), Backlog::new(g, &self.config.states).holds(&node.id)))
+    }
+
+    /// `id` with its descendants along parent edges and their roll-up (`mdgraph tree`).
+    pub fn tree(&self, id: &str) -> Result<TreeReport, Error> {
+        let g = self.graph()?;
+        let node = show::find(g, id, &self.config.settings.ids.prefix_aliases)?;
+        let root = Backlog::new(g, &self.config.states)
+            .tree(&node.id)
+            .ok_or_else(|| Error::NotFound(id.to_string()))?;
+        Ok(TreeReport {
+            schema: backlog::TREE_SCHEMA,
+            root,
+        })
     }
 
     /// True when `config`'s index folder holds an index (it may be stale).

@@ -4,6 +4,9 @@
 
 #![allow(missing_docs)]
 
+pub mod backlog {
+    pub use crate::query::backlog::*;
+}
 pub mod bm25 {
     pub use crate::query::bm25::*;
 }

@@ -64,6 +64,10 @@ pub use error::{Error, Result};
 pub use ingest::build::BuildReport;
 pub use init::{Written as Initialized, init};
 pub use progress::{Progress, Sink as ProgressSink};
+pub use query::backlog::{
+    Filter as ListFilter, Group as StateGroup, Hold, Item as ListItem, ListReport, Ready, ReadyReport, Rollup,
+    TreeNode, TreeReport,
+};
 pub use query::eval::{Options as EvalOptions, Query as EvalQuery, Report as EvalReport, parse_queries};
 pub use query::neighbors::Hood as Neighborhood;
 pub use query::pack::{Pack, PackItem};

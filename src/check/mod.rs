@@ -19,6 +19,8 @@ use serde::Serialize;
 /// The outcome of a check.
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
     /// True when the check passes (fresh, no errors, and no warnings under `strict`).
     pub ok: bool,
     /// True when the index matches the sources and config.
@@ -132,6 +134,7 @@ fn finish(cfg: &Config, strict: bool, stale: Vec<Diagnostic>) -> Result<CheckRep
     let c = Counts::of(&diagnostics);
     let ok = c.errors == 0 && (!strict || c.warnings == 0);
     Ok(CheckReport {
+        schema: "mdgraph.check/1",
         ok,
         fresh,
         errors: c.errors,

@@ -21,6 +21,7 @@ pub struct Args {
 /// `mdgraph index --format json`.
 #[derive(serde::Serialize)]
 struct IndexJson<'a> {
+    schema: &'static str,
     up_to_date: bool,
     parsed: usize,
     reused: usize,
@@ -39,6 +40,7 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
         Format::Json => {
             out.write_all(
                 json(&IndexJson {
+                    schema: "mdgraph.index/1",
                     up_to_date: report.up_to_date,
                     parsed: report.parsed,
                     reused: report.reused,

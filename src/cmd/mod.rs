@@ -12,13 +12,16 @@ mod eval;
 mod hook;
 mod index;
 mod init;
+mod list;
 mod neighbors;
 mod pack;
+mod ready;
 mod search;
 mod show;
 pub mod term;
 #[cfg(test)]
 mod tests;
+mod tree;
 
 use clap::{Parser, Subcommand};
 use common::{Ctx, Failure};
@@ -73,6 +76,9 @@ pub enum Command {
     Check(check::Args),
     Search(search::Args),
     Pack(pack::Args),
+    List(list::Args),
+    Ready(ready::Args),
+    Tree(tree::Args),
     Neighbors(neighbors::Args),
     Eval(eval::Args),
     Init(init::Args),
@@ -129,6 +135,9 @@ fn execute(ctx: &Ctx, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, F
         Command::Check(args) => check::run(ctx, args, config(ctx)?, out, err),
         Command::Search(args) => search::run(ctx, args, config(ctx)?, out, err),
         Command::Pack(args) => pack::run(ctx, args, config(ctx)?, out, err),
+        Command::List(args) => list::run(ctx, args, config(ctx)?, out, err),
+        Command::Ready(args) => ready::run(ctx, args, config(ctx)?, out, err),
+        Command::Tree(args) => tree::run(ctx, args, config(ctx)?, out, err),
         Command::Neighbors(args) => neighbors::run(ctx, args, config(ctx)?, out, err),
         Command::Eval(args) => eval::run(ctx, args, config(ctx)?, out, err),
         Command::Show(args) => show::run(ctx, args, config(ctx)?, out, err),

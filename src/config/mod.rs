@@ -37,6 +37,26 @@ struct ConfigFile {
     retrieval: Retrieval,
     #[serde(default)]
     pack: Pack,
+    #[serde(default)]
+    states: StateGroups,
+}
+
+/// Which states count as open, in progress, blocked, done or dropped, for `list`,
+/// `ready` and `tree`. Each list is added to the built-in names (matched ignoring case,
+/// spaces, `-` and `_`); a state in no group is open.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StateGroups {
+    /// Not started (besides the built-in `todo`, `planned`, `proposed`, `ready`, …).
+    pub open: Vec<String>,
+    /// Being worked on (besides `inprogress`, `doing`, `review`, …).
+    pub in_progress: Vec<String>,
+    /// Waiting on something (besides `blocked`, `onhold`, …).
+    pub blocked: Vec<String>,
+    /// Finished (besides `done`, `closed`, `resolved`, `final`, …).
+    pub done: Vec<String>,
+    /// Will not be done (besides `dropped`, `cancelled`, `wontdo`, `rejected`, …).
+    pub dropped: Vec<String>,
 }
 
 /// Context pack settings.
@@ -462,6 +482,8 @@ pub struct Config {
     pub retrieval: Retrieval,
     /// Default token budget of `mdgraph pack` (the tokenizer is in `settings`).
     pub pack_budget: u32,
+    /// State groups for `list`, `ready` and `tree` (query time).
+    pub states: StateGroups,
 }
 
 /// Command-line overrides applied on top of the file.
@@ -572,6 +594,7 @@ impl Config {
             sqlite,
             retrieval,
             pack_budget: raw.pack.budget.min(u32::MAX as usize) as u32,
+            states: raw.states,
         })
     }
 

@@ -265,6 +265,8 @@ pub struct KindReport {
 /// The evaluation of a query file.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
     /// Queries evaluated.
     pub queries: usize,
     /// Pack budgets in tokens.
@@ -486,6 +488,7 @@ pub fn evaluate(
         );
     }
     Ok(Report {
+        schema: "mdgraph.eval/1",
         depth: limit,
         by_kind,
         queries: queries.len(),

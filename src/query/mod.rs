@@ -2,10 +2,12 @@
 //! [`bm25`] over the store's postings, [`expand`] walks the graph to their load-bearing
 //! neighbors, re-ranks, and [`pack`] fits the result into a token budget. [`show`] and
 //! [`neighbors`] read single nodes and neighborhoods; [`eval`] measures retrieval
-//! against labeled queries.
+//! against labeled queries. [`backlog`] answers the structured questions: list with
+//! filters, ready work, an epic's roll-up.
 //!
 //! Query never imports the ingest side.
 
+pub mod backlog;
 pub mod bm25;
 pub mod eval;
 pub mod expand;

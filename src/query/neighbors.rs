@@ -45,6 +45,8 @@ pub struct HoodEdge {
 /// The neighborhood of one node.
 #[derive(Debug, Clone, Serialize)]
 pub struct Hood {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
     /// The node asked for.
     pub root: String,
     /// Nodes by hop, then id.
@@ -126,6 +128,7 @@ pub fn neighborhood(engine: &dyn Engine, root: &str, depth: usize, types: &[Edge
         .collect();
     nodes.sort_by(|a, b| (a.hop, &a.id).cmp(&(b.hop, &b.id)));
     Hood {
+        schema: "mdgraph.neighbors/1",
         root: root.to_string(),
         nodes,
         edges: edges.into_iter().collect(),

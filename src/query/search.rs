@@ -128,6 +128,8 @@ pub struct Hit {
 /// The answer to a query.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Results {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
     /// The query as given.
     pub query: String,
     /// Which engine answered.
@@ -298,6 +300,7 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         truncate(seeds, limit)
     };
     Ok(Results {
+        schema: "mdgraph.search/1",
         query: query.to_string(),
         engine: engine.kind(),
         terms: terms.iter().map(|t| t.stem.clone()).collect(),

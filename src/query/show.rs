@@ -42,6 +42,8 @@ pub struct SectionView {
 /// A node with its neighbourhood.
 #[derive(Debug, Clone, Serialize)]
 pub struct Shown {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
     /// The node.
     pub node: Node,
     /// Its sections (documents only).
@@ -178,6 +180,7 @@ pub fn show(index: &Loaded, query: &str, aliases: &BTreeMap<String, String>) -> 
     sections.sort_by_key(|s| s.line);
     incoming.sort_by(|a, b| (a.r#type, &a.id).cmp(&(b.r#type, &b.id)));
     Ok(Shown {
+        schema: "mdgraph.show/1",
         node: node.clone(),
         sections,
         outgoing,

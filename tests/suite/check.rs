@@ -7,6 +7,7 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CheckJson {
+    schema: String,
     ok: bool,
     fresh: bool,
     errors: usize,
@@ -35,6 +36,7 @@ fn fresh_index_passes() {
     assert_eq!(out.stdout, "");
     let out = f.run(&["check", "--format", "json"]);
     let v: CheckJson = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v.schema, "mdgraph.check/1");
     assert!(v.ok && v.fresh && v.errors == 0, "{v:?}");
 }
 
@@ -250,9 +252,17 @@ fn quiet_check_prints_errors_only() {
     let f = Fixture::new("tests/fixtures/broken");
     assert_eq!(f.run(&["index"]).code, 0);
     let loud = f.run(&["check"]);
-    assert!(loud.stdout.contains("warning["), "the fixture has warnings: {}", loud.stdout);
+    assert!(
+        loud.stdout.contains("warning["),
+        "the fixture has warnings: {}",
+        loud.stdout
+    );
     let quiet = f.run(&["--quiet", "check"]);
     assert_eq!(quiet.code, loud.code);
-    assert!(quiet.stdout.contains("error[") && !quiet.stdout.contains("warning["), "{}", quiet.stdout);
+    assert!(
+        quiet.stdout.contains("error[") && !quiet.stdout.contains("warning["),
+        "{}",
+        quiet.stdout
+    );
     assert!(quiet.stderr.is_empty(), "{}", quiet.stderr);
 }

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod backlog;
 mod check;
 mod corpora;
 mod docs;

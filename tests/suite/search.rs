@@ -8,6 +8,7 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SearchJson {
+    schema: String,
     query: String,
     engine: String,
     terms: Vec<String>,
@@ -67,7 +68,9 @@ fn search_json(f: &Fixture, args: &[&str]) -> (i32, SearchJson) {
     a.extend_from_slice(args);
     a.extend_from_slice(&["--format", "json"]);
     let out = f.run(&a);
-    let parsed = serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", out.stdout, out.stderr));
+    let parsed: SearchJson =
+        serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", out.stdout, out.stderr));
+    assert_eq!(parsed.schema, "mdgraph.search/1");
     (out.code, parsed)
 }
 
@@ -486,7 +489,11 @@ fn outside_a_configured_backlog_a_query_says_so_and_writes_nothing() {
     std::fs::write(dir.path().join("notes.md"), "# Notes\nphoto upload\n").unwrap();
     let out = run_in(dir.path(), &["search", "photo"]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("no mdgraph.toml") && out.stderr.contains("mdgraph init"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("no mdgraph.toml") && out.stderr.contains("mdgraph init"),
+        "{}",
+        out.stderr
+    );
     assert!(!dir.path().join("_index").exists(), "nothing is written");
     // `--limit 0` is a usage error, not "no results".
     let f = Fixture::new("backlog-fixtures");

@@ -1,0 +1,762 @@
+//! The structured questions people ask a backlog: which items match these filters
+//! ([`list`]), what can be started now ([`ready`]), and how far an epic is ([`tree`]).
+//!
+//! States fall into five groups ([`Group`]) by name, with the config's `[states]` lists
+//! added to the built-in names. Blocking follows the graph: an item is blocked by the
+//! targets of its `blocked_by` and `depends_on` edges and by the sources of `blocks`
+//! edges pointing at it (the same relation read from both ends); `relates` never blocks.
+//! A parent that is blocked, or waits on an unfinished blocker, blocks its children.
+
+use crate::config::StateGroups;
+use crate::model::{EdgeType, Kind, Node};
+use crate::store::sidecar::Loaded;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Version of the JSON shapes of `list`, `ready` and `tree`.
+pub const LIST_SCHEMA: &str = "mdgraph.list/1";
+/// See [`LIST_SCHEMA`].
+pub const READY_SCHEMA: &str = "mdgraph.ready/1";
+/// See [`LIST_SCHEMA`].
+pub const TREE_SCHEMA: &str = "mdgraph.tree/1";
+
+/// Where a state stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// Not started.
+    Open,
+    /// Being worked on.
+    InProgress,
+    /// Waiting on something.
+    Blocked,
+    /// Finished.
+    Done,
+    /// Will not be done.
+    Dropped,
+}
+
+impl Group {
+    /// Every group, in workflow order.
+    pub const ALL: [Group; 5] = [
+        Group::Open,
+        Group::InProgress,
+        Group::Blocked,
+        Group::Done,
+        Group::Dropped,
+    ];
+
+    /// Its name in output and filters.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Group::Open => "open",
+            Group::InProgress => "in_progress",
+            Group::Blocked => "blocked",
+            Group::Done => "done",
+            Group::Dropped => "dropped",
+        }
+    }
+
+    /// Finished either way: done or dropped.
+    pub fn is_closed(self) -> bool {
+        matches!(self, Group::Done | Group::Dropped)
+    }
+}
+
+/// A state name folded for comparison: lowercase, without spaces, `-`, `_` and
+/// apostrophes (`Won't Do` → `wontdo`).
+fn fold(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '-' | '_' | '\'' | '’'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The group of a state, by the config's lists, then the built-in names.
+pub fn group_of(state: Option<&str>, g: &StateGroups) -> Group {
+    let Some(state) = state else { return Group::Open };
+    let s = fold(state);
+    let listed = [
+        (Group::Done, &g.done),
+        (Group::Dropped, &g.dropped),
+        (Group::Blocked, &g.blocked),
+        (Group::InProgress, &g.in_progress),
+        (Group::Open, &g.open),
+    ];
+    if let Some((group, _)) = listed.iter().find(|(_, names)| names.iter().any(|n| fold(n) == s)) {
+        return *group;
+    }
+    match s.as_str() {
+        "done" | "closed" | "resolved" | "complete" | "completed" | "finished" | "final" | "merged" | "shipped"
+        | "released" | "fixed" | "living" => Group::Done,
+        "dropped" | "cancelled" | "canceled" | "wontdo" | "wontfix" | "rejected" | "withdrawn" | "obsolete"
+        | "abandoned" | "duplicate" | "superseded" | "deprecated" | "stagnant" | "moved" => Group::Dropped,
+        "blocked" | "onhold" | "waiting" | "paused" => Group::Blocked,
+        "inprogress" | "doing" | "active" | "started" | "review" | "inreview" | "wip" | "testing" | "lastcall" => {
+            Group::InProgress
+        }
+        _ => Group::Open,
+    }
+}
+
+/// One item in a listing.
+#[derive(Debug, Clone, Serialize)]
+pub struct Item {
+    /// Node id.
+    pub id: String,
+    /// Root-relative path.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Work item type or document type.
+    pub r#type: Option<String>,
+    /// State as written.
+    pub state: Option<String>,
+    /// Its state's group.
+    pub group: Group,
+    /// Parent id, when it has one.
+    pub parent: Option<String>,
+    /// The `priority` field, when there is one.
+    pub priority: Option<String>,
+}
+
+/// Filters of [`list`]; empty filters match everything.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Types (case-insensitive; `adr` and `doc` name node kinds).
+    pub types: Vec<String>,
+    /// States or group names (`open`, `in_progress`, `blocked`, `done`, `dropped`).
+    pub states: Vec<String>,
+    /// `KEY=VALUE` on any frontmatter field (a list matches by member; case-insensitive).
+    pub fields: Vec<(String, String)>,
+    /// Items under this parent (direct children unless `deep`).
+    pub parent: Option<String>,
+    /// With `parent`: every descendant.
+    pub deep: bool,
+    /// Sort by this field (`id` by default; `priority`, `state`, `title`, `type`, or any
+    /// frontmatter field).
+    pub sort: Option<String>,
+}
+
+/// The graph seen as a backlog: documents by id, parents, blockers.
+pub struct Backlog<'a> {
+    docs: BTreeMap<&'a str, &'a Node>,
+    groups: &'a StateGroups,
+    parent: HashMap<&'a str, &'a str>,
+    children: HashMap<&'a str, Vec<&'a str>>,
+    blockers: HashMap<&'a str, BTreeSet<&'a str>>,
+    blocks: HashMap<&'a str, BTreeSet<&'a str>>,
+}
+
+impl<'a> Backlog<'a> {
+    /// Read the backlog out of a loaded graph.
+    pub fn new(g: &'a Loaded, groups: &'a StateGroups) -> Backlog<'a> {
+        let docs: BTreeMap<&str, &Node> = g
+            .nodes
+            .iter()
+            .filter(|n| n.kind != Kind::Chunk)
+            .map(|n| (n.id.as_str(), n))
+            .collect();
+        let mut b = Backlog {
+            docs,
+            groups,
+            parent: HashMap::new(),
+            children: HashMap::new(),
+            blockers: HashMap::new(),
+            blocks: HashMap::new(),
+        };
+        for e in &g.edges {
+            let (s, t) = (e.source.as_str(), e.target.as_str());
+            let (blocked, blocker) = match e.r#type {
+                EdgeType::Parent => {
+                    b.parent.entry(s).or_insert(t);
+                    b.children.entry(t).or_default().push(s);
+                    continue;
+                }
+                EdgeType::BlockedBy | EdgeType::DependsOn => (s, t),
+                EdgeType::Blocks => (t, s),
+                _ => continue,
+            };
+            if blocked != blocker {
+                b.blockers.entry(blocked).or_default().insert(blocker);
+                b.blocks.entry(blocker).or_default().insert(blocked);
+            }
+        }
+        for v in b.children.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+        }
+        b
+    }
+
+    fn node(&self, id: &str) -> Option<&'a Node> {
+        self.docs.get(id).copied()
+    }
+
+    /// The group of a document's state.
+    pub fn group(&self, n: &Node) -> Group {
+        group_of(n.state.as_deref(), self.groups)
+    }
+
+    /// Work that can be tracked: documents with a state, ADRs aside.
+    fn is_work(&self, n: &Node) -> bool {
+        n.state.is_some() && n.kind != Kind::Adr
+    }
+
+    fn item(&self, n: &Node) -> Item {
+        Item {
+            id: n.id.clone(),
+            path: n.path.clone(),
+            title: n.label().to_string(),
+            r#type: n.r#type.clone(),
+            state: n.state.clone(),
+            group: self.group(n),
+            parent: self.parent.get(n.id.as_str()).map(|p| p.to_string()),
+            priority: field(n, "priority").into_iter().next(),
+        }
+    }
+
+    /// Descendants of `id` along parent edges, breadth first (each once).
+    fn descendants(&self, id: &str, deep: bool) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        let mut seen = BTreeSet::from([id]);
+        let mut frontier = vec![id];
+        while let Some(cur) = frontier.pop() {
+            for &c in self.children.get(cur).map(Vec::as_slice).unwrap_or_default() {
+                if seen.insert(c) {
+                    out.push(c);
+                    if deep {
+                        frontier.push(c);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The items matching `f`, sorted.
+    pub fn list(&self, f: &Filter) -> Vec<Item> {
+        let under: Option<BTreeSet<&str>> = f
+            .parent
+            .as_deref()
+            .map(|p| self.descendants(p, f.deep).into_iter().collect());
+        let mut out: Vec<(&Node, Item)> = self
+            .docs
+            .values()
+            .filter(|n| under.as_ref().is_none_or(|u| u.contains(n.id.as_str())))
+            .filter(|n| {
+                f.types.is_empty()
+                    || f.types.iter().any(|t| {
+                        n.r#type.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(t))
+                            || n.kind.as_str() == t.to_lowercase()
+                    })
+            })
+            .filter(|n| {
+                f.states.is_empty()
+                    || f.states.iter().any(|s| {
+                        // The state as written; a group by its lowercase name (`in_progress`).
+                        n.state.as_deref().is_some_and(|x| fold(x) == fold(s)) || self.group(n).as_str() == s
+                    })
+            })
+            .filter(|n| {
+                f.fields
+                    .iter()
+                    .all(|(k, v)| field(n, k).iter().any(|x| x.eq_ignore_ascii_case(v)))
+            })
+            .map(|n| (*n, self.item(n)))
+            .collect();
+        let key = f.sort.as_deref().unwrap_or("id").to_lowercase();
+        out.sort_by(|(a, ia), (b, ib)| {
+            let k = |n: &Node, i: &Item| -> (u32, String) {
+                match key.as_str() {
+                    "id" => (0, String::new()),
+                    "title" => (0, i.title.to_lowercase()),
+                    "state" => (i.group as u32, i.state.clone().unwrap_or_default().to_lowercase()),
+                    "type" => (0, i.r#type.clone().unwrap_or_default().to_lowercase()),
+                    "priority" => (priority_rank(i.priority.as_deref()), String::new()),
+                    other => match field(n, other).into_iter().next() {
+                        Some(v) => (0, v.to_lowercase()),
+                        None => (1, String::new()),
+                    },
+                }
+            };
+            k(a, ia)
+                .cmp(&k(b, ib))
+                .then_with(|| natural(&ia.id).cmp(&natural(&ib.id)))
+        });
+        out.into_iter().map(|(_, i)| i).collect()
+    }
+
+    /// Why `id` cannot start: its own group, its unfinished blockers, and those of its
+    /// ancestors (a blocked parent blocks its children). Empty when it can.
+    pub fn holds(&self, id: &str) -> Vec<Hold> {
+        let mut out = Vec::new();
+        let Some(n) = self.node(id) else { return out };
+        let g = self.group(n);
+        if g.is_closed() || g == Group::Blocked {
+            out.push(Hold {
+                id: n.id.clone(),
+                state: n.state.clone(),
+                reason: format!("its state is {}", n.state.as_deref().unwrap_or("-")),
+            });
+            if g.is_closed() {
+                return out;
+            }
+        }
+        let mut cur = Some(n.id.as_str());
+        let mut seen = BTreeSet::new();
+        let mut depth = 0;
+        while let Some(c) = cur.filter(|c| seen.insert(*c)) {
+            for &b in self.blockers.get(c).into_iter().flatten() {
+                if out.iter().any(|h: &Hold| h.id == b) {
+                    continue;
+                }
+                let state = self.node(b).and_then(|x| x.state.clone());
+                let bg = self.node(b).map_or(Group::Open, |x| self.group(x));
+                if !bg.is_closed() {
+                    let via = if depth == 0 {
+                        String::new()
+                    } else {
+                        format!(" (blocks its ancestor {c})")
+                    };
+                    out.push(Hold {
+                        id: b.to_string(),
+                        state,
+                        reason: format!(
+                            "blocker {b} is {}{via}",
+                            self.node(b).and_then(|x| x.state.as_deref()).unwrap_or("-")
+                        ),
+                    });
+                }
+            }
+            if depth > 0
+                && let Some(p) = self.node(c)
+                && self.group(p) == Group::Blocked
+            {
+                out.push(Hold {
+                    id: c.to_string(),
+                    state: p.state.clone(),
+                    reason: format!("its ancestor {c} is {}", p.state.as_deref().unwrap_or("-")),
+                });
+            }
+            cur = self.parent.get(c).copied();
+            depth += 1;
+        }
+        out
+    }
+
+    /// Open or in-progress work whose blockers (and whose ancestors' blockers) are all
+    /// done, by priority, then by how much other work each unblocks, then by id.
+    pub fn ready(&self) -> ReadyReport {
+        let mut items: Vec<Ready> = self
+            .docs
+            .values()
+            .filter(|n| self.is_work(n) && matches!(self.group(n), Group::Open | Group::InProgress))
+            // A container whose work is in unfinished children is not itself startable.
+            .filter(|n| {
+                !self
+                    .children
+                    .get(n.id.as_str())
+                    .into_iter()
+                    .flatten()
+                    .any(|c| self.node(c).is_some_and(|x| !self.group(x).is_closed()))
+            })
+            .filter(|n| self.holds(&n.id).is_empty())
+            .map(|n| {
+                let done: Vec<String> = self
+                    .blockers
+                    .get(n.id.as_str())
+                    .into_iter()
+                    .flatten()
+                    .map(|b| format!("{b} ({})", self.node(b).and_then(|x| x.state.as_deref()).unwrap_or("-")))
+                    .collect();
+                let why = if done.is_empty() {
+                    "no blockers".to_string()
+                } else {
+                    format!("blockers done: {}", done.join(", "))
+                };
+                Ready {
+                    unblocks: self.unblocks(&n.id),
+                    item: self.item(n),
+                    why,
+                }
+            })
+            .collect();
+        items.sort_by(|a, b| {
+            priority_rank(a.item.priority.as_deref())
+                .cmp(&priority_rank(b.item.priority.as_deref()))
+                .then(b.unblocks.cmp(&a.unblocks))
+                .then_with(|| natural(&a.item.id).cmp(&natural(&b.item.id)))
+        });
+        ReadyReport {
+            schema: READY_SCHEMA,
+            count: items.len(),
+            items,
+            cycles: self.cycles(),
+        }
+    }
+
+    /// How many unfinished items wait on `id`, directly or through others.
+    fn unblocks(&self, id: &str) -> usize {
+        let mut seen = BTreeSet::new();
+        let mut frontier = vec![id];
+        while let Some(c) = frontier.pop() {
+            for &d in self.blocks.get(c).into_iter().flatten() {
+                if self.node(d).is_some_and(|x| !self.group(x).is_closed()) && seen.insert(d) {
+                    frontier.push(d);
+                }
+            }
+        }
+        seen.len()
+    }
+
+    /// Cycles among the blockers of unfinished items, each listed once from its
+    /// smallest id (reported, never looped on).
+    pub fn cycles(&self) -> Vec<Vec<String>> {
+        let open = |id: &str| self.node(id).is_some_and(|n| !self.group(n).is_closed());
+        let mut found: BTreeSet<Vec<String>> = BTreeSet::new();
+        // Depth-first from each item, over unfinished blockers, bounded by the item count.
+        for &start in self.blockers.keys().filter(|k| open(k)) {
+            let mut stack: Vec<(&str, Vec<&str>)> = vec![(start, vec![start])];
+            let mut visited = BTreeSet::new();
+            while let Some((cur, path)) = stack.pop() {
+                for &b in self.blockers.get(cur).into_iter().flatten() {
+                    if !open(b) {
+                        continue;
+                    }
+                    if b == start {
+                        let mut cyc: Vec<String> = path.iter().map(|s| s.to_string()).collect();
+                        let min = (0..cyc.len()).min_by(|&i, &j| cyc[i].cmp(&cyc[j])).unwrap_or(0);
+                        cyc.rotate_left(min);
+                        found.insert(cyc);
+                    } else if visited.insert(b) {
+                        let mut p = path.clone();
+                        p.push(b);
+                        stack.push((b, p));
+                    }
+                }
+            }
+        }
+        found.into_iter().collect()
+    }
+
+    /// `id` with its descendants and a roll-up per node.
+    pub fn tree(&self, id: &str) -> Option<TreeNode> {
+        let mut seen = BTreeSet::new();
+        self.subtree(id, &mut seen)
+    }
+
+    fn subtree<'s>(&'s self, id: &'s str, seen: &mut BTreeSet<&'s str>) -> Option<TreeNode> {
+        let n = self.node(id)?;
+        if !seen.insert(id) {
+            return None;
+        }
+        let mut kids: Vec<&str> = self.children.get(id).cloned().unwrap_or_default();
+        kids.sort_by_key(|k| natural(k));
+        let children: Vec<TreeNode> = kids.into_iter().filter_map(|c| self.subtree(c, seen)).collect();
+        let mut rollup = Rollup::default();
+        for c in &children {
+            rollup.add(c.group, &c.rollup);
+        }
+        Some(TreeNode {
+            item: self.item(n),
+            group: self.group(n),
+            rollup,
+            children,
+        })
+    }
+}
+
+/// A frontmatter field's values as text (a list gives its members).
+pub fn field(n: &Node, key: &str) -> Vec<String> {
+    let Some(raw) = n.fields.as_deref() else {
+        return Vec::new();
+    };
+    let Ok(map) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get()) else {
+        return Vec::new();
+    };
+    let v = map.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v);
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Null => None,
+        other => Some(other.to_string()),
+    };
+    match v {
+        Some(serde_json::Value::Array(xs)) => xs.iter().filter_map(text).collect(),
+        Some(v) => text(v).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// Rank of a priority value: P0/critical/highest first; none last.
+fn priority_rank(p: Option<&str>) -> u32 {
+    let Some(p) = p else { return 100 };
+    let f = fold(p);
+    if let Some(n) = f.strip_prefix('p').and_then(|d| d.parse::<u32>().ok()) {
+        return n;
+    }
+    if let Ok(n) = f.parse::<u32>() {
+        return n;
+    }
+    match f.as_str() {
+        "critical" | "blocker" | "urgent" | "highest" => 0,
+        "high" => 1,
+        "medium" | "normal" => 2,
+        "low" => 3,
+        "lowest" | "trivial" => 4,
+        _ => 50,
+    }
+}
+
+/// Sort key that orders numbers in ids by value (`BACK-9` before `BACK-10`).
+fn natural(id: &str) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut num: Option<u64> = None;
+    for c in id.chars() {
+        if let Some(d) = c.to_digit(10) {
+            num = Some(num.unwrap_or(0).saturating_mul(10).saturating_add(u64::from(d)));
+        } else {
+            if let Some(n) = num.take() {
+                out.push((std::mem::take(&mut text), n));
+            }
+            text.extend(c.to_lowercase());
+        }
+    }
+    out.push((text, num.unwrap_or(0)));
+    out
+}
+
+/// What keeps an item from starting.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hold {
+    /// The item or blocker that holds it.
+    pub id: String,
+    /// Its state.
+    pub state: Option<String>,
+    /// In words.
+    pub reason: String,
+}
+
+/// One item that can start now.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ready {
+    /// The item.
+    #[serde(flatten)]
+    pub item: Item,
+    /// Unfinished items waiting on it, directly or not.
+    pub unblocks: usize,
+    /// Why it is ready.
+    pub why: String,
+}
+
+/// The answer of `ready`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReadyReport {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
+    /// Items ready.
+    pub count: usize,
+    /// Ready items, best first.
+    pub items: Vec<Ready>,
+    /// Cycles among unfinished blockers (each from its smallest id).
+    pub cycles: Vec<Vec<String>>,
+}
+
+/// Counts per state group below a node, and the done share.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Rollup {
+    /// Descendants not started.
+    pub open: usize,
+    /// Descendants in progress.
+    pub in_progress: usize,
+    /// Descendants blocked.
+    pub blocked: usize,
+    /// Descendants done.
+    pub done: usize,
+    /// Descendants dropped.
+    pub dropped: usize,
+    /// All descendants.
+    pub total: usize,
+    /// done / (total − dropped); 1 when nothing is left to do.
+    pub done_fraction: f64,
+}
+
+impl Rollup {
+    fn add(&mut self, g: Group, below: &Rollup) {
+        for (group, n) in [
+            (Group::Open, below.open),
+            (Group::InProgress, below.in_progress),
+            (Group::Blocked, below.blocked),
+            (Group::Done, below.done),
+            (Group::Dropped, below.dropped),
+        ]
+        .into_iter()
+        .chain([(g, 1)])
+        {
+            match group {
+                Group::Open => self.open += n,
+                Group::InProgress => self.in_progress += n,
+                Group::Blocked => self.blocked += n,
+                Group::Done => self.done += n,
+                Group::Dropped => self.dropped += n,
+            }
+        }
+        self.total = self.open + self.in_progress + self.blocked + self.done + self.dropped;
+        let live = self.total - self.dropped;
+        self.done_fraction = if live == 0 {
+            1.0
+        } else {
+            (self.done as f64 / live as f64 * 1000.0).round() / 1000.0
+        };
+    }
+}
+
+/// A node of `tree`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TreeNode {
+    /// The item.
+    #[serde(flatten)]
+    pub item: Item,
+    /// Its own state group.
+    #[serde(skip)]
+    pub group: Group,
+    /// Counts over its descendants.
+    pub rollup: Rollup,
+    /// Its children, by id.
+    pub children: Vec<TreeNode>,
+}
+
+impl TreeNode {
+    /// Indented text: one line per node with its state and, for parents, the roll-up.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        self.text_into(&mut s, 0);
+        s
+    }
+
+    fn text_into(&self, s: &mut String, depth: usize) {
+        use std::fmt::Write;
+        let i = &self.item;
+        let _ = write!(
+            s,
+            "{}{}  {}  {}  {}",
+            "  ".repeat(depth),
+            i.id,
+            i.r#type.as_deref().unwrap_or("-"),
+            i.state.as_deref().unwrap_or("-"),
+            crate::text::render::one_line(&i.title)
+        );
+        if self.rollup.total > 0 {
+            let r = &self.rollup;
+            let _ = write!(
+                s,
+                "  [{}/{} done ({:.0} %): {} open, {} in progress, {} blocked, {} dropped]",
+                r.done,
+                r.total - r.dropped,
+                r.done_fraction * 100.0,
+                r.open,
+                r.in_progress,
+                r.blocked,
+                r.dropped
+            );
+        }
+        s.push('\n');
+        for c in &self.children {
+            c.text_into(s, depth + 1);
+        }
+    }
+
+    /// A Mermaid flowchart of the tree, each node labelled with its state.
+    pub fn to_mermaid(&self) -> String {
+        let mut s = String::from("flowchart TD\n");
+        let mut ids = BTreeMap::new();
+        self.walk(&mut |n, parent| {
+            let k = format!("n{}", ids.len());
+            ids.insert(n.item.id.clone(), k.clone());
+            let label = format!("{} · {}", n.item.id, n.item.state.as_deref().unwrap_or("-")).replace('"', "'");
+            s.push_str(&format!("  {k}[\"{label}\"]\n"));
+            if let Some(p) = parent.and_then(|p| ids.get(p)) {
+                s.push_str(&format!("  {p} --> {k}\n"));
+            }
+        });
+        s
+    }
+
+    /// A Graphviz digraph of the tree.
+    pub fn to_dot(&self) -> String {
+        let mut s = String::from("digraph tree {\n  rankdir=TB;\n");
+        self.walk(&mut |n, parent| {
+            let q = |x: &str| format!("\"{}\"", x.replace('\\', "\\\\").replace('"', "\\\""));
+            let label = format!("{}\\n{}", n.item.id, n.item.state.as_deref().unwrap_or("-"));
+            s.push_str(&format!(
+                "  {} [label={}];\n",
+                q(&n.item.id),
+                q(&label).replace("\\\\n", "\\n")
+            ));
+            if let Some(p) = parent {
+                s.push_str(&format!("  {} -> {};\n", q(p), q(&n.item.id)));
+            }
+        });
+        s.push_str("}\n");
+        s
+    }
+
+    fn walk(&self, f: &mut dyn FnMut(&TreeNode, Option<&str>)) {
+        fn go(n: &TreeNode, parent: Option<&str>, f: &mut dyn FnMut(&TreeNode, Option<&str>)) {
+            f(n, parent);
+            for c in &n.children {
+                go(c, Some(&n.item.id), f);
+            }
+        }
+        go(self, None, f);
+    }
+}
+
+/// The answer of `tree`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TreeReport {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
+    /// The root with its descendants.
+    pub root: TreeNode,
+}
+
+/// The answer of `list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListReport {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
+    /// Items listed.
+    pub count: usize,
+    /// The items.
+    pub items: Vec<Item>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_by_name_and_config() {
+        let g = StateGroups::default();
+        assert_eq!(group_of(Some("In Progress"), &g), Group::InProgress);
+        assert_eq!(group_of(Some("To Do"), &g), Group::Open);
+        assert_eq!(group_of(Some("Won't Do"), &g), Group::Dropped);
+        assert_eq!(group_of(Some("done"), &g), Group::Done);
+        assert_eq!(group_of(None, &g), Group::Open);
+        let g = StateGroups {
+            done: vec!["Shipped to prod".into()],
+            ..StateGroups::default()
+        };
+        assert_eq!(group_of(Some("shipped-to-prod"), &g), Group::Done);
+    }
+
+    #[test]
+    fn priorities_and_natural_order() {
+        assert!(priority_rank(Some("P0")) < priority_rank(Some("P2")));
+        assert!(priority_rank(Some("high")) < priority_rank(Some("low")));
+        assert!(priority_rank(Some("low")) < priority_rank(None));
+        assert!(natural("BACK-9") < natural("BACK-10"));
+    }
+}
