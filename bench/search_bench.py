@@ -8,7 +8,7 @@ folders, then runs `mdgraph search` once per query and reports p50/p95/max wall 
   - default:      refresh check (stat-cache probe) + SQLite FTS5 mirror
   - --no-refresh: SQLite mirror only
   - --no-sqlite:  in-memory BM25 over the JSONL sidecar (fallback; fewer queries)
-and the full index time with and without the mirror. Fixture queries are the labeled
+and the full index time with and without the mirror; then `list` and `ready` (30 runs each). Fixture queries are the labeled
 questions in backlog-fixtures/queries.jsonl; generated-backlog queries are the titles of
 randomly chosen items (seeded) plus 10% exact-id queries. Standard library only.
 """
@@ -39,6 +39,14 @@ def measure(label, root, index, queries, cwd, before=(), after=(), command="sear
     cmd = lambda q: ["--root", root, "--index-dir", index, *before, command, q, *after]
     run(cmd(queries[0]), cwd)  # warm up
     times = [run(cmd(q), cwd)[0] for q in queries]
+    return f"| {label} | {len(times)} | {pct(times, .5):.1f} | {pct(times, .95):.1f} | {max(times):.1f} |"
+
+
+def measure_fixed(label, root, index, args, cwd, n=30):
+    """The same command `n` times (list, ready: no query)."""
+    cmd = ["--root", root, "--index-dir", index, *args]
+    run(cmd, cwd)  # warm up
+    times = [run(cmd, cwd)[0] for _ in range(n)]
     return f"| {label} | {len(times)} | {pct(times, .5):.1f} | {pct(times, .95):.1f} | {max(times):.1f} |"
 
 
@@ -101,6 +109,9 @@ def main():
             rows.append(measure("search --no-graph", root, index, qs, tmp, after=["--no-graph"]))
             rows.append(measure("pack (budget 4000)", root, index, qs, tmp, command="pack"))
             rows.append(measure("pack --no-refresh", root, index, qs, tmp, after=["--no-refresh"], command="pack"))
+            rows.append(measure_fixed("list --type Task --state InProgress", root, index,
+                                      ["list", "--type", "Task", "--state", "InProgress"], tmp))
+            rows.append(measure_fixed("ready", root, index, ["ready"], tmp))
         print("\n".join(rows))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -13,6 +13,10 @@ pub struct Args {
     /// Re-parse every file instead of reusing unchanged ones.
     #[arg(long)]
     full: bool,
+    /// Keep the index fresh: refresh it whenever files under the root change, one line
+    /// per refresh, until Ctrl-C.
+    #[arg(long, conflicts_with = "format")]
+    watch: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -66,6 +70,87 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
     }
     if cli.verbose {
         writeln!(err, "{}", report.timings.render())?;
+    }
+    if args.watch {
+        return watch(ctx, &cfg, err);
+    }
+    Ok(EXIT_OK)
+}
+
+/// Refresh the index whenever files under the root change (debounced, so an editor's
+/// write-to-temp-and-rename is one change), until Ctrl-C or SIGTERM.
+fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
+    use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, mpsc};
+    use std::time::{Duration, Instant};
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst))
+        .map_err(|e| Failure::Error(mdgraph::Error::Other(format!("cannot catch Ctrl-C: {e}"))))?;
+    let (tx, rx) = mpsc::channel();
+    let mut debouncer = new_debouncer(Duration::from_millis(250), tx)
+        .map_err(|e| Failure::Error(mdgraph::Error::Other(format!("cannot watch files: {e}"))))?;
+    debouncer
+        .watcher()
+        .watch(&cfg.root, RecursiveMode::Recursive)
+        .map_err(|e| {
+            Failure::Error(mdgraph::Error::Other(format!(
+                "cannot watch {}: {e}",
+                cfg.display(&cfg.root)
+            )))
+        })?;
+    // The config file shapes the index too.
+    if let Some(file) = &cfg.config_file {
+        let _ = debouncer.watcher().watch(file, RecursiveMode::NonRecursive);
+    }
+    let index_dir = std::fs::canonicalize(&cfg.index_dir).unwrap_or_else(|_| cfg.index_dir.clone());
+    if !ctx.cli.quiet {
+        writeln!(err, "watching {} (Ctrl-C to stop)", cfg.display(&cfg.root))?;
+    }
+    while !stop.load(Ordering::SeqCst) {
+        let events = match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(Ok(events)) => events,
+            Ok(Err(e)) => {
+                ctx.warn(err, &format!("file watch: {e}"))?;
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        // The index folder's own writes (it may live under the root) are not changes.
+        let outside = |p: &std::path::Path| {
+            let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+            !p.starts_with(&index_dir) && !p.starts_with(&cfg.index_dir)
+        };
+        if !events.iter().any(|e| outside(&e.path)) {
+            continue;
+        }
+        let started = Instant::now();
+        match Index::build(cfg, false, None) {
+            Ok(report) if report.up_to_date => {}
+            Ok(report) => {
+                let errors = report
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.severity == Severity::Error)
+                    .count();
+                writeln!(
+                    err,
+                    "refreshed in {} ms: {} parsed, {} unchanged; {errors} errors",
+                    started.elapsed().as_millis(),
+                    report.parsed,
+                    report.reused
+                )?;
+            }
+            // A bad moment (a file half written, the config mid-edit) is reported and
+            // the watch goes on.
+            Err(e) => ctx.warn(err, &format!("refresh failed: {e}"))?,
+        }
+    }
+    if !ctx.cli.quiet {
+        writeln!(err, "stopped watching")?;
     }
     Ok(EXIT_OK)
 }

@@ -282,3 +282,65 @@ fn completions_and_man_page() {
     // No version in snapshots: it changes with every release.
     snap!("man_page", man.stdout.replace(env!("CARGO_PKG_VERSION"), "[VERSION]"));
 }
+
+/// `index --watch` keeps the index fresh: an edit makes `check` pass again within 3 s
+/// with no other command, and Ctrl-C (SIGINT) stops it cleanly.
+#[cfg(unix)]
+#[test]
+fn watch_keeps_the_index_fresh_and_stops_on_ctrl_c() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let f = Fixture::new("backlog-fixtures");
+    let mut child = std::process::Command::new(BIN)
+        .args(["--root", "backlog", "--index-dir", "_index", "index", "--watch"])
+        .current_dir(f.dir.path())
+        .env_clear()
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // Wait until it watches.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let line = rx.recv_timeout(deadline - Instant::now()).expect("watching line");
+        if line.starts_with("watching ") {
+            break;
+        }
+    }
+    let item = f
+        .root()
+        .join("items/task/0000/QRY-TSK-0004_build-signature-pad-with-vector-stroke-capture.md");
+    let text = std::fs::read_to_string(&item).unwrap();
+    // As an editor saves: write a temporary file, rename it over the original.
+    let tmp = item.with_extension("md.tmp~");
+    std::fs::write(&tmp, text.replace("Drawing latency", "Drawing latency (measured)")).unwrap();
+    std::fs::rename(&tmp, &item).unwrap();
+    let edited = Instant::now();
+    let mut fresh = false;
+    while edited.elapsed() < Duration::from_secs(3) {
+        if f.run(&["check"]).code == 0 {
+            fresh = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let refreshed = rx.recv_timeout(Duration::from_secs(5)).unwrap_or_default();
+    assert!(fresh, "check did not pass within 3 s of the edit ({refreshed})");
+    assert!(refreshed.starts_with("refreshed in"), "{refreshed}");
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let rest: Vec<String> = rx.try_iter().collect();
+    assert!(rest.iter().any(|l| l == "stopped watching"), "{rest:?}");
+}
