@@ -165,6 +165,12 @@ impl Index {
         check::check(config, strict)
     }
 
+    /// [`Index::check`] of what is staged in git (the backlog, config and index in git's
+    /// index, never the working tree), as the pre-commit hook runs it.
+    pub fn check_staged(config: &Config, strict: bool) -> Result<CheckReport, Error> {
+        check::staged::check_staged(config, strict)
+    }
+
     /// The configuration.
     pub fn config(&self) -> &Config {
         &self.config

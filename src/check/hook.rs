@@ -152,12 +152,13 @@ pub fn script(args: &[String], index_dir: &str) -> String {
         r#"#!/bin/sh
 {MARKER} (written by `mdgraph hook install`).
 # Refuses a commit whose mdgraph index is stale or whose backlog has errors. It checks
-# the working tree. Skip it once with `git commit --no-verify`; remove this file to stop.
+# what is staged (git's index), never the working tree. Skip it once with
+# `git commit --no-verify`; remove this file to stop.
 if ! command -v mdgraph >/dev/null 2>&1; then
   echo "mdgraph pre-commit hook: mdgraph is not on PATH; install it (cargo install --path <mdgraph checkout>) or remove $0" >&2
   exit 1
 fi
-{cmd} check
+{cmd} check --staged
 status=$?
 if [ "$status" -ne 0 ]; then
   cat >&2 <<'MDGRAPH_EOF'
@@ -274,7 +275,7 @@ mod tests {
     fn script_quotes_its_arguments() {
         let s = script(&["--config".into(), "it's/mdgraph.toml".into()], "my index");
         assert!(s.starts_with("#!/bin/sh\n# mdgraph pre-commit hook"));
-        assert!(s.contains("mdgraph --config 'it'\\''s/mdgraph.toml' check\n"), "{s}");
+        assert!(s.contains("mdgraph --config 'it'\\''s/mdgraph.toml' check --staged\n"), "{s}");
         assert!(s.contains("git add 'my index'"), "{s}");
     }
 }

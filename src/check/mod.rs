@@ -6,6 +6,7 @@
 //! sees the real problems, not the ones recorded in the outdated index.
 
 pub mod hook;
+pub mod staged;
 
 use crate::config::Config;
 use crate::error::Error;
@@ -31,6 +32,9 @@ pub struct CheckReport {
     pub warnings: usize,
     /// Staleness findings first, then the graph's diagnostics.
     pub diagnostics: Vec<Diagnostic>,
+    /// True when what was checked is the content staged in git (`check --staged`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub staged: bool,
 }
 
 /// Run the check. `strict` makes warnings fail it too.
@@ -140,5 +144,6 @@ fn finish(cfg: &Config, strict: bool, stale: Vec<Diagnostic>) -> Result<CheckRep
         errors: c.errors,
         warnings: c.warnings,
         diagnostics,
+        staged: false,
     })
 }

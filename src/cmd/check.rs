@@ -13,6 +13,10 @@ pub struct Args {
     /// Fail on warnings too.
     #[arg(long)]
     strict: bool,
+    /// Check what is staged in git (sources, config and index from git's index, never
+    /// the working tree), as the pre-commit hook does.
+    #[arg(long)]
+    staged: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -20,7 +24,11 @@ pub struct Args {
 
 /// Check the index against the sources; exit 1 when the check fails.
 pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
-    let report = Index::check(&cfg, args.strict)?;
+    let report = if args.staged {
+        Index::check_staged(&cfg, args.strict)?
+    } else {
+        Index::check(&cfg, args.strict)?
+    };
     let code = if report.ok { EXIT_OK } else { EXIT_FAIL };
     match args.format {
         Format::Json => emit(out, json(&report)?.as_bytes(), code),
@@ -42,7 +50,12 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
 
 /// The summary line of a check.
 fn summary(r: &CheckReport, paint: Paint) -> String {
-    let state = if r.fresh { "index is fresh" } else { "index is STALE" };
+    let state = match (r.fresh, r.staged) {
+        (true, false) => "index is fresh",
+        (false, false) => "index is STALE",
+        (true, true) => "staged index is fresh",
+        (false, true) => "staged index is STALE",
+    };
     let verdict = if r.ok {
         paint.ok("check ok")
     } else {

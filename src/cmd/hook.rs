@@ -42,7 +42,7 @@ fn install(ctx: &Ctx, cfg: &Config, force: bool, err: &mut dyn Write) -> Result<
             HookOutcome::Unchanged => writeln!(err, "the pre-commit hook {path} is already installed")?,
             HookOutcome::Installed | HookOutcome::Replaced => writeln!(
                 err,
-                "{} the pre-commit hook {path}: `mdgraph check` runs before each commit (mdgraph must be on PATH)",
+                "{} the pre-commit hook {path}: `mdgraph check --staged` runs before each commit (mdgraph must be on PATH)",
                 if outcome == HookOutcome::Installed {
                     "installed"
                 } else {

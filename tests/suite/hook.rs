@@ -143,7 +143,7 @@ fn hook_refuses_a_stale_index_and_accepts_it_once_reindexed() {
     let hook = r.path().join(".git/hooks/pre-commit");
     let script = std::fs::read_to_string(&hook).unwrap();
     // The config at the top of the repository is found without --config.
-    assert!(script.contains("\nmdgraph check\n"), "{script}");
+    assert!(script.contains("\nmdgraph check --staged\n"), "{script}");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -297,7 +297,7 @@ fn hook_goes_where_git_looks_hooks_path_and_worktrees() {
     let hook = r.path().join(".git/hooks/pre-commit");
     let script = std::fs::read_to_string(&hook).unwrap();
     // The worktree's own mdgraph.toml is at its top: no --config needed there either.
-    assert!(script.contains("\nmdgraph check\n"), "{script}");
+    assert!(script.contains("\nmdgraph check --staged\n"), "{script}");
     assert!(wt.join(".git").is_file());
 
     // Without git on PATH the `.git` file of the worktree is followed to the same hooks.
@@ -334,4 +334,75 @@ fn hook_install_outside_a_repository_is_an_error() {
     );
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("not in a git"), "{}", out.stderr);
+}
+
+/// The hook judges exactly what is being committed: git's index, never the working tree.
+#[test]
+fn hook_judges_the_staged_content_not_the_working_tree() {
+    if !git_available() {
+        return;
+    }
+    let r = Repo::committed();
+    assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
+    let task = r.path().join("backlog").join(TASK);
+    let original = std::fs::read_to_string(&task).unwrap();
+
+    // A backlog edit sits unstaged (the working tree's index is stale): a commit of an
+    // unrelated file is accepted.
+    std::fs::write(&task, original.replace("# Context\n", "# Context\n\nUnstaged words.\n")).unwrap();
+    std::fs::write(r.path().join("NOTES.txt"), "unrelated\n").unwrap();
+    r.git_ok(&["add", "NOTES.txt"]);
+    let out = r.git(&["commit", "-q", "-m", "unrelated file"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(r.commits(), 2);
+
+    // Partially staged: the edit is staged, the staged index is the old one (stale), and
+    // the working tree's index is fresh. Refused.
+    r.git_ok(&["add", &format!("backlog/{TASK}")]);
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    assert_eq!(r.mdgraph(&["check"]).code, 0, "the working tree is fresh");
+    let out = r.git(&["commit", "-q", "-m", "stale staged index"]);
+    assert_ne!(out.code, 0, "a stale staged index went through");
+    assert!(
+        format!("{}{}", out.stdout, out.stderr).contains("error[stale-index]"),
+        "{}",
+        out.stderr
+    );
+
+    // Stage the index too: accepted.
+    r.git_ok(&["add", "_index"]);
+    let out = r.git(&["commit", "-q", "-m", "edit with its index"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(r.commits(), 3);
+
+    // `git commit <path>` commits that path as it is in the working tree, with a
+    // temporary index: an edited item without its index is refused ...
+    std::fs::write(&task, original.replace("# Context\n", "# Context\n\nPath commit.\n")).unwrap();
+    let out = r.git(&["commit", "-q", "-m", "path only", &format!("backlog/{TASK}")]);
+    assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    // ... and accepted with the refreshed index named too.
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    let out = r.git(&[
+        "commit",
+        "-q",
+        "-m",
+        "path and index",
+        &format!("backlog/{TASK}"),
+        "_index",
+    ]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+
+    // A rename and a deletion, staged with their index: accepted; without it: refused.
+    let bug = "items/bug/0000/QRY-BUG-0001_duplicate-photos-after-an-upload-resumes-at-100-percent.md";
+    r.git_ok(&[
+        "mv",
+        &format!("backlog/{bug}"),
+        "backlog/items/bug/0000/QRY-BUG-0001_renamed.md",
+    ]);
+    let out = r.git(&["commit", "-q", "-m", "rename without index"]);
+    assert_ne!(out.code, 0, "a rename without its index went through");
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    let out = r.git(&["commit", "-q", "-m", "rename with index"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
