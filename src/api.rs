@@ -32,7 +32,7 @@ use crate::check::{self, CheckReport};
 use crate::config::Config;
 use crate::error::Error;
 use crate::ingest::build::{self, BuildOptions, BuildReport};
-use crate::model::EdgeType;
+use crate::model::{Edge, EdgeType, Node};
 use crate::progress::Progress;
 use crate::query::backlog::{self, Backlog, Filter as ListFilter, Hold, ListReport, ReadyReport, TreeReport};
 use crate::query::eval;
@@ -70,6 +70,8 @@ pub struct Index {
     config: Config,
     engine: Mutex<Option<Box<dyn Engine + Send>>>,
     graph: OnceLock<Loaded>,
+    /// Documents and their parent and blocking edges only (see `backlog_graph`).
+    docs: OnceLock<(Vec<Node>, Vec<Edge>)>,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -117,6 +119,7 @@ impl Index {
             config,
             engine: Mutex::new(None),
             graph: OnceLock::new(),
+            docs: OnceLock::new(),
             warnings: Mutex::new(Vec::new()),
         }
     }
@@ -265,7 +268,7 @@ impl Index {
             // Ids resolve through the engine; only a path needs the whole graph.
             let root = match e.node(id).map(|n| n.id).or_else(|| e.exact_id(id)) {
                 Some(root) => root,
-                None => show::find(self.graph()?, id, &self.config.settings.ids.prefix_aliases)?
+                None => show::find(&self.graph()?.nodes, id, &self.config.settings.ids.prefix_aliases)?
                     .id
                     .clone(),
             };
@@ -304,6 +307,29 @@ impl Index {
         Ok(self.graph.get_or_init(|| loaded))
     }
 
+    /// The documents and their parent and blocking edges, for the backlog questions: the
+    /// whole graph when it is loaded already, else only those records, from the SQLite
+    /// mirror when it is current or the JSONL files (read once, kept).
+    fn backlog_graph(&self) -> Result<(&[Node], &[Edge]), Error> {
+        if let Some(g) = self.graph.get() {
+            return Ok((&g.nodes, &g.edges));
+        }
+        if let Some((n, e)) = self.docs.get() {
+            return Ok((n, e));
+        }
+        const TYPES: [&str; 4] = ["parent", "blocked_by", "blocks", "depends_on"];
+        let dir = &self.config.index_dir;
+        let loaded = self
+            .config
+            .sqlite
+            .then(|| mirror::load_docs(dir, &TYPES))
+            .flatten()
+            .or_else(|| sidecar::load_docs(dir, |t| TYPES.contains(&t)))
+            .ok_or_else(|| no_index(&self.config))?;
+        let (n, e) = self.docs.get_or_init(|| loaded);
+        Ok((n, e))
+    }
+
     /// Warnings collected so far (the SQLite mirror was unusable and the JSONL files
     /// answered, or it was rebuilt), oldest first; the list is emptied.
     pub fn take_warnings(&self) -> Vec<String> {
@@ -312,8 +338,8 @@ impl Index {
 
     /// The documents matching `filter` (`mdgraph list`).
     pub fn list(&self, filter: &ListFilter) -> Result<ListReport, Error> {
-        let g = self.graph()?;
-        let items = Backlog::new(g, &self.config.states).list(filter);
+        let (n, e) = self.backlog_graph()?;
+        let items = Backlog::new(n, e, &self.config.states).list(filter);
         Ok(ListReport {
             schema: backlog::LIST_SCHEMA,
             count: items.len(),
@@ -321,23 +347,33 @@ impl Index {
         })
     }
 
+    /// The id of the document `typed` names (any form `show` accepts), without loading
+    /// the sections.
+    pub fn resolve_id(&self, typed: &str) -> Result<String, Error> {
+        let (n, _) = self.backlog_graph()?;
+        Ok(show::find(n, typed, &self.config.settings.ids.prefix_aliases)?
+            .id
+            .clone())
+    }
+
     /// Work that can start now (`mdgraph ready`).
     pub fn ready(&self) -> Result<ReadyReport, Error> {
-        Ok(Backlog::new(self.graph()?, &self.config.states).ready())
+        let (n, e) = self.backlog_graph()?;
+        Ok(Backlog::new(n, e, &self.config.states).ready())
     }
 
     /// What keeps `id` from starting (empty when it can), and the node's id.
     pub fn holds(&self, id: &str) -> Result<(String, Vec<Hold>), Error> {
-        let g = self.graph()?;
-        let node = show::find(g, id, &self.config.settings.ids.prefix_aliases)?;
-        Ok((node.id.clone(), Backlog::new(g, &self.config.states).holds(&node.id)))
+        let (n, e) = self.backlog_graph()?;
+        let node = show::find(n, id, &self.config.settings.ids.prefix_aliases)?;
+        Ok((node.id.clone(), Backlog::new(n, e, &self.config.states).holds(&node.id)))
     }
 
     /// `id` with its descendants along parent edges and their roll-up (`mdgraph tree`).
     pub fn tree(&self, id: &str) -> Result<TreeReport, Error> {
-        let g = self.graph()?;
-        let node = show::find(g, id, &self.config.settings.ids.prefix_aliases)?;
-        let root = Backlog::new(g, &self.config.states)
+        let (n, e) = self.backlog_graph()?;
+        let node = show::find(n, id, &self.config.settings.ids.prefix_aliases)?;
+        let root = Backlog::new(n, e, &self.config.states)
             .tree(&node.id)
             .ok_or_else(|| Error::NotFound(id.to_string()))?;
         Ok(TreeReport {

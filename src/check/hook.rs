@@ -275,7 +275,10 @@ mod tests {
     fn script_quotes_its_arguments() {
         let s = script(&["--config".into(), "it's/mdgraph.toml".into()], "my index");
         assert!(s.starts_with("#!/bin/sh\n# mdgraph pre-commit hook"));
-        assert!(s.contains("mdgraph --config 'it'\\''s/mdgraph.toml' check --staged\n"), "{s}");
+        assert!(
+            s.contains("mdgraph --config 'it'\\''s/mdgraph.toml' check --staged\n"),
+            "{s}"
+        );
         assert!(s.contains("git add 'my index'"), "{s}");
     }
 }

@@ -48,7 +48,7 @@ fn key_value(s: &str) -> Result<(String, String), String> {
 pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
     let index = open_index(ctx, cfg, err, args.no_refresh)?;
     let parent = match &args.parent {
-        Some(p) => Some(index.node(p)?.node.id),
+        Some(p) => Some(index.resolve_id(p)?),
         None => None,
     };
     let filter = ListFilter {

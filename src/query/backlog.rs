@@ -8,8 +8,7 @@
 //! A parent that is blocked, or waits on an unfinished blocker, blocks its children.
 
 use crate::config::StateGroups;
-use crate::model::{EdgeType, Kind, Node};
-use crate::store::sidecar::Loaded;
+use crate::model::{Edge, EdgeType, Kind, Node};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -149,10 +148,9 @@ pub struct Backlog<'a> {
 }
 
 impl<'a> Backlog<'a> {
-    /// Read the backlog out of a loaded graph.
-    pub fn new(g: &'a Loaded, groups: &'a StateGroups) -> Backlog<'a> {
-        let docs: BTreeMap<&str, &Node> = g
-            .nodes
+    /// Read the backlog out of a graph's nodes and edges.
+    pub fn new(nodes: &'a [Node], edges: &'a [Edge], groups: &'a StateGroups) -> Backlog<'a> {
+        let docs: BTreeMap<&str, &Node> = nodes
             .iter()
             .filter(|n| n.kind != Kind::Chunk)
             .map(|n| (n.id.as_str(), n))
@@ -165,7 +163,7 @@ impl<'a> Backlog<'a> {
             blockers: HashMap::new(),
             blocks: HashMap::new(),
         };
-        for e in &g.edges {
+        for e in edges {
             let (s, t) = (e.source.as_str(), e.target.as_str());
             let (blocked, blocker) = match e.r#type {
                 EdgeType::Parent => {

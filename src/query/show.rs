@@ -55,12 +55,12 @@ pub struct Shown {
 }
 
 /// Find a node by node id, then case-insensitively by id or raw id, then by path.
-pub fn find<'a>(index: &'a Loaded, query: &str, aliases: &BTreeMap<String, String>) -> Result<&'a Node, Error> {
-    if let Ok(i) = index.nodes.binary_search_by(|n| n.id.as_str().cmp(query)) {
-        return Ok(&index.nodes[i]);
+pub fn find<'a>(nodes: &'a [Node], query: &str, aliases: &BTreeMap<String, String>) -> Result<&'a Node, Error> {
+    if let Ok(i) = nodes.binary_search_by(|n| n.id.as_str().cmp(query)) {
+        return Ok(&nodes[i]);
     }
     let q = query.trim().trim_start_matches("./");
-    let docs = || index.nodes.iter().filter(|n| !n.is_chunk());
+    let docs = || nodes.iter().filter(|n| !n.is_chunk());
     let hits: Vec<&Node> = docs()
         .filter(|n| {
             n.id.eq_ignore_ascii_case(q)
@@ -133,7 +133,7 @@ fn one_of<'a>(query: &str, hits: Vec<&'a Node>) -> Result<&'a Node, Error> {
 
 /// Build the view of one node.
 pub fn show(index: &Loaded, query: &str, aliases: &BTreeMap<String, String>) -> Result<Shown, Error> {
-    let node = find(index, query, aliases)?;
+    let node = find(&index.nodes, query, aliases)?;
     let by_id = |id: &str| {
         index
             .nodes

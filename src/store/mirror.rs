@@ -614,3 +614,48 @@ pub fn sync(index_dir: &Path) -> Result<bool, Error> {
     rebuild(index_dir, &loaded.meta, &loaded.nodes, &loaded.edges)?;
     Ok(true)
 }
+
+/// The documents (no sections) and the edges of `types` from a mirror that mirrors the
+/// current sidecar, for the backlog questions; None when there is no such mirror.
+pub fn load_docs(index_dir: &Path, types: &[&str]) -> Option<(Vec<Node>, Vec<Edge>)> {
+    let head = sidecar::read_meta_head(index_dir)?;
+    if !is_fresh(index_dir, &head.outputs) {
+        return None;
+    }
+    let conn = Connection::open_with_flags(db_path(index_dir), OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
+    let mut st = conn
+        .prepare("SELECT json FROM nodes WHERE kind <> 'chunk' ORDER BY id")
+        .ok()?;
+    let nodes: Vec<Node> = st
+        .query_map([], |r| r.get::<_, String>(0))
+        .ok()?
+        .map(|j| j.ok().and_then(|j| serde_json::from_str(&j).ok()))
+        .collect::<Option<_>>()?;
+    let list = types
+        .iter()
+        .map(|t| format!("'{}'", t.replace('\'', "")))
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut st = conn
+        .prepare(&format!(
+            "SELECT source, target, type, origin, path, line, weight FROM edges WHERE type IN ({list}) \
+             ORDER BY source, type, target"
+        ))
+        .ok()?;
+    let edges: Vec<Edge> = st
+        .query_map([], |r| {
+            Ok(serde_json::json!({
+                "source": r.get::<_, String>(0)?,
+                "target": r.get::<_, String>(1)?,
+                "type": r.get::<_, String>(2)?,
+                "origin": r.get::<_, String>(3)?,
+                "path": r.get::<_, String>(4)?,
+                "line": r.get::<_, i64>(5)?,
+                "weight": r.get::<_, f64>(6)?,
+            }))
+        })
+        .ok()?
+        .map(|v| v.ok().and_then(|v| serde_json::from_value(v).ok()))
+        .collect::<Option<_>>()?;
+    Some((nodes, edges))
+}

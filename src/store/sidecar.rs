@@ -455,6 +455,43 @@ pub fn load_parts(index_dir: &Path, with_edges: bool) -> Option<Loaded> {
     })
 }
 
+/// The documents (without their sections) and the edges whose `type` passes `keep_edge`:
+/// what the backlog questions (list, ready, tree) read. Lines are filtered before they
+/// are parsed, so the section texts that make up most of the index are never decoded.
+pub fn load_docs(index_dir: &Path, keep_edge: impl Fn(&str) -> bool + Sync) -> Option<(Vec<Node>, Vec<Edge>)> {
+    let meta = read_meta(index_dir)?;
+    if meta.schema != SCHEMA_VERSION {
+        return None;
+    }
+    let get = |name: &str| read_verified(index_dir, name, &meta);
+    let (nodes, edges) = (get(NODES)?, get(EDGES)?);
+    // The first `"key":` of a record is the key itself: string values escape quotes.
+    let value_of = |line: &[u8], key: &str| -> Option<String> {
+        let text = std::str::from_utf8(line).ok()?;
+        let at = text.find(key)? + key.len();
+        let rest = text[at..].strip_prefix('"')?;
+        Some(rest[..rest.find('"')?].to_string())
+    };
+    let pick = |bytes: &[u8], keep: &(dyn Fn(&[u8]) -> bool + Sync)| -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes.len() / 4);
+        for line in bytes.split(|&b| b == b'\n').filter(|l| keep(l)) {
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
+        out
+    };
+    let docs = pick(&nodes, &|l: &[u8]| {
+        value_of(l, "\"kind\":").is_some_and(|k| k != "chunk")
+    });
+    let edges = pick(&edges, &|l: &[u8]| {
+        value_of(l, "\"type\":").is_some_and(|t| keep_edge(&t))
+    });
+    Some((
+        parse_jsonl(&index_dir.join(NODES), &docs).ok()?,
+        parse_jsonl(&index_dir.join(EDGES), &edges).ok()?,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
