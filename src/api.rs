@@ -28,7 +28,7 @@
 //! # }
 //! ```
 
-use crate::check::{self, CheckReport};
+use crate::check::{self, BaselineReport, CheckOptions, CheckReport};
 use crate::config::Config;
 use crate::error::Error;
 use crate::ingest::build::{self, BuildOptions, BuildReport};
@@ -163,15 +163,41 @@ impl Index {
     }
 
     /// Is the index fresh and the graph free of errors (and warnings, when `strict`)?
-    /// The same answer as `mdgraph check`.
+    /// The same answer as `mdgraph check` (`--strict` when `strict`), with the baseline
+    /// file when there is one.
     pub fn check(config: &Config, strict: bool) -> Result<CheckReport, Error> {
-        check::check(config, strict)
+        check::check(
+            config,
+            CheckOptions {
+                strict,
+                ..CheckOptions::default()
+            },
+        )
+    }
+
+    /// [`Index::check`] with every option (`mdgraph check --no-baseline`, `--staged`).
+    pub fn check_with(config: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
+        check::check(config, opts)
+    }
+
+    /// Record the current diagnostics in the baseline file ([`Config::baseline`]), as
+    /// `mdgraph baseline` does; with `prune`, only drop from the existing baseline what
+    /// has been fixed. The index is not touched.
+    pub fn baseline(config: &Config, prune: bool) -> Result<BaselineReport, Error> {
+        check::record(config, prune)
     }
 
     /// [`Index::check`] of what is staged in git (the backlog, config and index in git's
     /// index, never the working tree), as the pre-commit hook runs it.
     pub fn check_staged(config: &Config, strict: bool) -> Result<CheckReport, Error> {
-        check::staged::check_staged(config, strict)
+        check::check(
+            config,
+            CheckOptions {
+                strict,
+                staged: true,
+                ..CheckOptions::default()
+            },
+        )
     }
 
     /// The configuration.

@@ -57,9 +57,10 @@ mod text;
 mod timing;
 
 pub use api::{Index, PACK_CANDIDATES, SearchOptions};
-pub use check::CheckReport;
+pub use check::baseline::{Baseline, Entry as BaselineEntry};
 pub use check::hook::{Outcome as HookOutcome, install as install_hook};
-pub use config::{CONFIG_FILE, Config, Overrides};
+pub use check::{BaselineReport, CheckOptions, CheckReport};
+pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides};
 pub use error::{Error, Result};
 pub use ingest::build::BuildReport;
 pub use init::{Written as Initialized, init};

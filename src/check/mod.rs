@@ -4,7 +4,12 @@
 //! vouches for every file, folder and index file ([`statcache::probe`]) no scan is done.
 //! When the index is stale, the current diagnostics are computed in memory so the user
 //! sees the real problems, not the ones recorded in the outdated index.
+//!
+//! With a baseline file ([`baseline`]) only the diagnostics it does not cover decide the
+//! verdict; the ones it covers are counted as known, and the entries no longer found as
+//! fixed.
 
+pub mod baseline;
 pub mod hook;
 pub mod staged;
 
@@ -12,33 +17,160 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::ingest::build::{BuildOptions, build, file_map};
 use crate::ingest::scan::scan;
-use crate::model::diag::{Code, Counts, Diagnostic, Severity};
+use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::store::sidecar;
 use crate::store::statcache::{self, StatCache};
+use baseline::{Baseline, Entry};
 use serde::Serialize;
+
+/// How a check is run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// Fail on (new) warnings too.
+    pub strict: bool,
+    /// Use the baseline file when there is one (false: every diagnostic counts).
+    pub baseline: bool,
+    /// Check what is staged in git (the backlog, config, baseline and index in git's
+    /// index), as the pre-commit hook does.
+    pub staged: bool,
+}
+
+impl Default for CheckOptions {
+    /// Not strict, with the baseline, on the working tree.
+    fn default() -> Self {
+        CheckOptions {
+            strict: false,
+            baseline: true,
+            staged: false,
+        }
+    }
+}
 
 /// The outcome of a check.
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
     /// Name and version of this JSON shape.
     pub schema: &'static str,
-    /// True when the check passes (fresh, no errors, and no warnings under `strict`).
+    /// True when the check passes: fresh, and no new errors (nor new warnings under
+    /// `strict`). Without a baseline every diagnostic is new.
     pub ok: bool,
     /// True when the index matches the sources and config.
     pub fresh: bool,
-    /// Number of errors (staleness included).
+    /// Number of errors, known ones and staleness included.
     pub errors: usize,
-    /// Number of warnings.
+    /// Number of warnings, known ones included.
     pub warnings: usize,
-    /// Staleness findings first, then the graph's diagnostics.
+    /// The baseline file in use (as shown to the user), if any.
+    pub baseline: Option<String>,
+    /// Diagnostics the baseline covers.
+    pub known: usize,
+    /// Diagnostics it does not cover: the length of `diagnostics`.
+    pub new: usize,
+    /// Diagnostics of the baseline no longer found (`mdgraph baseline` shrinks it).
+    pub fixed: usize,
+    /// The diagnostics the baseline does not cover: staleness findings first, then the
+    /// graph's.
     pub diagnostics: Vec<Diagnostic>,
     /// True when what was checked is the content staged in git (`check --staged`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub staged: bool,
+    /// The diagnostics the baseline covers.
+    #[serde(skip)]
+    pub known_diagnostics: Vec<Diagnostic>,
+    /// The baseline entries no longer found, with how many of each.
+    #[serde(skip)]
+    pub fixed_entries: Vec<Entry>,
 }
 
-/// Run the check. `strict` makes warnings fail it too.
-pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
+/// Run the check: the current diagnostics, split against the baseline file when
+/// `opts.baseline` and there is one.
+pub fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
+    if opts.staged {
+        return staged::check_staged(cfg, opts);
+    }
+    let (fresh, diagnostics) = current(cfg)?;
+    let loaded = if opts.baseline {
+        Baseline::load(&cfg.baseline, &cfg.display(&cfg.baseline))?
+    } else {
+        None
+    };
+    let split = loaded.as_ref().unwrap_or(&Baseline::default()).split(diagnostics);
+    let (new_errors, new_warnings) = baseline::severities(&split.new);
+    let (known_errors, known_warnings) = baseline::severities(&split.known);
+    Ok(CheckReport {
+        schema: "mdgraph.check/2",
+        ok: fresh && new_errors == 0 && (!opts.strict || new_warnings == 0),
+        fresh,
+        errors: new_errors + known_errors,
+        warnings: new_warnings + known_warnings,
+        baseline: loaded.map(|_| cfg.display(&cfg.baseline)),
+        known: split.known.len(),
+        new: split.new.len(),
+        fixed: split.fixed.iter().map(|e| e.count).sum(),
+        diagnostics: split.new,
+        staged: false,
+        known_diagnostics: split.known,
+        fixed_entries: split.fixed,
+    })
+}
+
+/// What `mdgraph baseline` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineReport {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
+    /// The baseline file (as shown to the user).
+    pub path: String,
+    /// False when the file already held this baseline.
+    pub written: bool,
+    /// Diagnostics recorded.
+    pub recorded: usize,
+    /// Errors among them.
+    pub errors: usize,
+    /// Warnings among them.
+    pub warnings: usize,
+    /// Files they are in.
+    pub files: usize,
+    /// Diagnostics recorded that the previous baseline did not have.
+    pub added: usize,
+    /// Diagnostics of the previous baseline no longer recorded.
+    pub removed: usize,
+    /// Diagnostics left out by `prune` (not in the previous baseline).
+    pub left_out: usize,
+    /// True when the index is fresh (otherwise the check fails until `mdgraph index`).
+    pub fresh: bool,
+}
+
+/// Record the current diagnostics of the sources as the baseline (`prune`: only drop
+/// what was fixed from the existing one, never add). Never touches the index.
+pub fn record(cfg: &Config, prune: bool) -> Result<BaselineReport, Error> {
+    let (fresh, diagnostics) = current(cfg)?;
+    let shown = cfg.display(&cfg.baseline);
+    let old = Baseline::load(&cfg.baseline, &shown)?.unwrap_or_default();
+    let now = Baseline::of(&diagnostics);
+    let next = if prune { old.intersect(&now) } else { now.clone() };
+    let recorded: Vec<Diagnostic> = next.split(diagnostics).known;
+    let (errors, warnings) = baseline::severities(&recorded);
+    let written = next.save(&cfg.baseline)?;
+    Ok(BaselineReport {
+        schema: "mdgraph.baseline/1",
+        path: shown,
+        written,
+        recorded: next.len(),
+        errors,
+        warnings,
+        files: next.files(),
+        added: next.beyond(&old),
+        removed: old.beyond(&next),
+        left_out: now.beyond(&next),
+        fresh,
+    })
+}
+
+/// Whether the index is fresh, and the diagnostics (sorted): the staleness findings
+/// first, then the graph's (the index's when it is fresh, else those of the sources as
+/// they are now).
+fn current(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
     crate::store::lock::finish_pending(&cfg.index_dir)?;
     let mut stale = Vec::new();
     let index_name = cfg.display(&cfg.index_dir);
@@ -80,11 +212,11 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
                 && statcache::probe(&cfg.index_dir, &cfg.root, &head.config_digest)
                     .is_some_and(|sidecar| sidecar == crate::store::mirror::sidecar_digest(&head.outputs));
             if unchanged {
-                return finish(cfg, strict, stale);
+                return finish(cfg, stale);
             }
             let Some(meta) = sidecar::read_meta(&cfg.index_dir) else {
                 stale.push(no_index());
-                return finish(cfg, strict, stale);
+                return finish(cfg, stale);
             };
             let cache = StatCache::load(&cfg.index_dir);
             for name in sidecar::damaged_outputs(&cfg.index_dir, &meta, &cache) {
@@ -114,12 +246,12 @@ pub fn check(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
             }
         }
     }
-    finish(cfg, strict, stale)
+    finish(cfg, stale)
 }
 
-/// The report, given the staleness findings: the index's diagnostics when it is fresh,
-/// else those of the sources as they are now.
-fn finish(cfg: &Config, strict: bool, stale: Vec<Diagnostic>) -> Result<CheckReport, Error> {
+/// Given the staleness findings, all diagnostics: the index's when it is fresh, else
+/// those of the sources as they are now.
+fn finish(cfg: &Config, stale: Vec<Diagnostic>) -> Result<(bool, Vec<Diagnostic>), Error> {
     let fresh = stale.is_empty();
     let graph_diags = if fresh {
         sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?
@@ -135,15 +267,5 @@ fn finish(cfg: &Config, strict: bool, stale: Vec<Diagnostic>) -> Result<CheckRep
     };
     let mut diagnostics = stale;
     diagnostics.extend(graph_diags);
-    let c = Counts::of(&diagnostics);
-    let ok = c.errors == 0 && (!strict || c.warnings == 0);
-    Ok(CheckReport {
-        schema: "mdgraph.check/1",
-        ok,
-        fresh,
-        errors: c.errors,
-        warnings: c.warnings,
-        diagnostics,
-        staged: false,
-    })
+    Ok((fresh, diagnostics))
 }

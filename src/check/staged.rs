@@ -4,7 +4,7 @@
 //! the working tree is never read, so unstaged and untracked edits neither fail nor pass
 //! a commit.
 
-use crate::check::{self, CheckReport};
+use crate::check::{self, CheckOptions, CheckReport};
 use crate::config::{Config, Overrides};
 use crate::error::Error;
 use crate::text::path::{absolute, relative_to};
@@ -46,7 +46,7 @@ fn in_repo(top: &Path, p: &Path) -> Option<String> {
 }
 
 /// Check the staged content of the backlog against the staged index.
-pub fn check_staged(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
+pub fn check_staged(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     let top = String::from_utf8_lossy(&git(&cfg.cwd, &["rev-parse", "--show-toplevel"], None)?)
         .trim_end()
         .to_string();
@@ -84,6 +84,11 @@ pub fn check_staged(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
             format!(":(glob){dir}/*")
         });
     }
+    // The baseline, wherever `[check] baseline` puts it.
+    let baseline = in_repo(&top, &cfg.baseline);
+    if let Some(b) = &baseline {
+        specs.push(format!(":(literal){b}"));
+    }
     let mut args = vec!["ls-files", "-z", "--"];
     args.extend(specs.iter().map(String::as_str));
     let files = git(&top, &args, None)?;
@@ -117,8 +122,13 @@ pub fn check_staged(cfg: &Config, strict: bool) -> Result<CheckReport, Error> {
         index_dir: Some(at(&index)),
         no_sqlite: true,
     };
-    let staged = Config::load(tmp.path(), &ov)?;
-    let mut report = check::check(&staged, strict)?;
+    let mut staged = Config::load(tmp.path(), &ov)?;
+    // The staged baseline (none when it is not staged: then every diagnostic is new).
+    staged.baseline = baseline
+        .as_deref()
+        .map(at)
+        .unwrap_or_else(|| tmp.path().join(".no-baseline"));
+    let mut report = check::check(&staged, CheckOptions { staged: false, ..opts })?;
     report.staged = true;
     Ok(report)
 }

@@ -5,6 +5,7 @@
 //! terminal manners. This file holds the global flags, the list of commands and the
 //! dispatch. Everything here speaks to the library through its public API.
 
+mod baseline;
 mod check;
 mod common;
 mod completions;
@@ -74,6 +75,7 @@ pub struct Cli {
 pub enum Command {
     Index(index::Args),
     Check(check::Args),
+    Baseline(baseline::Args),
     Search(search::Args),
     Pack(pack::Args),
     List(list::Args),
@@ -133,6 +135,7 @@ fn execute(ctx: &Ctx, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, F
         Command::Init(_) => init::run(ctx, err),
         Command::Index(args) => index::run(ctx, args, config(ctx)?, out, err),
         Command::Check(args) => check::run(ctx, args, config(ctx)?, out, err),
+        Command::Baseline(args) => baseline::run(ctx, args, config(ctx)?, out, err),
         Command::Search(args) => search::run(ctx, args, config(ctx)?, out, err),
         Command::Pack(args) => pack::run(ctx, args, config(ctx)?, out, err),
         Command::List(args) => list::run(ctx, args, config(ctx)?, out, err),

@@ -7,6 +7,7 @@
 
 use crate::error::Error;
 use crate::model::EdgeType;
+use crate::model::diag::{Code, Diagnostic, Severity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,6 +40,8 @@ struct ConfigFile {
     pack: Pack,
     #[serde(default)]
     states: StateGroups,
+    #[serde(default)]
+    check: CheckFile,
 }
 
 /// Which states count as open, in progress, blocked, done or dropped, for `list`,
@@ -58,6 +61,90 @@ pub struct StateGroups {
     /// Will not be done (besides `dropped`, `cancelled`, `wontdo`, `rejected`, …).
     pub dropped: Vec<String>,
 }
+
+/// The `[check]` table as written; values keep their position so an error can name the
+/// line.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckFile {
+    /// Diagnostic code → `error`, `warning` or `off`.
+    #[serde(default)]
+    severity: BTreeMap<String, toml::Spanned<String>>,
+    /// Globs of root-relative paths whose diagnostics are dropped.
+    #[serde(default)]
+    ignore: Vec<toml::Spanned<String>>,
+    /// The baseline file, relative to the config file's folder.
+    baseline: Option<PathBuf>,
+}
+
+/// The severity `[check] severity` gives a diagnostic code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Report it as an error (fails `mdgraph check`).
+    Error,
+    /// Report it as a warning (fails `mdgraph check --strict` only).
+    Warning,
+    /// Do not report it.
+    Off,
+}
+
+/// `[check]`: which diagnostics the index records, and at which severity. Applied when
+/// the index is built, so `index`, `diagnostics.jsonl` and `check` agree; it is part of
+/// [`Settings`], so changing it makes the index stale.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CheckSettings {
+    /// Severity by code; codes not listed keep their own.
+    pub severity: BTreeMap<Code, Level>,
+    /// Globs (relative to the root) of files whose diagnostics are dropped; the files
+    /// are still indexed.
+    pub ignore: Vec<String>,
+}
+
+impl CheckSettings {
+    /// True when nothing is configured (the settings digest leaves it out then, so an
+    /// index built before `[check]` existed stays fresh).
+    pub fn is_empty(&self) -> bool {
+        self.severity.is_empty() && self.ignore.is_empty()
+    }
+
+    /// Drop the diagnostics of ignored paths and of codes turned off; give the others
+    /// their configured severity. Idempotent (diagnostics kept from a previous build
+    /// pass through it again).
+    pub fn apply(&self, diags: &mut Vec<Diagnostic>) {
+        if self.is_empty() {
+            return;
+        }
+        let mut b = globset::GlobSetBuilder::new();
+        for g in &self.ignore {
+            // Validated when the config was loaded.
+            if let Ok(glob) = globset::GlobBuilder::new(g).literal_separator(false).build() {
+                b.add(glob);
+            }
+        }
+        let ignore = b.build().unwrap_or_else(|_| globset::GlobSet::empty());
+        diags.retain_mut(|d| {
+            if ignore.is_match(&d.path) {
+                return false;
+            }
+            match self.severity.get(&d.code) {
+                Some(Level::Off) => false,
+                Some(Level::Error) => {
+                    d.severity = Severity::Error;
+                    true
+                }
+                Some(Level::Warning) => {
+                    d.severity = Severity::Warning;
+                    true
+                }
+                None => true,
+            }
+        });
+    }
+}
+
+/// The default name of the baseline file, beside `mdgraph.toml`.
+pub const BASELINE_FILE: &str = "mdgraph-baseline.json";
 
 /// Context pack settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -440,6 +527,9 @@ pub struct Settings {
     pub edges: BTreeMap<String, EdgeType>,
     /// Token counter for pack sizes (counts are stored in the index).
     pub tokenizer: crate::text::tokens::Tokenizer,
+    /// `[check]`: severities and ignored paths.
+    #[serde(skip_serializing_if = "CheckSettings::is_empty")]
+    pub check: CheckSettings,
 }
 
 impl Default for Settings {
@@ -451,6 +541,7 @@ impl Default for Settings {
             kinds: KindSettings::default(),
             edges: default_edges(),
             tokenizer: crate::text::tokens::Tokenizer::default(),
+            check: CheckSettings::default(),
         }
     }
 }
@@ -484,6 +575,10 @@ pub struct Config {
     pub pack_budget: u32,
     /// State groups for `list`, `ready` and `tree` (query time).
     pub states: StateGroups,
+    /// The baseline file of `mdgraph baseline` and `mdgraph check`: `[check] baseline`,
+    /// else `mdgraph-baseline.json` beside the config file (in the working directory
+    /// without one).
+    pub baseline: PathBuf,
 }
 
 /// Command-line overrides applied on top of the file.
@@ -552,6 +647,13 @@ impl Config {
             }
             None => (ConfigFile::default(), cwd.to_path_buf()),
         };
+        let check = validate_check(&raw.check, file.map(|(_, t)| t).unwrap_or("")).map_err(|(line, message)| {
+            Error::Config {
+                path: file.map(|(p, _)| p.display().to_string()).unwrap_or_default(),
+                line,
+                message,
+            }
+        })?;
         let file = file.map(|(p, _)| p.to_path_buf());
         let cfg_name = file.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
         let mut settings =
@@ -566,6 +668,7 @@ impl Config {
             message,
         })?;
         retrieval.id_aliases = settings.ids.prefix_aliases.clone();
+        settings.check = check;
         let sqlite = !ov.no_sqlite && raw.sqlite.unwrap_or(true);
         settings.tokenizer = raw.pack.tokenizer;
         if raw.pack.budget == 0 {
@@ -585,7 +688,9 @@ impl Config {
             (None, Some(d)) if ov.root.is_none() => base.join(d),
             _ => root.join("_index"),
         };
+        let baseline = base.join(raw.check.baseline.as_deref().unwrap_or(Path::new(BASELINE_FILE)));
         Ok(Config {
+            baseline: clean(&baseline),
             root: clean(&root),
             index_dir: clean(&index_dir),
             config_file: file,
@@ -652,7 +757,57 @@ fn validate(
         kinds,
         edges: map,
         tokenizer: crate::text::tokens::Tokenizer::default(),
+        check: CheckSettings::default(),
     })
+}
+
+/// Validate `[check]`; an error is the 1-based line (0 when unknown) and a message naming
+/// the key.
+fn validate_check(raw: &CheckFile, text: &str) -> Result<CheckSettings, (u32, String)> {
+    let line = |span: std::ops::Range<usize>| text[..span.start.min(text.len())].matches('\n').count() as u32 + 1;
+    let mut severity = BTreeMap::new();
+    for (name, level) in &raw.severity {
+        let at = line(level.span());
+        let code = Code::parse(name).ok_or_else(|| {
+            let known: Vec<&str> = Code::ALL
+                .iter()
+                .filter(|c| **c != Code::StaleIndex)
+                .map(|c| c.as_str())
+                .collect();
+            (
+                at,
+                format!(
+                    "check.severity.\"{name}\": unknown diagnostic code (known: {})",
+                    known.join(", ")
+                ),
+            )
+        })?;
+        if code == Code::StaleIndex {
+            return Err((
+                at,
+                "check.severity.\"stale-index\": a stale index always fails the check".into(),
+            ));
+        }
+        let v = match level.get_ref().as_str() {
+            "error" => Level::Error,
+            "warning" => Level::Warning,
+            "off" => Level::Off,
+            other => {
+                return Err((
+                    at,
+                    format!("check.severity.\"{name}\": `{other}` is not a severity (use error, warning or off)"),
+                ));
+            }
+        };
+        severity.insert(code, v);
+    }
+    let mut ignore = Vec::new();
+    for g in &raw.ignore {
+        globset::Glob::new(g.get_ref())
+            .map_err(|e| (line(g.span()), format!("check.ignore: bad glob `{}`: {e}", g.get_ref())))?;
+        ignore.push(g.get_ref().clone());
+    }
+    Ok(CheckSettings { severity, ignore })
 }
 
 /// Lexically normalise a path (drop `.`, fold `..`) without touching the file system.

@@ -169,6 +169,9 @@ pub fn build_with_progress(
     }
     let (graph, resolve_diags) = resolve(parsed, &cfg.settings);
     diagnostics.extend(resolve_diags);
+    // `[check]`: ignored paths and codes turned off are not recorded, and severities are
+    // as configured, so `index`, the sidecar and `check` agree.
+    cfg.settings.check.apply(&mut diagnostics);
     diagnostics.sort();
     diagnostics.dedup();
     timings.mark("resolve");

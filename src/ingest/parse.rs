@@ -142,26 +142,32 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         && looks_like_id(&from_filename)
         && !same_id(&from_filename, id)
     {
-        diags.push(Diagnostic::new(
-            rel,
-            id_line,
-            Severity::Warning,
-            Code::IdMismatch,
-            format!("id `{id}` disagrees with the filename, which says `{from_filename}`"),
-        ));
+        diags.push(
+            Diagnostic::new(
+                rel,
+                id_line,
+                Severity::Warning,
+                Code::IdMismatch,
+                format!("id `{id}` disagrees with the filename, which says `{from_filename}`"),
+            )
+            .about(id),
+        );
     }
     if kind == Kind::WorkItem {
         match &ty {
-            Some((k, t)) if !ci_in(&s.kinds.item_types, t) => diags.push(Diagnostic::new(
-                rel,
-                fm_line(k, t),
-                Severity::Warning,
-                Code::UnknownType,
-                format!(
-                    "unknown work item type `{t}` (known: {})",
-                    s.kinds.item_types.join(", ")
-                ),
-            )),
+            Some((k, t)) if !ci_in(&s.kinds.item_types, t) => diags.push(
+                Diagnostic::new(
+                    rel,
+                    fm_line(k, t),
+                    Severity::Warning,
+                    Code::UnknownType,
+                    format!(
+                        "unknown work item type `{t}` (known: {})",
+                        s.kinds.item_types.join(", ")
+                    ),
+                )
+                .about(t),
+            ),
             None => diags.push(Diagnostic::new(
                 rel,
                 1,
@@ -182,17 +188,20 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             _ => None,
         };
         if let Some(list) = known.filter(|l| !ci_in(l, st)) {
-            diags.push(Diagnostic::new(
-                rel,
-                fm_line(k, st),
-                Severity::Warning,
-                Code::UnknownState,
-                format!(
-                    "unknown {} state `{st}` (known: {})",
-                    kind.as_str().replace('_', " "),
-                    list.join(", ")
-                ),
-            ));
+            diags.push(
+                Diagnostic::new(
+                    rel,
+                    fm_line(k, st),
+                    Severity::Warning,
+                    Code::UnknownState,
+                    format!(
+                        "unknown {} state `{st}` (known: {})",
+                        kind.as_str().replace('_', " "),
+                        list.join(", ")
+                    ),
+                )
+                .about(st),
+            );
         }
     }
 
@@ -206,13 +215,16 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             .then(|| key_lines.raw_scalar(key))
             .flatten();
         let targets = ref_values(v, &mut |what| {
-            diags.push(Diagnostic::new(
-                rel,
-                fm_line(key, ""),
-                Severity::Warning,
-                Code::BadReference,
-                format!("`{key}` holds {what}; expected an id, a list of ids or a comma-separated string"),
-            ))
+            diags.push(
+                Diagnostic::new(
+                    rel,
+                    fm_line(key, ""),
+                    Severity::Warning,
+                    Code::BadReference,
+                    format!("`{key}` holds {what}; expected an id, a list of ids or a comma-separated string"),
+                )
+                .about(key),
+            )
         });
         // An integer reference keeps its written form, like an integer id.
         let targets = match raw_int {
@@ -249,13 +261,16 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
                 line: link.line,
                 key: None,
             }),
-            None => diags.push(Diagnostic::new(
-                rel,
-                link.line,
-                Severity::Warning,
-                Code::LinkOutsideRoot,
-                format!("link `{}` leads outside the root; ignored", link.target),
-            )),
+            None => diags.push(
+                Diagnostic::new(
+                    rel,
+                    link.line,
+                    Severity::Warning,
+                    Code::LinkOutsideRoot,
+                    format!("link `{}` leads outside the root; ignored", link.target),
+                )
+                .about(&link.target),
+            ),
         }
     }
 

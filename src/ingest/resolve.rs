@@ -71,17 +71,20 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
                 .filter(|&&j| j != i)
                 .map(|&j| files[j].doc.path.as_str())
                 .collect();
-            diags.push(Diagnostic::new(
-                &f.doc.path,
-                f.doc.line.unwrap_or(1),
-                Severity::Error,
-                Code::DuplicateId,
-                format!(
-                    "id `{raw}` is also declared by {}; this file is node `{}`",
-                    others.join(", "),
-                    ids[i]
-                ),
-            ));
+            diags.push(
+                Diagnostic::new(
+                    &f.doc.path,
+                    f.doc.line.unwrap_or(1),
+                    Severity::Error,
+                    Code::DuplicateId,
+                    format!(
+                        "id `{raw}` is also declared by {}; this file is node `{}`",
+                        others.join(", "),
+                        ids[i]
+                    ),
+                )
+                .about(raw),
+            );
         }
     }
     // A raw id resolves to the files that claim it; name-derived ids only when unclaimed.
@@ -124,18 +127,21 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
                 Found::One(t) => t,
                 Found::Many(cands) => {
                     let names: Vec<&str> = cands.iter().map(|&c| ids[c].as_str()).collect();
-                    diags.push(Diagnostic::new(
-                        &f.doc.path,
-                        r.line,
-                        Severity::Warning,
-                        Code::AmbiguousReference,
-                        format!(
-                            "`{}` matches {} files ({}); using the first. Write `ID@uidprefix` to choose",
-                            r.target,
-                            cands.len(),
-                            names.join(", ")
-                        ),
-                    ));
+                    diags.push(
+                        Diagnostic::new(
+                            &f.doc.path,
+                            r.line,
+                            Severity::Warning,
+                            Code::AmbiguousReference,
+                            format!(
+                                "`{}` matches {} files ({}); using the first. Write `ID@uidprefix` to choose",
+                                r.target,
+                                cands.len(),
+                                names.join(", ")
+                            ),
+                        )
+                        .about(&r.target),
+                    );
                     cands[0]
                 }
                 Found::None(why) => {
@@ -147,13 +153,10 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
                         Some(k) => format!("`{k}` refers to"),
                         None => "link to".to_string(),
                     };
-                    diags.push(Diagnostic::new(
-                        &f.doc.path,
-                        r.line,
-                        sev,
-                        code,
-                        format!("{what} `{}`, {why}", r.target),
-                    ));
+                    diags.push(
+                        Diagnostic::new(&f.doc.path, r.line, sev, code, format!("{what} `{}`, {why}", r.target))
+                            .about(&r.target),
+                    );
                     continue;
                 }
             };
@@ -214,13 +217,16 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
         let line = parents.iter().find(|p| p.0 == first).map(|p| p.2).unwrap_or(1);
         let mut names: Vec<&str> = cycle.iter().map(|&c| ids[c].as_str()).collect();
         names.push(&ids[first]);
-        diags.push(Diagnostic::new(
-            &files[first].doc.path,
-            line,
-            Severity::Error,
-            Code::ParentCycle,
-            format!("parent cycle: {}", names.join(" → ")),
-        ));
+        diags.push(
+            Diagnostic::new(
+                &files[first].doc.path,
+                line,
+                Severity::Error,
+                Code::ParentCycle,
+                format!("parent cycle: {}", names.join(" → ")),
+            )
+            .about(names.join(" → ")),
+        );
     }
 
     (ids, edges, diags)

@@ -78,6 +78,35 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in declaration order.
+    pub const ALL: [Code; 20] = [
+        Code::FileTooLarge,
+        Code::NotUtf8,
+        Code::SymlinkOutsideRoot,
+        Code::WalkError,
+        Code::ReadError,
+        Code::InvalidYaml,
+        Code::FrontmatterNotMapping,
+        Code::UnclosedFrontmatter,
+        Code::BadReference,
+        Code::LinkOutsideRoot,
+        Code::IdMismatch,
+        Code::MissingId,
+        Code::UnknownType,
+        Code::UnknownState,
+        Code::DuplicateId,
+        Code::DanglingReference,
+        Code::BrokenLink,
+        Code::AmbiguousReference,
+        Code::ParentCycle,
+        Code::StaleIndex,
+    ];
+
+    /// The code named `name` (kebab-case, as [`Code::as_str`] writes it).
+    pub fn parse(name: &str) -> Option<Code> {
+        Code::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
     /// The kebab-case name used in text output and JSON.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -139,6 +168,12 @@ pub struct Diagnostic {
     pub code: Code,
     /// Human explanation.
     pub message: String,
+    /// What the finding is about, when it names something: the reference or link target
+    /// that does not resolve, the duplicated or mismatched id, the unknown type or state,
+    /// the cycle. Together with `path` and `code` it keys a diagnostic in a baseline, so
+    /// the key survives line moves and rewordings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
 }
 
 impl Diagnostic {
@@ -151,7 +186,14 @@ impl Diagnostic {
             severity,
             code,
             message: message.into(),
+            subject: None,
         }
+    }
+
+    /// Same diagnostic about `subject` (see [`Diagnostic::subject`]).
+    pub fn about(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
     }
 
     /// Same diagnostic with a column.
@@ -198,5 +240,20 @@ impl Counts {
             errors,
             warnings: diags.len() - errors,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_parses_back_from_its_name() {
+        for c in Code::ALL {
+            assert_eq!(Code::parse(c.as_str()), Some(c));
+            // The serde name is the same string.
+            assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{}\"", c.as_str()));
+        }
+        assert_eq!(Code::parse("no-such-code"), None);
     }
 }

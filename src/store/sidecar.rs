@@ -23,7 +23,8 @@ use std::io::Write;
 use std::path::Path;
 
 /// Version of the on-disk format; a different version makes the index stale.
-pub const SCHEMA_VERSION: u32 = 5;
+/// 6: diagnostics carry a `subject` (the key of a baseline entry).
+pub const SCHEMA_VERSION: u32 = 6;
 /// Node file name.
 pub const NODES: &str = "graph_nodes.jsonl";
 /// Edge file name.

@@ -12,6 +12,10 @@ struct CheckJson {
     fresh: bool,
     errors: usize,
     warnings: usize,
+    baseline: Option<String>,
+    known: usize,
+    new: usize,
+    fixed: usize,
     diagnostics: Vec<DiagJson>,
 }
 
@@ -25,6 +29,7 @@ struct DiagJson {
     severity: String,
     code: String,
     message: String,
+    subject: Option<String>,
 }
 
 #[test]
@@ -36,8 +41,10 @@ fn fresh_index_passes() {
     assert_eq!(out.stdout, "");
     let out = f.run(&["check", "--format", "json"]);
     let v: CheckJson = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(v.schema, "mdgraph.check/1");
+    assert_eq!(v.schema, "mdgraph.check/2");
     assert!(v.ok && v.fresh && v.errors == 0, "{v:?}");
+    // No baseline file: nothing known or fixed, nothing new.
+    assert_eq!((v.baseline, v.known, v.new, v.fixed), (None, 0, 0, 0));
 }
 
 #[test]

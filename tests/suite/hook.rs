@@ -63,6 +63,15 @@ impl Repo {
         r
     }
 
+    /// A repository holding `src` as `backlog/`, without a config.
+    fn bare(src: &str) -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&repo().join(src), &dir.path().join("backlog"));
+        let r = Repo { dir };
+        r.git_ok(&["init", "-q"]);
+        r
+    }
+
     /// A repository whose backlog and fresh index are committed.
     fn committed() -> Repo {
         let r = Repo::new();
@@ -405,4 +414,41 @@ fn hook_judges_the_staged_content_not_the_working_tree() {
     r.git_ok(&["add", "-A"]);
     let out = r.git(&["commit", "-q", "-m", "rename with index"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
+fn hook_with_a_baseline_accepts_known_errors_and_refuses_new_ones() {
+    if !git_available() {
+        return;
+    }
+    // A backlog with old errors adopts mdgraph: init, index, baseline, hook, one commit.
+    let r = Repo::bare("tests/fixtures/broken");
+    for args in [&["init"][..], &["index"], &["baseline"], &["hook", "install"]] {
+        let out = r.mdgraph(args);
+        assert_eq!(out.code, 0, "mdgraph {args:?}: {}", out.stderr);
+    }
+    assert!(r.path().join("mdgraph.toml").is_file());
+    assert!(r.path().join("mdgraph-baseline.json").is_file());
+    r.git_ok(&["add", "-A"]);
+    let out = r.git(&["commit", "-q", "-m", "adopt mdgraph with a baseline"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("check ok: staged index is fresh;") && said.contains(" known, 0 new"),
+        "{said}"
+    );
+    assert_eq!(r.commits(), 1);
+
+    // A new error is refused, named; the old ones are not listed.
+    let feature = "items/feature/0000/BRK-FTR-0001_export.md";
+    r.edit(feature, "decisions: [ADR-0001]", "decisions: [ADR-0001, ADR-0404]");
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    let out = r.git(&["commit", "-q", "-m", "a new dangling reference"]);
+    assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("`decisions` refers to `ADR-0404`"), "{said}");
+    assert!(!said.contains("BRK-EPIC-0099"), "{said}");
+    assert!(said.contains("commit refused"), "{said}");
+    assert_eq!(r.commits(), 1);
 }

@@ -4,6 +4,7 @@
 mod common;
 
 mod backlog;
+mod baseline;
 mod check;
 mod corpora;
 mod docs;
