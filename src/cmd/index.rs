@@ -56,15 +56,30 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
             )?;
         }
         Format::Text => {
-            let shown: Vec<Diagnostic> = report
-                .diagnostics
-                .iter()
+            // What the baseline file covers is not listed again (`mdgraph check -v` lists
+            // it); a baseline that cannot be read is `check`'s error, a warning here.
+            let baseline = mdgraph::Baseline::load(&cfg.baseline, &cfg.display(&cfg.baseline)).unwrap_or_else(|e| {
+                let _ = ctx.warn(err, &e.to_string());
+                None
+            });
+            let (listed, known) = match &baseline {
+                Some(b) => {
+                    let split = b.split(report.diagnostics.clone());
+                    (split.new, Some(split.known.len()))
+                }
+                None => (report.diagnostics.clone(), None),
+            };
+            let shown: Vec<Diagnostic> = listed
+                .into_iter()
                 .filter(|d| !cli.quiet || d.severity == Severity::Error)
-                .cloned()
                 .collect();
             err.write_all(diagnostics(&shown, ctx.err_paint).as_bytes())?;
             if !cli.quiet {
-                writeln!(err, "{}", build_summary(&report))?;
+                let mut line = build_summary(&report);
+                if let Some(n) = known {
+                    line.push_str(&format!("; {n} known (baseline {})", cfg.display(&cfg.baseline)));
+                }
+                writeln!(err, "{line}")?;
             }
         }
     }

@@ -107,7 +107,21 @@ fn a_new_dangling_reference_fails_naming_it() {
         "{}",
         out.stdout
     );
-    assert_eq!(f.run(&["index"]).code, 0);
+    // `index` lists only what the baseline does not cover.
+    let out = f.run(&["index"]);
+    assert_eq!(out.code, 0);
+    let listed: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.contains("error[") || l.contains("warning["))
+        .collect();
+    assert_eq!(listed.len(), 1, "{}", out.stderr);
+    assert!(listed[0].contains("`ADR-0404`"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("; 14 known (baseline mdgraph-baseline.json)\n"),
+        "{}",
+        out.stderr
+    );
     let out = f.run(&["check"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert_eq!(

@@ -203,7 +203,14 @@ fn readme_config_reference_is_valid_and_complete() {
     // The README documents every key with its default: it must load, and it must give
     // the same settings as no config at all.
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let block = readme.split("```toml\n").nth(1).unwrap().split("```").next().unwrap();
+    let reference = readme.split("## Configuration (`mdgraph.toml`)").nth(1).unwrap();
+    let block = reference
+        .split("```toml\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("r")).unwrap();
     std::fs::write(dir.path().join("mdgraph.toml"), block).unwrap();
@@ -214,6 +221,10 @@ fn readme_config_reference_is_valid_and_complete() {
     assert_eq!(documented.settings, defaults.settings);
     assert_eq!(documented.retrieval, defaults.retrieval);
     assert_eq!(documented.sqlite, defaults.sqlite);
+    assert_eq!(
+        documented.baseline.strip_prefix(dir.path()).unwrap(),
+        defaults.baseline.strip_prefix(bare_dir.path()).unwrap()
+    );
 }
 
 #[test]
