@@ -451,4 +451,14 @@ fn hook_with_a_baseline_accepts_known_errors_and_refuses_new_ones() {
     assert!(!said.contains("BRK-EPIC-0099"), "{said}");
     assert!(said.contains("commit refused"), "{said}");
     assert_eq!(r.commits(), 1);
+
+    // The hook judges against the baseline as staged: without it, the old errors count.
+    r.git_ok(&["checkout", "HEAD", "--", "backlog", "_index"]);
+    r.git_ok(&["rm", "-q", "--cached", "mdgraph-baseline.json"]);
+    assert_eq!(r.mdgraph(&["check"]).code, 0, "the working tree still has its baseline");
+    let out = r.git(&["commit", "-q", "-m", "drop the baseline"]);
+    assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("`parent` refers to `BRK-EPIC-0099`"), "{said}");
+    assert_eq!(r.commits(), 1);
 }
