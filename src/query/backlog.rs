@@ -1,5 +1,6 @@
 //! The structured questions people ask a backlog: which items match these filters
-//! ([`list`]), what can be started now ([`ready`]), and how far an epic is ([`tree`]).
+//! ([`Backlog::list`]), what can be started now ([`Backlog::ready`]), and how far an
+//! epic is ([`Backlog::tree`]).
 //!
 //! States fall into five groups ([`Group`]) by name, with the config's `[states]` lists
 //! added to the built-in names. Blocking follows the graph: an item is blocked by the
@@ -119,7 +120,7 @@ pub struct Item {
     pub priority: Option<String>,
 }
 
-/// Filters of [`list`]; empty filters match everything.
+/// Filters of [`Backlog::list`]; empty filters match everything.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     /// Types (case-insensitive; `adr` and `doc` name node kinds).
