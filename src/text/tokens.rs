@@ -29,6 +29,15 @@ fn o200k() -> &'static bpe_openai::Tokenizer {
     T.get_or_init(bpe_openai::o200k_base)
 }
 
+/// Start loading the counter on a thread of its own (o200k: tens of milliseconds), for a
+/// run that will count soon: the first counts then wait for what is left of the load, not
+/// all of it, with every core idle but one.
+pub fn preload(t: Tokenizer) {
+    if t == Tokenizer::O200k {
+        std::thread::spawn(o200k);
+    }
+}
+
 /// Tokens in `text` for this counter.
 pub fn count(t: Tokenizer, text: &str) -> u32 {
     match t {
