@@ -107,7 +107,7 @@ impl Index {
         }
         let index = Index::new(config);
         if index.config.sqlite
-            && let Err(e) = mirror::sync(&index.config.index_dir)
+            && let Err(e) = mirror::sync(&index.config.index_dir, index.config.sqlite_fts)
         {
             index.warn(format!("cannot update the SQLite mirror: {e}"));
         }
@@ -129,7 +129,7 @@ impl Index {
     pub fn refresh(config: &Config, progress: Option<&Progress>) -> Result<Option<BuildReport>, Error> {
         crate::store::lock::finish_pending(&config.index_dir)?;
         if let Some(sidecar) = statcache::probe(&config.index_dir, &config.root, &config.settings.digest())
-            && (!config.sqlite || mirror::mirrors(&config.index_dir, &sidecar))
+            && (!config.sqlite || mirror::mirrors(&config.index_dir, &sidecar, config.sqlite_fts))
         {
             return Ok(None);
         }
@@ -142,19 +142,20 @@ impl Index {
         let mut report = build::build_with_progress(config, BuildOptions { full, write: true }, progress)?;
         if config.sqlite {
             let mut phase = "sqlite";
+            let fts = config.sqlite_fts;
             if report.up_to_date {
-                mirror::sync(&config.index_dir)?;
-            } else if !mirror::is_fresh(&config.index_dir, &report.meta.outputs) {
+                mirror::sync(&config.index_dir, fts)?;
+            } else if !mirror::is_fresh(&config.index_dir, &report.meta.outputs, fts) {
                 if let Some(p) = progress {
                     p.phase("writing the SQLite mirror", 0);
                 }
                 let (dir, meta, graph) = (&config.index_dir, &report.meta, &report.graph);
                 // A mirror that cannot be updated in place (or fails to) is rebuilt, as it
                 // is by `--full`.
-                if !full && mirror::update(dir, meta, &graph.nodes, &graph.edges).unwrap_or(false) {
+                if !full && mirror::update(dir, meta, &graph.nodes, &graph.edges, fts).unwrap_or(false) {
                     phase = "sqlite (updated in place)";
                 } else {
-                    mirror::rebuild(dir, meta, &graph.nodes, &graph.edges)?;
+                    mirror::rebuild(dir, meta, &graph.nodes, &graph.edges, fts)?;
                 }
             }
             report.timings.mark(phase);
@@ -253,7 +254,7 @@ impl Index {
         let graph = self.config.retrieval.graph.enabled && opts.graph;
         let tokenizer = self.config.settings.tokenizer;
         // The pack counts what it prints; the counter loads while the search runs.
-        std::thread::spawn(move || crate::text::tokens::warm(tokenizer));
+        crate::text::tokens::preload(tokenizer);
         self.with_engine(|e| {
             let results = search::search(e, query, &self.config.retrieval, opts.limit, graph)?;
             Ok(pack::pack(e, query, &results.results, budget, tokenizer))
@@ -348,7 +349,7 @@ impl Index {
         let loaded = self
             .config
             .sqlite
-            .then(|| mirror::load_docs(dir, &TYPES))
+            .then(|| mirror::load_docs(dir, &TYPES, self.config.sqlite_fts))
             .flatten()
             .or_else(|| sidecar::load_docs(dir, |t| TYPES.contains(&t)))
             .ok_or_else(|| no_index(&self.config))?;
@@ -453,7 +454,7 @@ impl Index {
             Err(err @ Error::Store(_)) if engine.kind() == EngineKind::Sqlite => {
                 drop(engine);
                 let _ = std::fs::remove_file(mirror::db_path(&self.config.index_dir));
-                let note = match mirror::sync(&self.config.index_dir) {
+                let note = match mirror::sync(&self.config.index_dir, self.config.sqlite_fts) {
                     Ok(_) => format!("rebuilt the SQLite mirror after: {err}"),
                     Err(e2) => format!("SQLite mirror unusable ({err}; rebuild failed: {e2})"),
                 };

@@ -31,6 +31,12 @@ pub mod pack {
 pub mod parse {
     pub use crate::ingest::parse::*;
 }
+pub mod postings {
+    pub use crate::store::postings::*;
+}
+pub mod render {
+    pub use crate::text::render::*;
+}
 pub mod resolve {
     pub use crate::ingest::resolve::*;
 }

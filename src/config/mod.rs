@@ -34,6 +34,8 @@ struct ConfigFile {
     edges: BTreeMap<String, String>,
     /// Keep the SQLite mirror (default true).
     sqlite: Option<bool>,
+    /// Add an FTS5 table to the mirror for SQL users (default false).
+    sqlite_fts: Option<bool>,
     #[serde(default)]
     retrieval: Retrieval,
     #[serde(default)]
@@ -569,6 +571,9 @@ pub struct Config {
     pub settings: Settings,
     /// Keep the SQLite mirror.
     pub sqlite: bool,
+    /// Give the mirror an FTS5 table over the sections (for SQL users' own `MATCH`
+    /// queries; mdgraph's search does not read it). Toggling it rebuilds the mirror.
+    pub sqlite_fts: bool,
     /// Query-time settings.
     pub retrieval: Retrieval,
     /// Default token budget of `mdgraph pack` (the tokenizer is in `settings`).
@@ -670,6 +675,7 @@ impl Config {
         retrieval.id_aliases = settings.ids.prefix_aliases.clone();
         settings.check = check;
         let sqlite = !ov.no_sqlite && raw.sqlite.unwrap_or(true);
+        let sqlite_fts = raw.sqlite_fts.unwrap_or(false);
         settings.tokenizer = raw.pack.tokenizer;
         if raw.pack.budget == 0 {
             return Err(Error::Config {
@@ -697,6 +703,7 @@ impl Config {
             cwd: cwd.to_path_buf(),
             settings,
             sqlite,
+            sqlite_fts,
             retrieval,
             pack_budget: raw.pack.budget.min(u32::MAX as usize) as u32,
             states: raw.states,

@@ -88,6 +88,11 @@ pub fn build_with_progress(
     let compatible = prev_meta
         .as_ref()
         .is_some_and(|m| !opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == config_digest);
+    // Without a previous index to reuse every file is parsed and counted: the token
+    // counter loads while the files are walked and read.
+    if !compatible {
+        crate::text::tokens::preload(cfg.settings.tokenizer);
+    }
     // The stat cache may stand in for reading a file only when its previous parse can
     // be reused; otherwise every file is read.
     let old_cache = StatCache::load(&cfg.index_dir);

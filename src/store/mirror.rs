@@ -1,12 +1,16 @@
-//! The optional SQLite mirror `index.sqlite`: nodes, edges, sections, a contentless FTS5
-//! table over the sections' stemmed title, heading and body, and the postings and row
-//! statistics that search scores (with FTS5's bm25 formula, see [`crate::store::postings`]).
+//! The optional SQLite mirror `index.sqlite`: nodes, edges (all but `section_of`: a
+//! section's document is in `sections`), sections, and the postings and row statistics
+//! that search scores (with FTS5's bm25 formula, see
+//! [`crate::store::postings`]). With `sqlite_fts = true` it also has a contentless FTS5
+//! table over the sections' stemmed title, heading and body for SQL users' own `MATCH`
+//! queries; mdgraph never reads it, and it doubles the mirror's build time, so it is off
+//! by default (BENCHMARKS.md, "Cold index at 10k").
 //!
 //! It is derived from the JSONL sidecar, built into a temporary file and renamed into
-//! place, and records the digests of the sidecar files it mirrors: when they differ (or
-//! the file is missing, of another schema, or corrupt) it is rebuilt, or, when the
-//! searchable rows are the same sections as before, updated on a copy ([`update`]) to
-//! exactly what a rebuild would hold. Sections are keyed
+//! place, and records the digests of the sidecar files it mirrors and whether it has the
+//! FTS5 table: when either differs (or the file is missing, of another schema, or
+//! corrupt) it is rebuilt, or, when the searchable rows are the same sections as before,
+//! updated on a copy ([`update`]) to exactly what a rebuild would hold. Sections are keyed
 //! by their position in the sorted node list (`rowid`), the same numbering the in-memory
 //! fallback uses, so both engines rank identically.
 
@@ -23,7 +27,7 @@ use std::path::{Path, PathBuf};
 /// File name of the mirror inside the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 /// Version of the mirror's tables; another version is rebuilt.
-pub const DB_SCHEMA: i64 = 6;
+pub const DB_SCHEMA: i64 = 7;
 
 /// What the terms in a mirror depend on: the mdgraph version and the terms the tokenizer
 /// makes of a fixed text (case folding, diacritics, scripts, the stemmer). A mirror
@@ -49,31 +53,39 @@ fn sql_err(path: &Path, e: rusqlite::Error) -> Error {
     Error::Other(format!("{}: sqlite: {e}", path.display()))
 }
 
-/// True when the mirror exists, opens, has the current schema, and mirrors exactly the
-/// sidecar described by `meta`. Any error (corrupt or truncated file) means "not fresh".
-pub fn is_fresh(index_dir: &Path, outputs: &BTreeMap<String, String>) -> bool {
-    mirrors(index_dir, &sidecar_digest(outputs))
+/// True when the mirror exists, opens, has the current schema, has the FTS5 table exactly
+/// when `fts` asks for it, and mirrors exactly the sidecar described by `meta`. Any error
+/// (corrupt or truncated file) means "not fresh".
+pub fn is_fresh(index_dir: &Path, outputs: &BTreeMap<String, String>, fts: bool) -> bool {
+    mirrors(index_dir, &sidecar_digest(outputs), fts)
 }
 
 /// True when the mirror exists, opens, has the current schema and tokenizer
-/// ([`tokenizer_id`]) and was built from the sidecar with this digest.
-pub fn mirrors(index_dir: &Path, sidecar: &str) -> bool {
+/// ([`tokenizer_id`]), has the FTS5 table exactly when `fts` asks for it, and was built
+/// from the sidecar with this digest.
+pub fn mirrors(index_dir: &Path, sidecar: &str, fts: bool) -> bool {
     let path = db_path(index_dir);
     path.is_file()
         && Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .ok()
-            .and_then(|conn| built_from(&conn))
+            .and_then(|conn| built_from(&conn, fts))
             .is_some_and(|d| d == sidecar)
 }
 
-/// The digest of the sidecar an open mirror was built from, when its schema and tokenizer
-/// are the current ones (None otherwise, or when it cannot be read).
-fn built_from(conn: &Connection) -> Option<String> {
+/// The value of the `fts` meta key: whether the mirror has the FTS5 table.
+fn fts_flag(fts: bool) -> &'static str {
+    if fts { "1" } else { "0" }
+}
+
+/// The digest of the sidecar an open mirror was built from, when its schema, tokenizer
+/// and FTS5 table (present exactly when `fts`) are the ones asked for (None otherwise, or
+/// when it cannot be read).
+fn built_from(conn: &Connection, fts: bool) -> Option<String> {
     let get = |k: &str| {
         conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0))
             .ok()
     };
-    (get("schema")? == DB_SCHEMA.to_string() && get("tokenizer")? == tokenizer_id())
+    (get("schema")? == DB_SCHEMA.to_string() && get("tokenizer")? == tokenizer_id() && get("fts")? == fts_flag(fts))
         .then(|| get("sidecar"))
         .flatten()
 }
@@ -89,9 +101,10 @@ pub fn sidecar_digest(outputs: &BTreeMap<String, String>) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// Rebuild the mirror from nodes and edges (sorted as in the sidecar).
-pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<(), Error> {
-    replace(index_dir, |tmp| write_db(tmp, meta, nodes, edges).map(|()| true)).map(|_| ())
+/// Rebuild the mirror from nodes and edges (sorted as in the sidecar), with the FTS5
+/// table when `fts`.
+pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool) -> Result<(), Error> {
+    replace(index_dir, |tmp| write_db(tmp, meta, nodes, edges, fts).map(|()| true)).map(|_| ())
 }
 
 /// Replace the mirror under the index lock with what `fill` writes to a temporary file in
@@ -117,92 +130,123 @@ fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool, Error>) ->
     result
 }
 
-fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<(), Error> {
+/// The tables every mirror has.
+const TABLES: &str = "
+    CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE nodes(id TEXT PRIMARY KEY, lid TEXT NOT NULL, raw_lid TEXT NOT NULL, uid TEXT,
+                       kind TEXT NOT NULL, path TEXT NOT NULL, type TEXT, title TEXT NOT NULL,
+                       state TEXT, degree INTEGER NOT NULL, json TEXT NOT NULL);
+    CREATE TABLE edges(source TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL,
+                       origin TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
+                       weight REAL NOT NULL);
+    CREATE TABLE sections(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL,
+                          heading TEXT NOT NULL, level INTEGER NOT NULL,
+                          line INTEGER NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
+    CREATE TABLE postings(term TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+    CREATE TABLE corpus(key TEXT PRIMARY KEY, value BLOB NOT NULL);";
+
+/// The full-text table of `sqlite_fts = true`: the stemmed terms of each section's title,
+/// heading and body (contentless: the text is in `sections`), rowid as in `sections`.
+const FTS_TABLE: &str = "CREATE VIRTUAL TABLE sections_fts USING fts5(title, heading, body, content='',
+                                                  tokenize='unicode61 remove_diacritics 0');";
+
+/// Secondary indexes of the sections and edges, created once their rows are in.
+const INDEXES: &str = "
+    CREATE INDEX edges_source ON edges(source);
+    CREATE INDEX sections_doc ON sections(doc);
+    CREATE INDEX edges_target ON edges(target);";
+
+/// Secondary indexes of the nodes, created once their rows are in.
+const NODE_INDEXES: &str = "
+    CREATE INDEX nodes_lid ON nodes(lid);
+    CREATE INDEX nodes_raw_lid ON nodes(raw_lid);";
+
+fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool) -> Result<(), Error> {
     let mut conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
     let e = |err| sql_err(path, err);
-    conn.execute_batch(
-        "PRAGMA journal_mode = OFF;
-         PRAGMA synchronous = OFF;
-         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-         CREATE TABLE nodes(id TEXT PRIMARY KEY, lid TEXT NOT NULL, raw_lid TEXT NOT NULL, uid TEXT,
-                            kind TEXT NOT NULL, path TEXT NOT NULL, type TEXT, title TEXT NOT NULL,
-                            state TEXT, degree INTEGER NOT NULL, json TEXT NOT NULL);
-         CREATE TABLE edges(source TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL,
-                            origin TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
-                            weight REAL NOT NULL);
-         CREATE TABLE sections(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL,
-                               heading TEXT NOT NULL, level INTEGER NOT NULL,
-                               line INTEGER NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
-         CREATE TABLE postings(term TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
-         CREATE TABLE corpus(key TEXT PRIMARY KEY, value BLOB NOT NULL);
-         CREATE VIRTUAL TABLE sections_fts USING fts5(title, heading, body, content='',
-                               tokenize='unicode61 remove_diacritics 0');",
-    )
-    .map_err(e)?;
+    // A new temporary file that nothing else opens until it is fsynced and renamed into
+    // place (see `replace`): no journal and no syncs; a run that fails or is killed
+    // leaves only the temporary file. All rows go in in one transaction.
+    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
+        .map_err(e)?;
+    conn.execute_batch(TABLES).map_err(e)?;
+    if fts {
+        conn.execute_batch(FTS_TABLE).map_err(e)?;
+    }
     let tx = conn.transaction().map_err(e)?;
     {
         let mut put_meta = tx.prepare("INSERT INTO meta(key, value) VALUES (?1, ?2)").map_err(e)?;
         put_meta.execute(params!["schema", DB_SCHEMA.to_string()]).map_err(e)?;
         put_meta.execute(params!["tokenizer", tokenizer_id()]).map_err(e)?;
+        put_meta.execute(params!["fts", fts_flag(fts)]).map_err(e)?;
         put_meta
             .execute(params!["sidecar", sidecar_digest(&meta.outputs)])
             .map_err(e)?;
-        let mut put_node = tx
-            .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
-            .map_err(e)?;
-        let mut put_section = tx
-            .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
-            .map_err(e)?;
-        let mut put_fts = tx
-            .prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
-            .map_err(e)?;
-        // Tokenizing (stemming) is the costly part: done once, on all cores, for both
-        // the FTS5 table and the postings mdgraph ranks with.
-        let (rows, terms) = postings::row_terms(nodes);
-        let index = postings::index_rows(&rows, &terms);
-        let tokens: Vec<[String; 3]> = terms
-            .par_iter()
-            .map(|cols| cols.each_ref().map(|c| c.join(" ")))
-            .collect();
-        for (row, [t_title, t_heading, t_body]) in rows.iter().zip(tokens) {
-            let c = row.chunk;
-            put_section
-                .execute(params![
-                    row.rowid,
-                    c.id,
-                    row.doc,
-                    row.heading,
-                    c.level.unwrap_or(0),
-                    c.line.unwrap_or(0),
-                    c.text.as_deref().unwrap_or(""),
-                    c.tokens.unwrap_or(0)
-                ])
+        let rows = sections(nodes);
+        std::thread::scope(|scope| -> Result<(), Error> {
+            // Tokenizing (stemming) is the costly part: the postings (and the nodes'
+            // rows) are made on all cores while this thread writes the other tables.
+            let worker = scope.spawn(|| {
+                let docs = node_rows(nodes, edges);
+                let index = postings::index(nodes, &rows);
+                let mut encoded: Vec<(String, Vec<u8>)> = index
+                    .postings
+                    .into_par_iter()
+                    .map(|(term, list)| (term, postings::encode(&list)))
+                    .collect();
+                encoded.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                (docs, encoded, index.corpus)
+            });
+            let mut put_section = tx
+                .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
                 .map_err(e)?;
-            put_fts
-                .execute(params![row.rowid, t_title, t_heading, t_body])
+            for row in &rows {
+                let c = row.chunk;
+                put_section
+                    .execute(params![
+                        row.rowid,
+                        c.id,
+                        row.doc,
+                        row.heading,
+                        c.level.unwrap_or(0),
+                        c.line.unwrap_or(0),
+                        c.text.as_deref().unwrap_or(""),
+                        c.tokens.unwrap_or(0)
+                    ])
+                    .map_err(e)?;
+            }
+            if fts {
+                let mut put_fts = tx
+                    .prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
+                    .map_err(e)?;
+                let terms: Vec<[String; 3]> = postings::row_terms(nodes, &rows)
+                    .into_par_iter()
+                    .map(|cols| cols.map(|c| c.join(" ")))
+                    .collect();
+                for (row, [t_title, t_heading, t_body]) in rows.iter().zip(terms) {
+                    put_fts
+                        .execute(params![row.rowid, t_title, t_heading, t_body])
+                        .map_err(e)?;
+                }
+            }
+            insert_edges(&tx, edges).map_err(e)?;
+            tx.execute_batch(INDEXES).map_err(e)?;
+            let (docs, encoded, corpus) = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let mut put_node = tx
+                .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
                 .map_err(e)?;
-        }
-        for row in node_rows(nodes, edges)? {
-            put_node.execute(rusqlite::params_from_iter(row.values())).map_err(e)?;
-        }
-        let mut put_posting = tx.prepare("INSERT INTO postings VALUES (?1, ?2)").map_err(e)?;
-        let mut sorted: Vec<(&String, &Vec<postings::Posting>)> = index.postings.iter().collect();
-        sorted.sort_by(|a, b| a.0.cmp(b.0));
-        for (term, list) in sorted {
-            put_posting.execute(params![term, postings::encode(list)]).map_err(e)?;
-        }
-        put_corpus(&tx, &index.corpus).map_err(e)?;
-        insert_edges(&tx, edges).map_err(e)?;
+            for row in docs? {
+                put_node.execute(rusqlite::params_from_iter(row.values())).map_err(e)?;
+            }
+            tx.execute_batch(NODE_INDEXES).map_err(e)?;
+            let mut put_posting = tx.prepare("INSERT INTO postings VALUES (?1, ?2)").map_err(e)?;
+            for (term, data) in &encoded {
+                put_posting.execute(params![term, data]).map_err(e)?;
+            }
+            put_corpus(&tx, &corpus).map_err(e)?;
+            Ok(())
+        })?;
     }
-    tx.execute_batch(
-        "CREATE INDEX nodes_lid ON nodes(lid);
-         CREATE INDEX nodes_raw_lid ON nodes(raw_lid);
-         CREATE INDEX edges_source ON edges(source);
-         CREATE INDEX sections_doc ON sections(doc);
-         CREATE INDEX edges_target ON edges(target);
-",
-    )
-    .map_err(e)?;
     tx.commit().map_err(e)?;
     Ok(())
 }
@@ -241,9 +285,8 @@ fn node_rows(nodes: &[Node], edges: &[Edge]) -> Result<Vec<NodeRow>, Error> {
     let degrees = crate::model::graph::degrees(&crate::model::graph::adjacency(edges));
     let text = |s: &str| Value::Text(s.to_string());
     let opt = |s: Option<&str>| s.map_or(Value::Null, |s| Value::Text(s.to_string()));
-    nodes
-        .iter()
-        .filter(|n| !n.is_chunk())
+    let docs: Vec<&Node> = nodes.iter().filter(|n| !n.is_chunk()).collect();
+    docs.into_par_iter()
         .map(|n| {
             let json = serde_json::to_string(n).map_err(|err| Error::Other(err.to_string()))?;
             let degree = degrees.get(&n.id).copied().unwrap_or(0) as i64;
@@ -264,10 +307,19 @@ fn node_rows(nodes: &[Node], edges: &[Edge]) -> Result<Vec<NodeRow>, Error> {
         .collect()
 }
 
-/// Append the edges, in order (their rowids follow the table's last).
+/// The edges the `edges` table holds, in order: all but `section_of`, whose every field
+/// the `sections` table already has (a section's `id`, `doc` and `line`; the path is its
+/// document's). They are most of the edges (50,400 of 85,246 at 10k generated items) and
+/// search never walks them.
+fn table_edges(edges: &[Edge]) -> impl Iterator<Item = &Edge> {
+    edges.iter().filter(|e| e.r#type != crate::model::EdgeType::SectionOf)
+}
+
+/// Append the edges the table holds ([`table_edges`]), in order (their rowids follow the
+/// table's last).
 fn insert_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<()> {
     let mut put_edge = conn.prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
-    for ed in edges {
+    for ed in table_edges(edges) {
         put_edge.execute(params![
             ed.source,
             ed.target,
@@ -303,16 +355,16 @@ fn put_corpus(conn: &Connection, c: &postings::Corpus) -> rusqlite::Result<()> {
 /// exactly what [`rebuild`] would write (a test compares every table and the full-text
 /// index), so both answer every query alike. Like a rebuild it works on a copy that is
 /// renamed into place. Returns false, having changed nothing, when it cannot: no mirror,
-/// another schema or tokenizer ([`tokenizer_id`]), sections added, removed or reordered; then
-/// [`rebuild`].
-pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<bool, Error> {
+/// another schema or tokenizer ([`tokenizer_id`]), the FTS5 table not as `fts` asks, sections
+/// added, removed or reordered; then [`rebuild`].
+pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool) -> Result<bool, Error> {
     let path = db_path(index_dir);
     if !path.is_file() {
         return Ok(false);
     }
     replace(index_dir, |tmp| {
         std::fs::copy(&path, tmp).map_err(|e| Error::io(tmp, e))?;
-        update_db(tmp, meta, nodes, edges)
+        update_db(tmp, meta, nodes, edges, fts)
     })
 }
 
@@ -374,11 +426,11 @@ fn read_nodes(conn: &Connection) -> rusqlite::Result<HashMap<String, NodeRow>> {
     Ok(out)
 }
 
-/// Does the `edges` table hold exactly `edges`, in this order?
+/// Does the `edges` table hold exactly the [`table_edges`] of `edges`, in this order?
 fn same_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<bool> {
     let mut st = conn.prepare("SELECT source, target, type, origin, path, line, weight FROM edges ORDER BY rowid")?;
     let mut q = st.query([])?;
-    let mut expected = edges.iter();
+    let mut expected = table_edges(edges);
     while let Some(r) = q.next()? {
         let Some(ed) = expected.next() else {
             return Ok(false);
@@ -448,12 +500,12 @@ fn merge_postings(
     Ok(())
 }
 
-fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result<bool, Error> {
+fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool) -> Result<bool, Error> {
     let e = |err| sql_err(path, err);
     let mut conn = Connection::open(path).map_err(e)?;
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
         .map_err(e)?;
-    if built_from(&conn).is_none() {
+    if built_from(&conn, fts).is_none() {
         return Ok(false);
     }
     // The searchable rows must be the same sections of the same documents, in order, and
@@ -482,14 +534,18 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
     let damaged = |m: String| Error::Other(format!("{}: {m}", path.display()));
     {
         let mut corpus = load_corpus(&tx).map_err(damaged)?;
-        let mut delete_fts = tx
-            .prepare(
-                "INSERT INTO sections_fts(sections_fts, rowid, title, heading, body) VALUES ('delete', ?1, ?2, ?3, ?4)",
-            )
-            .map_err(e)?;
-        let mut put_fts = tx
-            .prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
-            .map_err(e)?;
+        // The full-text table's statements, when the mirror has it.
+        let mut fts_statements = match fts {
+            true => Some((
+                tx.prepare(
+                    "INSERT INTO sections_fts(sections_fts, rowid, title, heading, body) VALUES ('delete', ?1, ?2, ?3, ?4)",
+                )
+                .map_err(e)?,
+                tx.prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
+                    .map_err(e)?,
+            )),
+            false => None,
+        };
         let mut set_section = tx
             .prepare("UPDATE sections SET heading = ?2, level = ?3, line = ?4, text = ?5, tokens = ?6 WHERE rowid = ?1")
             .map_err(e)?;
@@ -505,7 +561,8 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
                     .map_err(e)?;
             }
             // Rows whose searchable text changed (the title is the document's) leave the
-            // full-text index with the terms they entered it with, and re-enter.
+            // postings (and the full-text table) with the terms they entered with, and
+            // re-enter.
             let title = new_title.get(r.doc).map_or("", String::as_str);
             let before = [old_title(doc), was.heading.as_str(), was.text.as_str()];
             let after = [title, now.heading.as_str(), now.text.as_str()];
@@ -514,10 +571,12 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge]) -> Result
             }
             let old_terms = before.map(crate::text::tokenize::terms);
             let new_terms = after.map(crate::text::tokenize::terms);
-            let [t, h, b] = old_terms.each_ref().map(|c| c.join(" "));
-            delete_fts.execute(params![rowid, t, h, b]).map_err(e)?;
-            let [t, h, b] = new_terms.each_ref().map(|c| c.join(" "));
-            put_fts.execute(params![rowid, t, h, b]).map_err(e)?;
+            if let Some((delete_fts, put_fts)) = &mut fts_statements {
+                let [t, h, b] = old_terms.each_ref().map(|c| c.join(" "));
+                delete_fts.execute(params![rowid, t, h, b]).map_err(e)?;
+                let [t, h, b] = new_terms.each_ref().map(|c| c.join(" "));
+                put_fts.execute(params![rowid, t, h, b]).map_err(e)?;
+            }
             for t in old_terms.iter().flatten() {
                 changed.entry(t.clone()).or_default();
             }
@@ -596,13 +655,13 @@ pub fn load_corpus(conn: &Connection) -> Result<postings::Corpus, String> {
     Ok(c)
 }
 
-/// Make sure the mirror matches the sidecar, rebuilding it from the sidecar files when
-/// needed. Returns whether it was rebuilt.
-pub fn sync(index_dir: &Path) -> Result<bool, Error> {
+/// Make sure the mirror matches the sidecar (with the FTS5 table when `fts`), rebuilding
+/// it from the sidecar files when needed. Returns whether it was rebuilt.
+pub fn sync(index_dir: &Path, fts: bool) -> Result<bool, Error> {
     let outputs = sidecar::read_meta_head(index_dir)
         .map(|h| h.outputs)
         .ok_or_else(|| Error::Other(format!("{}: no index to mirror", index_dir.display())))?;
-    if is_fresh(index_dir, &outputs) {
+    if is_fresh(index_dir, &outputs, fts) {
         return Ok(false);
     }
     let loaded = sidecar::load(index_dir).ok_or_else(|| {
@@ -611,15 +670,15 @@ pub fn sync(index_dir: &Path) -> Result<bool, Error> {
             index_dir.display()
         ))
     })?;
-    rebuild(index_dir, &loaded.meta, &loaded.nodes, &loaded.edges)?;
+    rebuild(index_dir, &loaded.meta, &loaded.nodes, &loaded.edges, fts)?;
     Ok(true)
 }
 
 /// The documents (no sections) and the edges of `types` from a mirror that mirrors the
 /// current sidecar, for the backlog questions; None when there is no such mirror.
-pub fn load_docs(index_dir: &Path, types: &[&str]) -> Option<(Vec<Node>, Vec<Edge>)> {
+pub fn load_docs(index_dir: &Path, types: &[&str], fts: bool) -> Option<(Vec<Node>, Vec<Edge>)> {
     let head = sidecar::read_meta_head(index_dir)?;
-    if !is_fresh(index_dir, &head.outputs) {
+    if !is_fresh(index_dir, &head.outputs, fts) {
         return None;
     }
     let conn = Connection::open_with_flags(db_path(index_dir), OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;

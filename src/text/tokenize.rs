@@ -46,9 +46,18 @@ fn words(text: &str, mut f: impl FnMut(&str)) {
             continue;
         }
         prev = c;
-        if c.is_alphanumeric() {
+        // ASCII first (most text): the same test and case mapping, without the Unicode
+        // tables.
+        let alnum = match c.is_ascii() {
+            true => c.is_ascii_alphanumeric(),
+            false => c.is_alphanumeric(),
+        };
+        if alnum {
             if word.len() < MAX_TOKEN {
-                word.extend(c.to_lowercase());
+                match c.is_ascii() {
+                    true => word.push(c.to_ascii_lowercase()),
+                    false => word.extend(c.to_lowercase()),
+                }
             }
         } else if !word.is_empty() {
             f(&word);
@@ -84,9 +93,16 @@ fn with_stem<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
     })
 }
 
-/// The stem of a lowercased word.
-fn stem(word: &str) -> String {
+/// The term of a word as [`each_word`] gives it: its stem.
+pub fn stem(word: &str) -> String {
     with_stem(word, str::to_string)
+}
+
+/// Call `f` with each word of `text` in order, lowercased and not yet stemmed: the index
+/// terms are their [`stem`]s. For callers that key their own memo by the word, and so
+/// stem and allocate once per distinct word instead of once per word.
+pub fn each_word(text: &str, f: impl FnMut(&str)) {
+    words(text, f)
 }
 
 /// Index terms of a text, in order (repeats kept: they are term frequencies).
@@ -156,6 +172,16 @@ mod tests {
             terms("Uploads resumed [see](../../a/QRY-TSK-0001_x.md) QRY-FTR-0023"),
             ["upload", "resum", "see", "qri", "ftr", "0023"]
         );
+    }
+
+    #[test]
+    fn ascii_shortcut_agrees_with_unicode() {
+        for b in 0u8..128 {
+            let c = b as char;
+            assert_eq!(c.is_ascii_alphanumeric(), c.is_alphanumeric(), "{c:?}");
+            assert_eq!(c.to_lowercase().collect::<String>(), c.to_ascii_lowercase().to_string());
+        }
+        assert_eq!(terms("ÀB Straße İx ΣΑΣ"), ["àb", "straße", "i̇x", "σασ"]);
     }
 
     #[test]

@@ -29,11 +29,12 @@ fn o200k() -> &'static bpe_openai::Tokenizer {
     T.get_or_init(bpe_openai::o200k_base)
 }
 
-/// Load the counter ahead of its first use: o200k takes about 80 ms to load, which a
-/// caller can overlap with other work by warming it on another thread.
-pub fn warm(t: Tokenizer) {
+/// Start loading the counter on a thread of its own (o200k: tens of milliseconds), for a
+/// run that will count soon: the first counts then wait for what is left of the load, not
+/// all of it, with every core idle but one.
+pub fn preload(t: Tokenizer) {
     if t == Tokenizer::O200k {
-        let _ = o200k();
+        std::thread::spawn(o200k);
     }
 }
 

@@ -113,6 +113,14 @@ fn cfg(dir: &Path, index: &str) -> Config {
     Config::load(dir, &ov).unwrap()
 }
 
+/// [`cfg`], with the mirror's FTS5 table or without.
+fn cfg_fts(dir: &Path, index: &str, fts: bool) -> Config {
+    Config {
+        sqlite_fts: fts,
+        ..cfg(dir, index)
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -143,23 +151,35 @@ proptest! {
 }
 
 /// Everything a query can read from a SQLite mirror, as text: every table in rowid or
-/// key order, the full-text index term by term (position by position), and FTS5's own
-/// bm25 scores for a few terms.
+/// key order and, when the mirror has the FTS5 table, the full-text index term by term
+/// (position by position) and FTS5's own bm25 scores for a few terms.
 fn mirror_dump(index: &Path) -> Vec<String> {
     let conn = rusqlite::Connection::open(index.join("index.sqlite")).unwrap();
-    conn.execute_batch("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, sections_fts, instance);")
-        .unwrap();
-    let mut out = Vec::new();
-    for sql in [
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut out = vec![format!("tables: {tables:?}")];
+    let mut queries = vec![
         "SELECT key, value FROM meta ORDER BY key",
         "SELECT * FROM nodes ORDER BY id",
         "SELECT rowid, * FROM edges ORDER BY rowid",
         "SELECT rowid, * FROM sections ORDER BY rowid",
         "SELECT term, data FROM postings ORDER BY term",
         "SELECT key, value FROM corpus ORDER BY key",
-        "SELECT term, doc, col, offset FROM temp.vocab ORDER BY term, doc, col, offset",
-        "SELECT rowid, bm25(sections_fts) FROM sections_fts WHERE sections_fts MATCH 'sync OR export OR offlin OR pdf' ORDER BY rowid",
-    ] {
+    ];
+    if tables.iter().any(|t| t == "sections_fts") {
+        conn.execute_batch("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, sections_fts, instance);")
+            .unwrap();
+        queries.extend([
+            "SELECT term, doc, col, offset FROM temp.vocab ORDER BY term, doc, col, offset",
+            "SELECT rowid, bm25(sections_fts) FROM sections_fts WHERE sections_fts MATCH 'sync OR export OR offlin OR pdf' ORDER BY rowid",
+        ]);
+    }
+    for sql in queries {
         let mut st = conn.prepare(sql).unwrap();
         let width = st.column_count();
         let rows = st
@@ -190,8 +210,8 @@ fn inc_meta(dir: &Path) -> mdgraph::internal::sidecar::Meta {
     mdgraph::internal::sidecar::read_meta(&dir.join("_index")).unwrap()
 }
 
-fn assert_same_mirror(dir: &Path, what: &str) {
-    let full = cfg(dir, "_full");
+fn assert_same_mirror(dir: &Path, fts: bool, what: &str) {
+    let full = cfg_fts(dir, "_full", fts);
     let _ = std::fs::remove_dir_all(dir.join("_full"));
     build_with_mirror(&full, true);
     let (a, b) = (mirror_dump(&dir.join("_index")), mirror_dump(&dir.join("_full")));
@@ -203,9 +223,18 @@ fn assert_same_mirror(dir: &Path, what: &str) {
 
 #[test]
 fn mirror_updated_in_place_equals_a_rebuilt_one() {
+    in_place_updates_equal_rebuilds(false);
+}
+
+#[test]
+fn mirror_with_fts5_updated_in_place_equals_a_rebuilt_one() {
+    in_place_updates_equal_rebuilds(true);
+}
+
+fn in_place_updates_equal_rebuilds(fts: bool) {
     let f = Fixture::new("backlog-fixtures");
     let dir = f.dir.path();
-    let inc = cfg(dir, "_index");
+    let inc = cfg_fts(dir, "_index", fts);
     assert!(
         !build_with_mirror(&inc, false),
         "the first build writes the mirror whole"
@@ -223,7 +252,7 @@ fn mirror_updated_in_place_equals_a_rebuilt_one() {
         build_with_mirror(&inc, false),
         "an edit inside a section updates in place"
     );
-    assert_same_mirror(dir, "appended text");
+    assert_same_mirror(dir, fts, "appended text");
     // A new title (every row of the document changes its title column) and a state.
     edit(5, &|t| {
         t.replacen("\ntitle: ", "\ntitle: Renamed PDF sync ", 1).replacen(
@@ -233,13 +262,13 @@ fn mirror_updated_in_place_equals_a_rebuilt_one() {
         )
     });
     assert!(build_with_mirror(&inc, false));
-    assert_same_mirror(dir, "title and state");
+    assert_same_mirror(dir, fts, "title and state");
     // Words removed: terms that no longer occur anywhere leave the postings.
     edit(3, &|t| {
         t.replace("\nZanzibar quokkas resynchronised the offline export.\n", "\n")
     });
     assert!(build_with_mirror(&inc, false));
-    assert_same_mirror(dir, "removed words");
+    assert_same_mirror(dir, fts, "removed words");
     // A new link: edges and degrees change.
     let edges = std::fs::read_to_string(dir.join("_index/graph_edges.jsonl")).unwrap();
     edit(7, &|t| format!("{t}\nSee also [[ADR-0003]] and QRY-BUG-0001.\n"));
@@ -248,7 +277,7 @@ fn mirror_updated_in_place_equals_a_rebuilt_one() {
         edges,
         std::fs::read_to_string(dir.join("_index/graph_edges.jsonl")).unwrap()
     );
-    assert_same_mirror(dir, "new link");
+    assert_same_mirror(dir, fts, "new link");
     // A mirror another tokenizer wrote is rebuilt, never updated in place.
     let db = rusqlite::Connection::open(dir.join("_index/index.sqlite")).unwrap();
     db.execute(
@@ -259,18 +288,19 @@ fn mirror_updated_in_place_equals_a_rebuilt_one() {
     drop(db);
     assert!(!mdgraph::internal::store::mirrors(
         &dir.join("_index"),
-        &mdgraph::internal::store::sidecar_digest(&inc_meta(dir).outputs)
+        &mdgraph::internal::store::sidecar_digest(&inc_meta(dir).outputs),
+        fts
     ));
     edit(3, &|t| format!("{t}\nOne more line.\n"));
     assert!(
         !build_with_mirror(&inc, false),
         "a mirror of another tokenizer is updated in place"
     );
-    assert_same_mirror(dir, "another tokenizer");
+    assert_same_mirror(dir, fts, "another tokenizer");
     // A new section shifts every later row: rebuilt whole.
     edit(9, &|t| format!("{t}\n## A brand new section\n\nWith words.\n"));
     assert!(!build_with_mirror(&inc, false), "a new section rebuilds the mirror");
-    assert_same_mirror(dir, "new section");
+    assert_same_mirror(dir, fts, "new section");
 }
 
 proptest! {
@@ -280,9 +310,9 @@ proptest! {
     /// holds what a mirror built from scratch holds.
     #[test]
     #[ignore = "slow: `.ci/run` runs it (cargo test -- --ignored)"]
-    fn mirror_after_any_edits_equals_a_rebuilt_one(ops in prop::collection::vec(op(), 1..4), more in prop::collection::vec(op(), 1..4)) {
+    fn mirror_after_any_edits_equals_a_rebuilt_one(ops in prop::collection::vec(op(), 1..4), more in prop::collection::vec(op(), 1..4), fts in any::<bool>()) {
         let f = Fixture::new("backlog-fixtures");
-        let inc = cfg(f.dir.path(), "_index");
+        let inc = cfg_fts(f.dir.path(), "_index", fts);
         build_with_mirror(&inc, false);
         for batch in [&ops, &more] {
             for o in batch.iter() {
@@ -290,6 +320,6 @@ proptest! {
             }
             build_with_mirror(&inc, false);
         }
-        assert_same_mirror(f.dir.path(), &format!("{ops:?} then {more:?}"));
+        assert_same_mirror(f.dir.path(), fts, &format!("{ops:?} then {more:?}"));
     }
 }

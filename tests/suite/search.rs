@@ -148,7 +148,7 @@ fn sqlite_and_memory_engines_agree_on_labeled_queries() {
     let f = Fixture::new("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
     let cfg = f.config();
-    mdgraph::internal::store::sync(&cfg.index_dir).unwrap();
+    mdgraph::internal::store::sync(&cfg.index_dir, cfg.sqlite_fts).unwrap();
     let sql = SqliteEngine::open(&cfg.index_dir).unwrap();
     let mem: MemoryEngine = search::memory_engine(&cfg.index_dir).unwrap();
     let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
@@ -221,14 +221,29 @@ fn search_refreshes_a_stale_index_unless_told_not_to() {
     assert_eq!(v.results[0].path, "ZEBRA.md");
 }
 
+/// Does the mirror have the FTS5 table?
+fn has_fts_table(index: &std::path::Path) -> bool {
+    let conn = rusqlite::Connection::open(index.join("index.sqlite")).unwrap();
+    conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE name = 'sections_fts'",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .unwrap()
+        == 1
+}
+
 #[test]
 fn ranking_equals_fts5_bm25() {
-    // mdgraph ranks from its own postings; the FTS5 table in the mirror is the reference
-    // implementation of the same formula. Scores must match FTS5's bm25() exactly.
+    // mdgraph ranks from its own postings; the FTS5 table in the mirror (asked for with
+    // `sqlite_fts`) is the reference implementation of the same formula. Scores must
+    // match FTS5's bm25() exactly.
     use mdgraph::internal::search::Engine;
     let f = Fixture::new("backlog-fixtures");
+    std::fs::write(f.dir.path().join("mdgraph.toml"), "sqlite_fts = true\n").unwrap();
     assert_eq!(f.run(&["index"]).code, 0);
     let cfg = f.config();
+    assert!(cfg.sqlite_fts && has_fts_table(&cfg.index_dir));
     let engine = SqliteEngine::open(&cfg.index_dir).unwrap();
     let conn = rusqlite::Connection::open(cfg.index_dir.join("index.sqlite")).unwrap();
     let fw = cfg.retrieval.weights.field;
@@ -251,6 +266,44 @@ fn ranking_equals_fts5_bm25() {
         let ours = mdgraph::internal::bm25::score(engine.corpus(), &postings, fw, usize::MAX);
         assert_eq!(ours, fts, "{}", q["query"]);
     }
+}
+
+#[test]
+fn the_fts5_table_is_opt_in_and_toggling_it_rebuilds_the_mirror() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    assert!(!has_fts_table(&f.index()), "no FTS5 table by default");
+    let (_, before) = search_json(&f, &["offline sync conflicts"]);
+    // The sources are unchanged: only the setting makes the mirror stale, and the next
+    // search rebuilds it with the table.
+    let config = f.dir.path().join("mdgraph.toml");
+    std::fs::write(&config, "sqlite_fts = true\n").unwrap();
+    let (code, with) = search_json(&f, &["offline sync conflicts"]);
+    assert_eq!((code, with.engine.as_str()), (0, "sqlite"));
+    assert!(has_fts_table(&f.index()), "rebuilt with the table");
+    let conn = rusqlite::Connection::open(f.index().join("index.sqlite")).unwrap();
+    let hits: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sections_fts WHERE sections_fts MATCH 'sync'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(hits > 0, "SQL users can MATCH stemmed terms");
+    drop(conn);
+    // `mdgraph index` with nothing changed drops it again when the setting is turned off.
+    std::fs::write(&config, "sqlite_fts = false\n").unwrap();
+    assert_eq!(f.run(&["index"]).code, 0);
+    assert!(!has_fts_table(&f.index()));
+    let (_, after) = search_json(&f, &["offline sync conflicts"]);
+    let ids = |r: &SearchJson| r.results.iter().map(|h| h.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&before), ids(&with), "the table does not change the ranking");
+    assert_eq!(ids(&before), ids(&after));
+    // An unknown key next to it is still an error naming it.
+    std::fs::write(&config, "sqlite_ftz = true\n").unwrap();
+    let out = f.run(&["index"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("sqlite_ftz"), "{}", out.stderr);
 }
 
 #[test]
