@@ -14,6 +14,7 @@ mod hook;
 mod index;
 mod init;
 mod list;
+mod mcp;
 mod neighbors;
 mod pack;
 mod ready;
@@ -23,6 +24,7 @@ pub mod term;
 #[cfg(test)]
 mod tests;
 mod tree;
+mod watch;
 
 use clap::{Parser, Subcommand};
 use common::{Ctx, Failure};
@@ -88,6 +90,7 @@ pub enum Command {
     Completions(completions::Args),
     Man(completions::ManArgs),
     Show(show::Args),
+    Mcp(mcp::Args),
 }
 
 /// Run mdgraph with `args` (including the program name) in `cwd`, writing data to `out`
@@ -145,6 +148,7 @@ fn execute(ctx: &Ctx, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, F
         Command::Eval(args) => eval::run(ctx, args, config(ctx)?, out, err),
         Command::Show(args) => show::run(ctx, args, config(ctx)?, out, err),
         Command::Hook(args) => hook::run(ctx, args, config(ctx)?, err),
+        Command::Mcp(args) => mcp::run(ctx, args, config(ctx)?, err),
     }
 }
 

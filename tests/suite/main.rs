@@ -15,6 +15,7 @@ mod incremental;
 mod index;
 mod init;
 mod layers;
+mod mcp;
 mod pack;
 mod search;
 mod show;

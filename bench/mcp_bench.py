@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Latency of `mdgraph mcp` tool calls, measured by the official MCP Python client.
+
+    python3 bench/mcp_bench.py [--items 10000] [--calls 50] [--root DIR] [--no-build]
+
+Generates a backlog with bench/gen_backlog.py (or serves --root), starts the release
+binary as `mdgraph --root R --index-dir TMP mcp` over stdio (the first start builds the
+index; that time is printed apart), warms each tool once, then calls `search` and `pack`
+--calls times each with the titles of randomly chosen items (seeded, 10 % exact ids, as
+bench/search_bench.py does) and prints p50 / p90 / max of the round trip as the client
+sees it: request written, JSON-RPC reply parsed. Needs `pip install mcp`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROJECT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from search_bench import pct, titles_and_ids  # noqa: E402
+
+BIN = os.path.join(PROJECT, "target", "release", "mdgraph")
+
+
+async def bench(root: str, index_dir: str, queries: list[str]) -> None:
+    params = StdioServerParameters(command=BIN, args=["--root", root, "--index-dir", index_dir, "mcp"])
+    t = time.perf_counter()
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            print(f"start-up (index, open, initialize): {(time.perf_counter() - t) * 1000:.0f} ms")
+            for tool, args in (("search", {}), ("pack", {"budget": 4000})):
+                await session.call_tool(tool, {"query": queries[0], **args})  # warm up
+                times = []
+                for q in queries:
+                    t = time.perf_counter()
+                    r = await session.call_tool(tool, {"query": q, **args})
+                    times.append((time.perf_counter() - t) * 1000)
+                    if getattr(r, "is_error", getattr(r, "isError", False)):
+                        sys.exit(f"{tool} {q!r} failed: {r.content}")
+                print(f"{tool}: {len(times)} calls, p50 {pct(times, .5):.2f} ms, "
+                      f"p90 {pct(times, .9):.2f} ms, max {max(times):.2f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--items", type=int, default=10000, help="generated backlog size (default 10000)")
+    ap.add_argument("--calls", type=int, default=50, help="calls per tool (default 50)")
+    ap.add_argument("--root", help="serve this backlog instead of generating one")
+    ap.add_argument("--seed", type=int, default=7, help="query sample seed")
+    ap.add_argument("--no-build", action="store_true", help="use the existing release binary")
+    a = ap.parse_args()
+    if not a.no_build:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=PROJECT, check=True)
+    tmp = tempfile.mkdtemp(prefix="mdgraph-mcp-bench-")
+    try:
+        root = a.root
+        if not root:
+            root = os.path.join(tmp, "backlog")
+            subprocess.run([sys.executable, os.path.join(HERE, "gen_backlog.py"), root, "--items", str(a.items)],
+                           check=True, stdout=subprocess.DEVNULL)
+        queries = titles_and_ids(root, a.calls, a.seed)
+        asyncio.run(bench(os.path.abspath(root), os.path.join(tmp, "_index"), queries))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

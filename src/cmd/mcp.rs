@@ -1,0 +1,463 @@
+//! `mdgraph mcp`: a Model Context Protocol server on stdin/stdout (rmcp, the official
+//! Rust SDK), exposing `search`, `pack`, `show` and `neighbors` as tools. The index is
+//! opened once and kept; before each call a watch on the backlog (see [`super::watch`])
+//! says whether anything may have changed, and only then the library's refresh runs (the
+//! stat probe, then an incremental build when something did change) and the index is
+//! reopened. Nothing is written but the index folder; stdout carries only the protocol,
+//! messages go to stderr.
+//!
+//! Tool descriptions and argument schemas are kept short (a client sends them with every
+//! conversation), and results are compact JSON with empty fields left out: the JSON is
+//! the call's `structuredContent` and, serialized, its text content, except for `pack`,
+//! whose text content is the pack's Markdown.
+
+use super::common::{Ctx, Failure, build_summary, open_index};
+use super::watch::Watch;
+use super::{EXIT_ERROR, EXIT_OK};
+use mdgraph::model::EdgeType;
+use mdgraph::{Config, Error, Index, SearchOptions};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+
+/// Serve search, pack, show and neighbors to MCP clients (Claude, Cursor, VS Code, …)
+/// over stdio. The index is kept in memory and refreshed when the backlog changes.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// Serve until the client closes stdin.
+pub fn run(ctx: &Ctx, _args: &Args, cfg: Config, err: &mut dyn Write) -> Result<i32, Failure> {
+    let budget = cfg.pack_budget;
+    let index = open_index(ctx, cfg, err, false)?;
+    let watch = Watch::new(&index.config().root, &index.config().index_dir);
+    if ctx.cli.verbose {
+        let how = if watch.active() {
+            "a watch on the backlog"
+        } else {
+            "the stat probe before every call"
+        };
+        writeln!(err, "mdgraph: serving MCP on stdio; freshness: {how}")?;
+    }
+    let server = Server::new(State {
+        index,
+        watch,
+        stale: false,
+        budget,
+        quiet: ctx.cli.quiet,
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Other(format!("cannot start the async runtime: {e}")))?;
+    let served: Result<(), String> = runtime.block_on(async {
+        let stdin = tokio::io::stdin();
+        let service = server.serve((stdin, Stdout)).await.map_err(|e| e.to_string())?;
+        service.waiting().await.map(|_| ()).map_err(|e| e.to_string())
+    });
+    match served {
+        Ok(()) => Ok(EXIT_OK),
+        Err(e) => {
+            writeln!(err, "mdgraph: {} MCP session ended: {e}", ctx.err_paint.error("error:"))?;
+            Ok(EXIT_ERROR)
+        }
+    }
+}
+
+/// The protocol's output: stdout, written on the runtime's one thread, which is the main
+/// thread. `main` holds the (reentrant) stdout lock for the whole run, so tokio's own
+/// stdout, which writes from a pool thread, would wait for it forever.
+struct Stdout;
+
+impl tokio::io::AsyncWrite for Stdout {
+    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        Poll::Ready(std::io::stdout().write(buf))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(std::io::stdout().flush())
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.poll_flush(cx)
+    }
+}
+
+/// What the server keeps between calls.
+struct State {
+    index: Index,
+    watch: Watch,
+    /// The watch saw a change that no refresh has taken in yet.
+    stale: bool,
+    /// The default pack budget (`pack.budget`).
+    budget: u32,
+    quiet: bool,
+}
+
+impl State {
+    /// Bring the index up to date when the backlog may have changed.
+    fn refresh(&mut self) -> Result<(), Error> {
+        self.stale |= self.watch.changed();
+        if !self.stale {
+            return Ok(());
+        }
+        let cfg = self.index.config().clone();
+        if let Some(report) = Index::refresh(&cfg, None)? {
+            if !report.up_to_date && !self.quiet {
+                eprintln!("{}", build_summary(&report));
+            }
+            self.index = Index::open_as_is(cfg)?;
+        }
+        self.stale = false;
+        Ok(())
+    }
+}
+
+#[derive(Clone)]
+struct Server {
+    state: Arc<Mutex<State>>,
+    tool_router: ToolRouter<Server>,
+}
+
+// Argument structs: no doc comment on the struct itself, so the schema carries only the
+// fields' descriptions.
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct SearchArgs {
+    /// Question or keywords.
+    query: String,
+    /// Most results.
+    #[serde(default = "ten")]
+    #[schemars(range(min = 1, max = 100))]
+    limit: u32,
+}
+
+fn ten() -> u32 {
+    10
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct PackArgs {
+    /// Question or keywords.
+    query: String,
+    /// Token budget (default: pack.budget, 4000).
+    #[schemars(range(min = 1))]
+    budget: Option<u32>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct ShowArgs {
+    /// Id (any case) or path.
+    id: String,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct NeighborsArgs {
+    /// Id (any case) or path.
+    id: String,
+    /// Hops.
+    #[serde(default = "one")]
+    #[schemars(range(max = 6))]
+    depth: u8,
+    /// Edge types to follow (default all): parent, blocks, blocked_by, depends_on, relates, decision_ref, supersedes, superseded_by, links_to, mentions.
+    #[serde(default)]
+    edges: Vec<String>,
+}
+
+fn one() -> u8 {
+    1
+}
+
+/// An argument schema without what tells a client nothing: schemars' `$schema`, `title`
+/// and integer `format`s, and `null` as a type of optional arguments (leaving one out is
+/// how a client says "the default").
+fn lean(schema: &mut serde_json::Map<String, serde_json::Value>) {
+    schema.remove("$schema");
+    schema.remove("title");
+    let Some(serde_json::Value::Object(props)) = schema.get_mut("properties") else {
+        return;
+    };
+    for prop in props.values_mut() {
+        let Some(prop) = prop.as_object_mut() else {
+            continue;
+        };
+        prop.remove("format");
+        if let Some(serde_json::Value::Array(types)) = prop.get("type") {
+            let named: Vec<_> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+            if let [one] = named.as_slice() {
+                prop.insert("type".into(), one.clone());
+            }
+        }
+    }
+}
+
+#[tool_router]
+impl Server {
+    fn new(state: State) -> Server {
+        let mut tool_router = Server::tool_router();
+        for route in tool_router.map.values_mut() {
+            let mut schema = (*route.attr.input_schema).clone();
+            lean(&mut schema);
+            route.attr.input_schema = Arc::new(schema);
+        }
+        Server {
+            state: Arc::new(Mutex::new(state)),
+            tool_router,
+        }
+    }
+
+    /// The state with a fresh index.
+    fn fresh(&self) -> Result<MutexGuard<'_, State>, CallToolResult> {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.refresh().map_err(tool_error)?;
+        Ok(st)
+    }
+
+    #[tool(
+        description = "Rank backlog documents (work items, ADRs, docs) for a question. Returns id, title, type, state, path, score and why each matched."
+    )]
+    async fn search(&self, Parameters(a): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
+        let st = match self.fresh() {
+            Ok(st) => st,
+            Err(e) => return Ok(e),
+        };
+        let opts = SearchOptions {
+            limit: a.limit.clamp(1, 100) as usize,
+            graph: true,
+        };
+        let r = match st.index.search_with(&a.query, opts) {
+            Ok(r) => r,
+            Err(e) => return Ok(tool_error(e)),
+        };
+        let results = r
+            .results
+            .iter()
+            .map(|h| Hit {
+                id: &h.id,
+                title: &h.title,
+                r#type: h.r#type.as_deref().unwrap_or(h.kind.as_str()),
+                state: h.state.as_deref(),
+                path: &h.path,
+                score: (h.score * 1000.0).round() / 1000.0,
+                why: h.why.line(),
+            })
+            .collect();
+        structured(&SearchOut { results })
+    }
+
+    #[tool(
+        description = "Context for a question as Markdown within a token budget: the best matching documents with the relations that answer it (blockers, decisions, parents), each with why it is there."
+    )]
+    async fn pack(&self, Parameters(a): Parameters<PackArgs>) -> Result<CallToolResult, ErrorData> {
+        let st = match self.fresh() {
+            Ok(st) => st,
+            Err(e) => return Ok(e),
+        };
+        let budget = a.budget.unwrap_or(st.budget);
+        let p = match st.index.pack(&a.query, budget) {
+            Ok(p) => p,
+            Err(e) => return Ok(tool_error(e)),
+        };
+        if p.items.is_empty() && !p.not_included.is_empty() {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "a budget of {budget} tokens holds not even the pack's header and one reference; use 200 or more"
+            ))]));
+        }
+        let out = PackOut {
+            text: &p.markdown,
+            used: p.used,
+            budget: p.budget,
+        };
+        let mut result = structured(&out)?;
+        // The model reads the Markdown as it is, not escaped inside JSON.
+        result.content = vec![ContentBlock::text(p.markdown.clone())];
+        Ok(result)
+    }
+
+    #[tool(description = "One document by id or path: fields, sections, relations in and out.")]
+    async fn show(&self, Parameters(a): Parameters<ShowArgs>) -> Result<CallToolResult, ErrorData> {
+        let st = match self.fresh() {
+            Ok(st) => st,
+            Err(e) => return Ok(e),
+        };
+        let v = match st.index.node(&a.id) {
+            Ok(v) => v,
+            Err(e) => return Ok(tool_error(e)),
+        };
+        let n = &v.node;
+        macro_rules! rels {
+            ($list:expr) => {
+                $list
+                    .iter()
+                    .map(|e| Rel {
+                        r#type: e.r#type.as_str(),
+                        id: &e.id,
+                        title: &e.title,
+                    })
+                    .collect()
+            };
+        }
+        let out = ShowOut {
+            id: &n.id,
+            r#type: n.r#type.as_deref().unwrap_or(n.kind.as_str()),
+            state: n.state.as_deref(),
+            title: n.label(),
+            path: &n.path,
+            doc: n.doc.as_deref(),
+            fields: n.fields.as_deref(),
+            sections: v.sections.iter().map(|s| s.heading.as_str()).collect(),
+            out: rels!(v.outgoing),
+            r#in: rels!(v.incoming),
+            text: n.text.as_deref(),
+        };
+        structured(&out)
+    }
+
+    #[tool(description = "Documents linked to one, up to depth hops, and the edges among them.")]
+    async fn neighbors(&self, Parameters(a): Parameters<NeighborsArgs>) -> Result<CallToolResult, ErrorData> {
+        let mut types = Vec::new();
+        for e in &a.edges {
+            match e.trim().parse::<EdgeType>() {
+                Ok(t) => types.push(t),
+                Err(msg) => return Ok(CallToolResult::error(vec![ContentBlock::text(msg)])),
+            }
+        }
+        let st = match self.fresh() {
+            Ok(st) => st,
+            Err(e) => return Ok(e),
+        };
+        let depth = usize::from(a.depth.min(6));
+        let h = match st.index.neighbors(&a.id, depth, &types) {
+            Ok(h) => h,
+            Err(e) => return Ok(tool_error(e)),
+        };
+        let out = HoodOut {
+            root: &h.root,
+            nodes: h
+                .nodes
+                .iter()
+                .map(|n| HoodNode {
+                    id: &n.id,
+                    title: &n.title,
+                    r#type: n.r#type.as_deref().unwrap_or(n.kind.as_str()),
+                    state: n.state.as_deref(),
+                    hop: n.hop,
+                })
+                .collect(),
+            edges: h
+                .edges
+                .iter()
+                .map(|e| [e.source.as_str(), e.r#type.as_str(), e.target.as_str()])
+                .collect(),
+            omitted: h.omitted,
+        };
+        structured(&out)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("mdgraph", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Answers questions about a Markdown backlog (work items, ADRs) from its graph: pack for context on a question, search to find documents, show and neighbors for one document.",
+            )
+    }
+}
+
+/// A result whose structured content is `v`, and its text content `v` serialized.
+fn structured(v: &impl Serialize) -> Result<CallToolResult, ErrorData> {
+    let value = serde_json::to_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    Ok(CallToolResult::structured(value))
+}
+
+/// A failed call the client shows to the model (an unknown id, an unreadable index).
+fn tool_error(e: Error) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(e.to_string())])
+}
+
+// Result shapes (README "mdgraph mcp" documents them). Empty fields are left out.
+
+#[derive(Serialize)]
+struct SearchOut<'a> {
+    results: Vec<Hit<'a>>,
+}
+
+#[derive(Serialize)]
+struct Hit<'a> {
+    id: &'a str,
+    title: &'a str,
+    r#type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<&'a str>,
+    path: &'a str,
+    score: f64,
+    why: String,
+}
+
+#[derive(Serialize)]
+struct PackOut<'a> {
+    text: &'a str,
+    used: u32,
+    budget: u32,
+}
+
+#[derive(Serialize)]
+struct ShowOut<'a> {
+    id: &'a str,
+    r#type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<&'a str>,
+    title: &'a str,
+    path: &'a str,
+    /// The document a section belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    doc: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fields: Option<&'a serde_json::value::RawValue>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    sections: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    out: Vec<Rel<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    r#in: Vec<Rel<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Rel<'a> {
+    r#type: &'a str,
+    id: &'a str,
+    title: &'a str,
+}
+
+#[derive(Serialize)]
+struct HoodOut<'a> {
+    root: &'a str,
+    nodes: Vec<HoodNode<'a>>,
+    /// `[source, type, target]`.
+    edges: Vec<[&'a str; 3]>,
+    #[serde(skip_serializing_if = "is_zero")]
+    omitted: usize,
+}
+
+#[derive(Serialize)]
+struct HoodNode<'a> {
+    id: &'a str,
+    title: &'a str,
+    r#type: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<&'a str>,
+    hop: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Exercise `mdgraph mcp` with the official MCP Python client (`pip install mcp`).
+
+    python3 tests/mcp_client.py [--bin target/debug/mdgraph] [--root DIR --index-dir DIR]
+
+Without --root, a copy of backlog-fixtures/ in a temporary folder is served (the script
+edits a file of the backlog it serves, so never point --root at a folder you care about).
+It starts the server over stdio, initializes, lists the tools (search, pack, show and
+neighbors, each with an object schema), calls each on the sample backlog, edits a file
+and checks that the next call sees the edit, and checks that the server wrote nothing
+outside the index folder. Exits non-zero, saying what failed, on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROJECT = os.path.dirname(HERE)
+
+
+def check(cond: bool, what: str) -> None:
+    if not cond:
+        raise AssertionError(what)
+
+
+def tree(root: str, skip: str) -> dict[str, str]:
+    """sha256 of every file under root (the index folder skipped), by relative path."""
+    out = {}
+    for d, dirs, files in os.walk(root):
+        dirs[:] = [x for x in dirs if os.path.realpath(os.path.join(d, x)) != os.path.realpath(skip)]
+        for f in files:
+            p = os.path.join(d, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, root)] = hashlib.sha256(fh.read()).hexdigest()
+    return out
+
+
+def field(obj, name: str):
+    """An attribute under its snake_case name (mcp 2.x) or its wire name (mcp 1.x)."""
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
+    return getattr(obj, snake) if hasattr(obj, snake) else getattr(obj, name)
+
+
+def leaves(e: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, as anyio raises them."""
+    if isinstance(e, BaseExceptionGroup):
+        return [x for sub in e.exceptions for x in leaves(sub)]
+    return [e]
+
+
+def text_of(result) -> str:
+    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+async def call(session: ClientSession, name: str, args: dict, ok: bool = True):
+    r = await session.call_tool(name, args)
+    is_error = bool(field(r, "isError"))
+    check(is_error != ok, f"{name}({args}): isError={is_error}: {text_of(r)[:300]}")
+    return r
+
+
+async def exercise(bin_path: str, root: str, index_dir: str) -> None:
+    params = StdioServerParameters(command=bin_path, args=["--root", root, "--index-dir", index_dir, "mcp"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            check(field(init, "serverInfo").name == "mdgraph", f"server name: {field(init, 'serverInfo')}")
+
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            for name in ("search", "pack", "show", "neighbors"):
+                check(name in tools, f"tool {name} missing: {sorted(tools)}")
+                schema = field(tools[name], "inputSchema")
+                check(schema.get("type") == "object", f"{name} schema: {schema}")
+            check(field(tools["search"], "inputSchema").get("required") == ["query"], "search requires query")
+            check(field(tools["show"], "inputSchema").get("required") == ["id"], "show requires id")
+            listing = json.dumps([t.model_dump(by_alias=True, exclude_none=True) for t in tools.values()])
+            print(f"tools/list: {len(tools)} tools, {len(listing)} bytes of JSON")
+
+            # search: structured results, best first.
+            r = await call(session, "search", {"query": "why did we stop using last-write-wins for checklist sync"})
+            hits = field(r, "structuredContent")["results"]
+            check(hits and hits[0]["id"] == "ADR-0006", f"search top hit: {hits[:1]}")
+            check({"id", "title", "type", "path", "score", "why"} <= set(hits[0]), f"hit fields: {hits[0]}")
+            check(json.loads(text_of(r)) == field(r, "structuredContent"), "search text content is its JSON")
+            r = await call(session, "search", {"query": "photo upload", "limit": 2})
+            check(len(field(r, "structuredContent")["results"]) == 2, "search limit 2")
+
+            # pack: Markdown text, used within budget.
+            r = await call(session, "pack", {"query": "what is blocking the PDF export", "budget": 2000})
+            md = text_of(r)
+            check(md.startswith("# Context pack: what is blocking the PDF export"), f"pack text: {md[:200]}")
+            check("QRY-TSK-0013" in md, "pack names the blocker QRY-TSK-0013")
+            sc = field(r, "structuredContent")
+            check(sc["text"] == md and sc["budget"] == 2000 and 0 < sc["used"] <= 2000, f"pack used/budget: {sc['used']}/{sc['budget']}")
+            await call(session, "pack", {"query": "what is blocking the PDF export", "budget": 5}, ok=False)
+
+            # show: one document, any case.
+            r = await call(session, "show", {"id": "qry-tsk-0013"})
+            node = field(r, "structuredContent")
+            check(node["id"] == "QRY-TSK-0013" and node["title"], f"show: {node}")
+            check(any(e["id"] == "QRY-FTR-0006" for e in node.get("out", []) + node.get("in", [])), f"show relations: {node}")
+            r = await call(session, "show", {"id": "NOPE-9999"}, ok=False)
+            check("NOPE-9999" in text_of(r), f"unknown id message: {text_of(r)}")
+
+            # neighbors: parent edges of a feature.
+            r = await call(session, "neighbors", {"id": "QRY-FTR-0004", "edges": ["parent"]})
+            ids = [n["id"] for n in field(r, "structuredContent")["nodes"]]
+            check(ids == ["QRY-FTR-0004", "QRY-EPIC-0002", "QRY-TSK-0008", "QRY-USR-0004"], f"neighbors: {ids}")
+            check(all(len(e) == 3 and e[1] == "parent" for e in field(r, "structuredContent")["edges"]), "neighbor edges")
+            await call(session, "neighbors", {"id": "QRY-FTR-0004", "edges": ["sideways"]}, ok=False)
+
+            # An edit is seen by the next call, without restarting the server.
+            word = "zanzibarquokka"
+            r = await call(session, "search", {"query": word})
+            before = field(r, "structuredContent")["results"]
+            check(before == [], f"{word} before the edit: {before}")
+            path = os.path.join(root, node["path"])
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(f"\n\nThe {word} constraint applies here.\n")
+            r = await call(session, "search", {"query": word})
+            hits = field(r, "structuredContent")["results"]
+            check(hits and hits[0]["id"] == "QRY-TSK-0013", f"{word} after the edit: {hits}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bin", default=os.path.join(PROJECT, "target", "debug", "mdgraph"))
+    ap.add_argument("--root", help="backlog to serve (default: a copy of backlog-fixtures)")
+    ap.add_argument("--index-dir", help="index folder (default: a temporary one)")
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="mdgraph-mcp-")
+    try:
+        root = a.root or os.path.join(tmp, "backlog")
+        if not a.root:
+            shutil.copytree(os.path.join(PROJECT, "backlog-fixtures"), root)
+        index_dir = a.index_dir or os.path.join(tmp, "_index")
+        before = tree(root, index_dir)
+        asyncio.run(exercise(os.path.abspath(a.bin), root, index_dir))
+        after = tree(root, index_dir)
+        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+        check(len(changed) == 1, f"the server wrote outside the index folder: {changed}")
+    except Exception as e:  # noqa: BLE001 - anyio wraps failures in exception groups
+        for x in leaves(e):
+            print(f"mcp_client: FAILED: {type(x).__name__}: {x}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("mcp_client: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
