@@ -47,7 +47,9 @@ pub fn run(ctx: &Ctx, _args: &Args, cfg: Config, err: &mut dyn Write) -> Result<
     let server = Server::new(State {
         index,
         watch,
-        stale: false,
+        // The watch starts after the index was opened: the first call probes, so an edit
+        // made in between is not missed.
+        stale: true,
         budget,
         quiet: ctx.cli.quiet,
     });
