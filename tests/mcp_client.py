@@ -5,8 +5,8 @@
 
 Without --root, a copy of backlog-fixtures/ in a temporary folder is served (the script
 edits a file of the backlog it serves, so never point --root at a folder you care about).
-It starts the server over stdio, initializes, lists the tools (search, pack, show and
-neighbors, each with an object schema), calls each on the sample backlog, edits a file
+It starts the server over stdio, initializes, lists the tools (search, pack, show,
+neighbors, list, ready and tree, each with an object schema), calls each on the sample backlog, edits a file
 and checks that the next call sees the edit, and checks that the server wrote nothing
 outside the index folder. Exits non-zero, saying what failed, on any failure.
 """
@@ -78,7 +78,7 @@ async def exercise(bin_path: str, root: str, index_dir: str) -> None:
             check(field(init, "serverInfo").name == "mdgraph", f"server name: {field(init, 'serverInfo')}")
 
             tools = {t.name: t for t in (await session.list_tools()).tools}
-            for name in ("search", "pack", "show", "neighbors"):
+            for name in ("search", "pack", "show", "neighbors", "list", "ready", "tree"):
                 check(name in tools, f"tool {name} missing: {sorted(tools)}")
                 schema = field(tools[name], "inputSchema")
                 check(schema.get("type") == "object", f"{name} schema: {schema}")
@@ -119,6 +119,18 @@ async def exercise(bin_path: str, root: str, index_dir: str) -> None:
             check(ids == ["QRY-FTR-0004", "QRY-EPIC-0002", "QRY-TSK-0008", "QRY-USR-0004"], f"neighbors: {ids}")
             check(all(len(e) == 3 and e[1] == "parent" for e in field(r, "structuredContent")["edges"]), "neighbor edges")
             await call(session, "neighbors", {"id": "QRY-FTR-0004", "edges": ["sideways"]}, ok=False)
+
+            # list, ready, tree: the structured questions.
+            r = await call(session, "list", {"types": ["Task"], "states": ["InProgress"]})
+            listed = [i["id"] for i in field(r, "structuredContent")["items"]]
+            check("QRY-TSK-0004" in listed and all(i.startswith("QRY-TSK") for i in listed), f"list: {listed}")
+            r = await call(session, "ready", {"limit": 5})
+            ready = field(r, "structuredContent")["items"]
+            check(0 < len(ready) <= 5 and all(i["group"] in ("open", "in_progress") for i in ready), f"ready: {ready}")
+            r = await call(session, "ready", {"explain": "QRY-TSK-0013"})
+            check(field(r, "structuredContent")["ready"] is False, "QRY-TSK-0013 is blocked")
+            r = await call(session, "tree", {"id": "QRY-FTR-0006"})
+            check(field(r, "structuredContent")["root"]["rollup"]["total"] == 7, "tree roll-up of QRY-FTR-0006")
 
             # An edit is seen by the next call, without restarting the server.
             word = "zanzibarquokka"

@@ -1,5 +1,5 @@
 //! `mdgraph mcp`: a Model Context Protocol server on stdin/stdout (rmcp, the official
-//! Rust SDK), exposing `search`, `pack`, `show` and `neighbors` as tools. The index is
+//! Rust SDK), exposing `search`, `pack`, `show`, `neighbors`, `list`, `ready` and `tree` as tools. The index is
 //! opened once and kept; before each call a watch on the backlog (see [`super::watch`])
 //! says whether anything may have changed, and only then the library's refresh runs (the
 //! stat probe, then an incremental build when something did change) and the index is
@@ -26,7 +26,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
-/// Serve search, pack, show and neighbors to MCP clients (Claude, Cursor, VS Code, …)
+/// Serve search, pack, show, neighbors, list, ready and tree to MCP clients (Claude, Cursor, VS Code, …)
 /// over stdio. The index is kept in memory and refreshed when the backlog changes.
 #[derive(Debug, clap::Args)]
 pub struct Args {}
@@ -169,6 +169,40 @@ struct NeighborsArgs {
     /// Edge types to follow (default all): parent, blocks, blocked_by, depends_on, relates, decision_ref, supersedes, superseded_by, links_to, mentions.
     #[serde(default)]
     edges: Vec<String>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct ListArgs {
+    /// Item types, e.g. ["Task", "Bug"].
+    #[serde(default)]
+    types: Vec<String>,
+    /// States as written, or groups: open, in_progress, blocked, done, dropped.
+    #[serde(default)]
+    states: Vec<String>,
+    /// Frontmatter field filters, e.g. {"priority": "P1"} (lists match by member).
+    #[serde(default)]
+    fields: std::collections::BTreeMap<String, String>,
+    /// Only items under this parent id (all descendants).
+    parent: Option<String>,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct ReadyArgs {
+    /// Explain why this id is or is not ready instead of listing.
+    explain: Option<String>,
+    /// Most items, default 20.
+    #[serde(default = "twenty")]
+    limit: u32,
+}
+
+fn twenty() -> u32 {
+    20
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct TreeArgs {
+    /// Epic, feature or any item id.
+    id: String,
 }
 
 fn one() -> u8 {
@@ -359,6 +393,67 @@ impl Server {
             omitted: h.omitted,
         };
         structured(&out)
+    }
+
+    #[tool(description = "Backlog items filtered by type, state or state group, frontmatter fields, parent.")]
+    async fn list(&self, Parameters(a): Parameters<ListArgs>) -> Result<CallToolResult, ErrorData> {
+        let st = match self.fresh() {
+            Ok(st) => st,
+            Err(e) => return Ok(e),
+        };
+        let parent = match a.parent.as_deref().map(|p| st.index.resolve_id(p)).transpose() {
+            Ok(p) => p,
+            Err(e) => return Ok(tool_error(e)),
+        };
+        let filter = mdgraph::ListFilter {
+            types: a.types,
+            states: a.states,
+            fields: a.fields.into_iter().collect(),
+            deep: parent.is_some(),
+            parent,
+            sort: None,
+        };
+        match st.index.list(&filter) {
+            Ok(r) => structured(&r),
+            Err(e) => Ok(tool_error(e)),
+        }
+    }
+
+    #[tool(
+        description = "Work that can start now: open items whose blockers are all done, by priority; or, with explain, what holds one item."
+    )]
+    async fn ready(&self, Parameters(a): Parameters<ReadyArgs>) -> Result<CallToolResult, ErrorData> {
+        let st = match self.fresh() {
+            Ok(st) => st,
+            Err(e) => return Ok(e),
+        };
+        if let Some(id) = a.explain {
+            return match st.index.holds(&id) {
+                Ok((id, holds)) => {
+                    structured(&serde_json::json!({"id": id, "ready": holds.is_empty(), "holds": holds}))
+                }
+                Err(e) => Ok(tool_error(e)),
+            };
+        }
+        match st.index.ready() {
+            Ok(mut r) => {
+                r.items.truncate(a.limit.clamp(1, 500) as usize);
+                structured(&r)
+            }
+            Err(e) => Ok(tool_error(e)),
+        }
+    }
+
+    #[tool(description = "An epic or feature with its descendants, their states and a roll-up per level.")]
+    async fn tree(&self, Parameters(a): Parameters<TreeArgs>) -> Result<CallToolResult, ErrorData> {
+        let st = match self.fresh() {
+            Ok(st) => st,
+            Err(e) => return Ok(e),
+        };
+        match st.index.tree(&a.id) {
+            Ok(r) => structured(&r),
+            Err(e) => Ok(tool_error(e)),
+        }
     }
 }
 
