@@ -70,17 +70,12 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
 
 /// One line per item: id, type, state, title, padded to the widest id.
 pub fn lines(items: &[ListItem]) -> String {
-    let w = items.iter().map(|i| i.id.chars().count()).max().unwrap_or(0);
-    let tw = items
-        .iter()
-        .map(|i| i.r#type.as_deref().unwrap_or("-").chars().count())
-        .max()
-        .unwrap_or(0);
-    let sw = items
-        .iter()
-        .map(|i| i.state.as_deref().unwrap_or("-").chars().count())
-        .max()
-        .unwrap_or(0);
+    // Columns as wide as their widest value, at most 24: a disambiguated id
+    // (`BACK-41@archive/tasks/…`) must not push every other line off the screen.
+    let width = |f: &dyn Fn(&ListItem) -> usize| items.iter().map(f).max().unwrap_or(0).min(24);
+    let w = width(&|i| i.id.chars().count());
+    let tw = width(&|i| i.r#type.as_deref().unwrap_or("-").chars().count());
+    let sw = width(&|i| i.state.as_deref().unwrap_or("-").chars().count());
     let mut s = String::new();
     for i in items {
         let _ = writeln!(

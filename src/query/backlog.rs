@@ -264,24 +264,21 @@ impl<'a> Backlog<'a> {
             })
             .map(|n| (*n, self.item(n)))
             .collect();
+        // One key per item (a frontmatter field is parsed once, not per comparison).
         let key = f.sort.as_deref().unwrap_or("id").to_lowercase();
-        out.sort_by(|(a, ia), (b, ib)| {
-            let k = |n: &Node, i: &Item| -> (u32, String) {
-                match key.as_str() {
-                    "id" => (0, String::new()),
-                    "title" => (0, i.title.to_lowercase()),
-                    "state" => (i.group as u32, i.state.clone().unwrap_or_default().to_lowercase()),
-                    "type" => (0, i.r#type.clone().unwrap_or_default().to_lowercase()),
-                    "priority" => (priority_rank(i.priority.as_deref()), String::new()),
-                    other => match field(n, other).into_iter().next() {
-                        Some(v) => (0, v.to_lowercase()),
-                        None => (1, String::new()),
-                    },
-                }
+        out.sort_by_cached_key(|(n, i)| {
+            let k: (u32, String) = match key.as_str() {
+                "id" => (0, String::new()),
+                "title" => (0, i.title.to_lowercase()),
+                "state" => (i.group as u32, i.state.clone().unwrap_or_default().to_lowercase()),
+                "type" => (0, i.r#type.clone().unwrap_or_default().to_lowercase()),
+                "priority" => (priority_rank(i.priority.as_deref()), String::new()),
+                other => match field(n, other).into_iter().next() {
+                    Some(v) => (0, v.to_lowercase()),
+                    None => (1, String::new()),
+                },
             };
-            k(a, ia)
-                .cmp(&k(b, ib))
-                .then_with(|| natural(&ia.id).cmp(&natural(&ib.id)))
+            (k, natural(&i.id))
         });
         out.into_iter().map(|(_, i)| i).collect()
     }
