@@ -58,7 +58,7 @@ mod timing;
 
 pub use api::{Index, PACK_CANDIDATES, SearchOptions};
 pub use check::baseline::{Baseline, Entry as BaselineEntry, Split as BaselineSplit};
-pub use check::hook::{Outcome as HookOutcome, install as install_hook};
+pub use check::hook::{Installed as HooksInstalled, Outcome as HookOutcome, install as install_hook};
 pub use check::{BaselineReport, CheckOptions, CheckReport};
 pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides};
 pub use error::{Error, Result};

@@ -15,9 +15,14 @@ use crate::text::path::{absolute, relative_to};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The line that marks a hook written by mdgraph (such a hook is replaced without
-/// `--force`).
+/// The line that marks the pre-commit hook written by mdgraph (such a hook is replaced
+/// without `--force`); the other hooks are marked `# mdgraph <name> hook`.
 pub const MARKER: &str = "# mdgraph pre-commit hook";
+
+/// The merge driver `_index/.gitattributes` names for the index files. Defined in the
+/// repository's git config by [`install`] as `true`: it keeps this side's index files,
+/// which the post-merge and post-rewrite hooks then rebuild from the merged backlog.
+pub const MERGE_DRIVER: &str = "mdgraph";
 
 /// What [`install`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +33,16 @@ pub enum Outcome {
     Unchanged,
     /// Replaced an older mdgraph hook, or another hook under `--force`.
     Replaced,
+}
+
+/// What [`install`] wrote: each hook with its outcome, and whether the merge driver was
+/// registered in the repository's git config (it needs a `git` executable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// `(hook name, path, outcome)` for pre-commit, post-merge and post-rewrite.
+    pub hooks: Vec<(&'static str, PathBuf, Outcome)>,
+    /// Whether `merge.mdgraph.driver` was set.
+    pub merge_driver: bool,
 }
 
 /// Where git looks for hooks and where it runs them.
@@ -140,13 +155,19 @@ pub fn args_for(cfg: &Config, top: &Path) -> Vec<String> {
     args
 }
 
-/// The hook script.
-pub fn script(args: &[String], index_dir: &str) -> String {
+/// `mdgraph` with the install's arguments, quoted for sh.
+fn command_line(args: &[String]) -> String {
     let mut cmd = String::from("mdgraph");
     for a in args {
         cmd.push(' ');
         cmd.push_str(&sh_quote(a));
     }
+    cmd
+}
+
+/// The pre-commit hook script.
+pub fn script(args: &[String], index_dir: &str) -> String {
+    let cmd = command_line(args);
     let stage = sh_quote(index_dir);
     format!(
         r#"#!/bin/sh
@@ -172,13 +193,96 @@ exit "$status"
     )
 }
 
-/// Write the pre-commit hook for the repository holding `cfg.cwd`. An existing hook not
-/// written by mdgraph is kept unless `force`.
-pub fn install(cfg: &Config, force: bool) -> Result<(PathBuf, Outcome), Error> {
+/// A sh function for the hooks below: replace HEAD by the same commit (parents, author,
+/// message) with the rebuilt index staged. Plumbing, because `git commit --amend` is
+/// refused while git still holds the merge's state (post-merge runs before it is
+/// cleared); `$stage` names the index folder.
+const FOLD: &str = r#"fold() {
+  git add -- "$stage" || return 1
+  tree=$(git write-tree) || return 1
+  parents=$(git rev-list --parents -n 1 HEAD | cut -d' ' -f2- | sed 's/[^ ][^ ]*/-p &/g')
+  new=$(git cat-file commit HEAD | sed '1,/^$/d' |
+    GIT_AUTHOR_NAME=$(git log -1 --format=%an HEAD) GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae HEAD) \
+    GIT_AUTHOR_DATE=$(git log -1 --format=%ad --date=raw HEAD) git commit-tree "$tree" $parents) || return 1
+  git update-ref -m "mdgraph: rebuilt index" HEAD "$new"
+}"#;
+
+/// The post-merge hook script: rebuild the index from the merged backlog and fold it
+/// into the merge commit that this merge just made.
+pub fn post_merge_script(args: &[String], index_dir: &str) -> String {
+    let cmd = command_line(args);
+    let stage = sh_quote(index_dir);
+    format!(
+        r#"#!/bin/sh
+# mdgraph post-merge hook (written by `mdgraph hook install`).
+# The merge driver `mdgraph` (see {stage}/.gitattributes) keeps one side's index files
+# instead of conflicting; this rebuilds the index from the merged backlog and folds it
+# into the merge commit this merge just made. Remove this file to stop.
+stage={stage}
+{FOLD}
+if ! command -v mdgraph >/dev/null 2>&1; then
+  echo "mdgraph post-merge hook: mdgraph is not on PATH; run \`mdgraph index\` and commit {stage}" >&2
+  exit 0
+fi
+{cmd} --quiet index || exit 0
+[ -n "$(git status --porcelain -- {stage})" ] || exit 0
+if [ "$1" = 1 ]; then
+  # A squash merge: nothing is committed yet; stage the index with the rest.
+  git add -- {stage}
+  exit 0
+fi
+merge=$(git rev-parse -q --verify HEAD^2)
+first=$(git rev-parse -q --verify HEAD^1)
+before=$(git rev-parse -q --verify ORIG_HEAD)
+if [ -n "$merge" ] && [ -n "$before" ] && [ "$first" = "$before" ]; then
+  fold && echo "mdgraph: rebuilt the index from the merged backlog and folded it into the merge commit" >&2
+else
+  echo "mdgraph: the merged index was stale and has been rebuilt; commit it (git add {stage})" >&2
+fi
+{cmd} --quiet check >&2 || true
+exit 0
+"#
+    )
+}
+
+/// The post-rewrite hook script: after a rebase, rebuild the index and fold it into the
+/// last rebased commit.
+pub fn post_rewrite_script(args: &[String], index_dir: &str) -> String {
+    let cmd = command_line(args);
+    let stage = sh_quote(index_dir);
+    format!(
+        r#"#!/bin/sh
+# mdgraph post-rewrite hook (written by `mdgraph hook install`).
+# After a rebase (the merge driver kept one side's index files in each picked commit),
+# rebuilds the index from the rebased backlog and folds it into the last commit. To
+# rebuild it in every rebased commit instead, rebase with
+#   git rebase -x '{cmd} --quiet index && git add {stage} && git commit --quiet --amend --no-edit --no-verify --allow-empty' <upstream>
+# Remove this file to stop.
+stage={stage}
+{FOLD}
+[ "$1" = rebase ] || exit 0
+cat >/dev/null
+if ! command -v mdgraph >/dev/null 2>&1; then
+  echo "mdgraph post-rewrite hook: mdgraph is not on PATH; run \`mdgraph index\` and commit {stage}" >&2
+  exit 0
+fi
+{cmd} --quiet index || exit 0
+[ -n "$(git status --porcelain -- {stage})" ] || exit 0
+fold && echo "mdgraph: rebuilt the index from the rebased backlog and folded it into the last commit" >&2
+{cmd} --quiet check >&2 || true
+exit 0
+"#
+    )
+}
+
+/// Write the git hooks for the repository holding `cfg.cwd`: pre-commit (`check
+/// --staged`), post-merge and post-rewrite (rebuild the index after a merge or rebase),
+/// and register the merge driver that `_index/.gitattributes` names. An existing hook
+/// not written by mdgraph is kept (and nothing is written) unless `force`.
+pub fn install(cfg: &Config, force: bool) -> Result<Installed, Error> {
     let paths = git_paths(&cfg.cwd)?;
     let args = args_for(cfg, &paths.toplevel);
-    let text = script(&args, &relative_to(&paths.toplevel, &cfg.index_dir));
-    let hook = paths.hooks.join("pre-commit");
+    let index_dir = relative_to(&paths.toplevel, &cfg.index_dir);
     // A hooks folder outside the repository (a global `core.hooksPath`) is shared by every
     // repository: a hook there would run `mdgraph check` in all of them.
     if !force && !inside_repo(&paths) {
@@ -189,34 +293,81 @@ pub fn install(cfg: &Config, force: bool) -> Result<(PathBuf, Outcome), Error> {
             paths.hooks.display()
         )));
     }
-    // Ours only when written by us: the marker opens the second line (a hook that merely
-    // contains our lines, pasted into a longer script, is the user's).
-    let ours = |old: &[u8]| {
-        String::from_utf8_lossy(old)
-            .lines()
-            .nth(1)
-            .is_some_and(|l| l.starts_with(MARKER))
-    };
-    let outcome = match std::fs::read(&hook) {
-        Ok(old) if old == text.as_bytes() => {
-            make_executable(&hook)?;
-            return Ok((hook, Outcome::Unchanged));
-        }
-        Ok(old) if force || ours(&old) => Outcome::Replaced,
-        Ok(_) => {
-            return Err(Error::Other(format!(
-                "{}: a pre-commit hook already exists; keep it and add `mdgraph check` to it, \
-                 or replace it with `mdgraph hook install --force`",
-                cfg.display(&hook)
-            )));
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Outcome::Installed,
-        Err(e) => return Err(Error::io(&hook, e)),
-    };
+    let wanted: [(&'static str, String); 3] = [
+        ("pre-commit", script(&args, &index_dir)),
+        ("post-merge", post_merge_script(&args, &index_dir)),
+        ("post-rewrite", post_rewrite_script(&args, &index_dir)),
+    ];
+    // Decide every hook before writing any, so a foreign hook leaves nothing half done.
+    let mut plan = Vec::new();
+    let mut foreign = Vec::new();
+    for (name, text) in wanted {
+        let hook = paths.hooks.join(name);
+        // Ours only when written by us: the marker opens the second line (a hook that
+        // merely contains our lines, pasted into a longer script, is the user's).
+        let marker = format!("# mdgraph {name} hook");
+        let ours = |old: &[u8]| {
+            String::from_utf8_lossy(old)
+                .lines()
+                .nth(1)
+                .is_some_and(|l| l.starts_with(&marker))
+        };
+        let outcome = match std::fs::read(&hook) {
+            Ok(old) if old == text.as_bytes() => Outcome::Unchanged,
+            Ok(old) if force || ours(&old) => Outcome::Replaced,
+            Ok(_) => {
+                foreign.push(cfg.display(&hook));
+                continue;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Outcome::Installed,
+            Err(e) => return Err(Error::io(&hook, e)),
+        };
+        plan.push((name, hook, text, outcome));
+    }
+    if !foreign.is_empty() {
+        return Err(Error::Other(format!(
+            "{}: a hook not written by mdgraph already exists; keep it and add `mdgraph check --staged` \
+             (pre-commit) or `mdgraph index` (post-merge, post-rewrite) to it yourself, or replace it with \
+             `mdgraph hook install --force`",
+            foreign.join(", ")
+        )));
+    }
     std::fs::create_dir_all(&paths.hooks).map_err(|e| Error::io(&paths.hooks, e))?;
-    std::fs::write(&hook, text.as_bytes()).map_err(|e| Error::io(&hook, e))?;
-    make_executable(&hook)?;
-    Ok((hook, outcome))
+    let mut hooks = Vec::new();
+    for (name, hook, text, outcome) in plan {
+        if outcome != Outcome::Unchanged {
+            std::fs::write(&hook, text.as_bytes()).map_err(|e| Error::io(&hook, e))?;
+        }
+        make_executable(&hook)?;
+        hooks.push((name, hook, outcome));
+    }
+    Ok(Installed {
+        hooks,
+        merge_driver: register_merge_driver(&paths.toplevel)?,
+    })
+}
+
+/// Define the merge driver in the repository's own git config (`.git/config`): `true`
+/// keeps this side's index files; the post-merge hook rebuilds them. False without git.
+fn register_merge_driver(top: &Path) -> Result<bool, Error> {
+    let set = |key: &str, value: &str| -> Result<bool, Error> {
+        match Command::new("git")
+            .args(["config", "--local", key, value])
+            .current_dir(top)
+            .output()
+        {
+            Ok(out) if out.status.success() => Ok(true),
+            Ok(out) => Err(Error::Other(format!(
+                "git config {key}: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))),
+            Err(_) => Ok(false),
+        }
+    };
+    Ok(set(
+        &format!("merge.{MERGE_DRIVER}.name"),
+        "mdgraph index files: keep one side, the post-merge hook rebuilds them",
+    )? && set(&format!("merge.{MERGE_DRIVER}.driver"), "true")?)
 }
 
 /// Mode 0755 (git skips a hook that is not executable).

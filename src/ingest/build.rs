@@ -114,7 +114,7 @@ pub fn build_with_progress(
     }) {
         let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?;
         if opts.write {
-            sidecar::write_if_changed(&cfg.index_dir.join(".gitignore"), sidecar::GITIGNORE.as_bytes())?;
+            sidecar::write_folder_files(&cfg.index_dir)?;
             save_cache(cfg, &scanned, scan_start, m);
         }
         timings.mark("verify");
@@ -223,7 +223,7 @@ pub fn build_with_progress(
         meta_bytes.push(b'\n');
         commit.stage_bytes(sidecar::META, &meta_bytes)?;
         written = commit.apply()?;
-        sidecar::write_if_changed(&cfg.index_dir.join(".gitignore"), sidecar::GITIGNORE.as_bytes())?;
+        sidecar::write_folder_files(&cfg.index_dir)?;
         save_cache(cfg, &scanned, scan_start, &meta);
     }
     timings.mark("write");

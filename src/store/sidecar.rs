@@ -38,6 +38,19 @@ pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
 /// The index folder's own `.gitignore`: local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n.commit\n";
 
+/// The index folder's own `.gitattributes`: the index files are generated (collapsed in
+/// review tools), and a merge of them goes to the `mdgraph` merge driver, which
+/// `mdgraph hook install` defines (keep one side; the post-merge hook rebuilds them).
+/// Where the driver is not defined, git merges them as text.
+pub const GITATTRIBUTES: &str = "# Written by mdgraph: derived files, rebuilt by `mdgraph index`.\n* linguist-generated=true\n*.jsonl merge=mdgraph\nmeta.json merge=mdgraph\n";
+
+/// Write the index folder's `.gitignore` and `.gitattributes` when they differ.
+pub fn write_folder_files(index_dir: &Path) -> Result<(), Error> {
+    write_if_changed(&index_dir.join(".gitignore"), GITIGNORE.as_bytes())?;
+    write_if_changed(&index_dir.join(".gitattributes"), GITATTRIBUTES.as_bytes())?;
+    Ok(())
+}
+
 /// Totals recorded in `meta.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

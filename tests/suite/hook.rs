@@ -221,7 +221,7 @@ fn hook_install_never_replaces_a_foreign_hook_without_force() {
     assert_eq!(out.code, 2);
     assert!(
         out.stderr
-            .contains(".git/hooks/pre-commit: a pre-commit hook already exists")
+            .contains(".git/hooks/pre-commit: a hook not written by mdgraph already exists")
             && out.stderr.contains("mdgraph hook install --force"),
         "{}",
         out.stderr
@@ -461,4 +461,116 @@ fn hook_with_a_baseline_accepts_known_errors_and_refuses_new_ones() {
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(said.contains("`parent` refers to `BRK-EPIC-0099`"), "{said}");
     assert_eq!(r.commits(), 1);
+}
+
+/// Replace `from` with `to` in a fixture file, reindex, stage everything and commit
+/// (through the pre-commit hook when it is installed).
+fn commit_edit(r: &Repo, rel: &str, from: &str, to: &str, msg: &str) {
+    r.edit(rel, from, to);
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    let out = r.git(&["commit", "-q", "-m", msg]);
+    assert_eq!(out.code, 0, "{msg}: {}{}", out.stdout, out.stderr);
+}
+
+const TASK8: &str = "items/task/0000/QRY-TSK-0008_deploy-tusd-upload-service-with-tenant-scoped-storage.md";
+const TASK9: &str = "items/task/0000/QRY-TSK-0009_migrate-lww-field-records-to-the-crdt-change-log.md";
+
+/// Two branches that each edit one item (neighbours in every index file, and both
+/// change meta.json's whole-corpus digests).
+fn two_branches(r: &Repo) -> String {
+    let main = r.git_ok(&["branch", "--show-current"]).trim().to_string();
+    r.git_ok(&["checkout", "-q", "-b", "left"]);
+    commit_edit(r, TASK, "# Context\n", "# Context\n\nLeft branch words.\n", "left");
+    r.git_ok(&["checkout", "-q", &main]);
+    r.git_ok(&["checkout", "-q", "-b", "right"]);
+    commit_edit(r, TASK8, "# Context\n", "# Context\n\nRight branch words.\n", "right");
+    main
+}
+
+#[test]
+fn merges_and_rebases_of_parallel_edits_never_conflict_and_leave_a_fresh_index() {
+    if !git_available() {
+        return;
+    }
+    // Without the hooks and the driver, git's text merge conflicts in the index.
+    let plain = Repo::committed();
+    two_branches(&plain);
+    let out = plain.git(&["merge", "-q", "--no-edit", "left"]);
+    assert_ne!(out.code, 0, "expected a conflict without the driver");
+    assert!(
+        format!("{}{}", out.stdout, out.stderr).contains("CONFLICT (content): Merge conflict in _index/"),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
+
+    let r = Repo::committed();
+    let out = r.mdgraph(&["hook", "install"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for hook in ["pre-commit", "post-merge", "post-rewrite"] {
+        assert!(
+            out.stderr.contains(&format!("installed the {hook} hook")),
+            "{}",
+            out.stderr
+        );
+    }
+    assert!(out.stderr.contains("defined the merge driver"), "{}", out.stderr);
+    assert_eq!(r.git_ok(&["config", "merge.mdgraph.driver"]).trim(), "true");
+    let attributes = std::fs::read_to_string(r.path().join("_index/.gitattributes")).unwrap();
+    assert!(attributes.contains("*.jsonl merge=mdgraph"), "{attributes}");
+
+    // A plain `git merge`: no conflict, a merge commit holding the rebuilt index, a
+    // clean working tree, and `check` passes on both the tree and the commit.
+    let main = two_branches(&r);
+    let out = r.git(&["merge", "-q", "--no-edit", "left"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("folded it into the merge commit"), "{}", out.stderr);
+    r.git_ok(&["rev-parse", "--verify", "HEAD^2"]);
+    assert_eq!(
+        r.git_ok(&["status", "--porcelain"]),
+        "",
+        "the merge left changes behind"
+    );
+    let out = r.mdgraph(&["check"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let out = r.mdgraph(&["check", "--staged"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    for (file, words) in [(TASK, "Left branch words."), (TASK8, "Right branch words.")] {
+        let id = &file[16..28];
+        let found = r.mdgraph(&["search", words, "--limit", "1"]);
+        assert!(found.stdout.contains(id), "{words}: {}", found.stdout);
+    }
+
+    // A rebase onto the merge: the last rebased commit holds the rebuilt index.
+    r.git_ok(&["checkout", "-q", "-b", "later", &main]);
+    commit_edit(&r, TASK9, "# Context\n", "# Context\n\nRebased words.\n", "later");
+    let out = r.git(&["rebase", "-q", "right"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(r.git_ok(&["status", "--porcelain"]), "");
+    let out = r.mdgraph(&["check", "--staged"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+
+    // The recipe for a fresh index in every rebased commit.
+    r.git_ok(&["checkout", "-q", "-b", "two", &main]);
+    commit_edit(&r, TASK9, "# Context\n", "# Context\n\nFirst.\n", "first");
+    commit_edit(&r, TASK9, "First.\n", "Second.\n", "second");
+    let out = r.git(&[
+        "rebase",
+        "-q",
+        "-x",
+        "mdgraph --quiet index && git add _index && git commit --quiet --amend --no-edit --no-verify --allow-empty",
+        "left",
+    ]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    for rev in ["HEAD~1", "HEAD"] {
+        r.git_ok(&["checkout", "-q", rev]);
+        let out = r.mdgraph(&["check"]);
+        assert_eq!(out.code, 0, "{rev}: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            r.git_ok(&["status", "--porcelain"]),
+            "",
+            "{rev}: the index was not committed"
+        );
+    }
 }
