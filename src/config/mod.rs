@@ -210,10 +210,10 @@ pub struct GraphSettings {
     /// Added to a result's score for each further seed whose walk reached it (the
     /// document several matches lead to).
     pub path_bonus: f64,
-    /// Damping of walks through hubs: from the second hop on, a step out of a node of
-    /// degree d is divided by ln(e + d − 1)^hub_damping (0 turns it off). The first hop
-    /// is never damped: a seed's own parent, decision or dependency is load-bearing
-    /// however popular it is.
+    /// Damping of walks through hubs: from the second hop on, a step out of a node with
+    /// b edges in the direction walked is divided by ln(e + b − 1)^hub_damping (0 turns
+    /// it off). The first hop is never damped: a seed's own parent, decision or
+    /// dependency is load-bearing however popular it is.
     pub hub_damping: f64,
 }
 

@@ -3,10 +3,14 @@
 //! the blocker), remembering the path that pulled each one in.
 //!
 //! Neighbor score = seed score × edge weight × hop_decay^hop, divided from the second hop
-//! on by ln(e + d − 1)^hub_damping where d is the degree of the node stepped out of:
-//! strong edges first, far hops and walks through hubs damped, and a seed's own parent,
-//! decision or dependency undamped however popular it is (evaluation on the EIPs: damping
-//! by the neighbor's degree pushed exactly those load-bearing documents down). Per seed
+//! on by ln(e + b − 1)^hub_damping where b is the branching of the step: how many edges
+//! leave the node stepped out of in the direction walked (its requirements when walking
+//! forward, what requires it when walking backward). Strong edges first, far hops and
+//! fans damped, and a seed's own parent, decision or dependency undamped however popular
+//! it is (evaluation on the EIPs: damping by the neighbor's degree pushed exactly those
+//! load-bearing documents down; damping by the whole degree of the node stepped out of
+//! cut the requirements of a popular requirement, EVAL.md). Edges walked backwards weigh
+//! [`BACKWARD`] of their type's weight. Per seed
 //! at most `max_neighbors_per_seed`
 //! (strongest edges first, ties by id), at most `max_neighbors` in all, `k_hop` ≤ 4:
 //! the walk is bounded however dense the graph (a hub's edges are read once and cut).
@@ -21,8 +25,6 @@ use std::collections::{BTreeMap, HashSet};
 pub trait GraphSource {
     /// Document-level edges touching `id`, either direction (no `section_of`).
     fn edges(&self, id: &str) -> Vec<GraphEdge>;
-    /// Number of distinct documents `id` is linked to.
-    fn degree(&self, id: &str) -> usize;
 }
 
 /// One step of a path, as walked: `from —edge→ to`. Walking an edge backwards is named
@@ -122,6 +124,12 @@ pub fn focus(query: &str) -> Vec<EdgeType> {
     out
 }
 
+/// Weight factor of an edge walked against its direction (a feature's children, the
+/// documents that require this one), unless the question asks about its type: what a
+/// document declares (its parent, requirements, blockers, decision) is load-bearing for
+/// it; what points at it is context. On equal terms the declared relation wins.
+pub const BACKWARD: f64 = 0.9;
+
 /// Weight factor of an edge type the question asks about ([`focus`]).
 pub const FOCUS_BOOST: f64 = 1.5;
 
@@ -142,7 +150,6 @@ pub fn expand_focused(
         (g.k_hop + 1).clamp(2, 4)
     };
     let mut reached: BTreeMap<String, Neighbor> = BTreeMap::new();
-    let mut degree_cache: BTreeMap<String, usize> = BTreeMap::new();
     for (seed, seed_score) in seeds {
         let mut visited: HashSet<String> = HashSet::from([seed.clone()]);
         let mut frontier: Vec<(String, Vec<Step>)> = vec![(seed.clone(), Vec::new())];
@@ -152,7 +159,16 @@ pub fn expand_focused(
             for (node, path) in &frontier {
                 // The strongest edge to each other document.
                 let mut best: BTreeMap<String, GraphEdge> = BTreeMap::new();
-                for mut e in src.edges(node) {
+                let edges = src.edges(node);
+                // The branching of a step out of this node, in the direction walked.
+                let fan = |forward: bool| {
+                    edges
+                        .iter()
+                        .filter(|e| e.forward == forward && allowed.contains(&e.r#type))
+                        .count()
+                };
+                let (fan_out, fan_in) = (fan(true), fan(false));
+                for mut e in edges {
                     let focused = focus.contains(&e.r#type);
                     if !allowed.contains(&e.r#type)
                         || (!e.forward && !g.backwards)
@@ -164,6 +180,8 @@ pub fn expand_focused(
                     if focused {
                         // As strong as the strongest edges, never above the seed.
                         e.weight = (e.weight * FOCUS_BOOST).min(1.0);
+                    } else if !e.forward {
+                        e.weight *= BACKWARD;
                     }
                     // Strongest edge; equal weights by type, then forward first, so both
                     // engines (which list edges in different orders) pick the same one.
@@ -194,10 +212,12 @@ pub fn expand_focused(
                     *counter += 1;
                     visited.insert(e.other.clone());
                     // Hub damping applies to steps out of a node reached by the walk
-                    // (hop ≥ 2), never to the seed's own edges.
+                    // (hop ≥ 2), never to the seed's own edges, and counts the branching
+                    // in the direction walked: a popular requirement (many documents
+                    // require it) still passes its own few requirements on.
                     let damping = if hop > 1 && g.hub_damping > 0.0 {
-                        let degree = *degree_cache.entry(node.clone()).or_insert_with(|| src.degree(node));
-                        (std::f64::consts::E + degree.saturating_sub(1) as f64)
+                        let n = if e.forward { fan_out } else { fan_in };
+                        (std::f64::consts::E + n.saturating_sub(1) as f64)
                             .ln()
                             .powf(g.hub_damping)
                     } else {
@@ -267,9 +287,6 @@ mod tests {
     impl GraphSource for Map {
         fn edges(&self, id: &str) -> Vec<GraphEdge> {
             self.0.get(id).cloned().unwrap_or_default()
-        }
-        fn degree(&self, id: &str) -> usize {
-            self.0.get(id).map(Vec::len).unwrap_or(0)
         }
     }
 
@@ -347,9 +364,10 @@ mod tests {
         let only_child = expand(&g, &[("K00042".into(), 0.5)], &GraphSettings { k_hop: 2, ..s.clone() });
         let hub = &only_child["HUB"];
         assert!((hub.score - 0.5 * 0.75).abs() < 1e-12, "{}", hub.score);
-        // Walking on through the hub is damped by its degree: 0.5 · 0.75² / ln(e + 9999).
+        // Walking on through the hub to its other children (backwards) is damped by their
+        // number: 0.5 · BACKWARD · 0.75² / ln(e + 9999).
         let sibling = only_child.values().find(|n| n.path.len() == 2).unwrap();
-        let want = 0.5 * 0.75 * 0.75 / (std::f64::consts::E + 9999.0).ln();
+        let want = 0.5 * BACKWARD * 0.75 * 0.75 / (std::f64::consts::E + 9999.0).ln();
         assert!((sibling.score - want).abs() < 1e-12, "{}", sibling.score);
         let undamped = expand(
             &g,
@@ -361,7 +379,29 @@ mod tests {
             },
         );
         let sibling = undamped.values().find(|n| n.path.len() == 2).unwrap();
-        assert!((sibling.score - 0.5 * 0.75 * 0.75).abs() < 1e-12, "{}", sibling.score);
+        assert!(
+            (sibling.score - 0.5 * BACKWARD * 0.75 * 0.75).abs() < 1e-12,
+            "{}",
+            sibling.score
+        );
+    }
+
+    #[test]
+    fn a_popular_requirement_passes_its_own_requirements_on() {
+        // S requires R; R is required by 500 others and itself requires A and B. The step
+        // from R to A is damped by R's two requirements, not by its 500 dependents, and
+        // the requirement chain outranks the documents that merely require R too.
+        use EdgeType::*;
+        let users: Vec<String> = (0..500).map(|i| format!("U{i:03}")).collect();
+        let mut edges: Vec<(&str, &str, EdgeType)> = users.iter().map(|u| (u.as_str(), "R", DependsOn)).collect();
+        edges.extend([("S", "R", DependsOn), ("R", "A", DependsOn), ("R", "B", DependsOn)]);
+        let g = graph(&edges);
+        let r = expand(&g, &[("S".into(), 1.0)], &GraphSettings::default());
+        let w = DependsOn.weight();
+        let want = w * 0.75 * 0.75 / (std::f64::consts::E + 1.0).ln();
+        assert!((r["A"].score - want).abs() < 1e-12, "{}", r["A"].score);
+        let user = r.values().find(|n| n.id.starts_with('U')).unwrap();
+        assert!(user.score < r["A"].score, "{} vs {}", user.score, r["A"].score);
     }
 
     #[test]

@@ -639,12 +639,6 @@ impl GraphSource for SqliteEngine {
         })
         .unwrap_or_default()
     }
-
-    fn degree(&self, id: &str) -> usize {
-        self.conn
-            .query_row("SELECT degree FROM nodes WHERE id = ?1", [id], |r| r.get::<_, i64>(0))
-            .unwrap_or(0) as usize
-    }
 }
 
 impl Engine for SqliteEngine {
@@ -786,8 +780,6 @@ pub struct MemoryEngine {
     texts: Vec<[String; 3]>,
     /// Document → its document-level edges, both directions.
     adjacency: HashMap<String, Vec<GraphEdge>>,
-    /// Document → number of distinct linked documents.
-    degrees: HashMap<String, usize>,
     /// Document nodes by id.
     nodes: HashMap<String, Node>,
     /// Document id → its sections in order.
@@ -826,7 +818,6 @@ impl MemoryEngine {
             })
             .collect();
         let adjacency = graph::adjacency(edges);
-        let degrees = graph::degrees(&adjacency);
         let mut sections: HashMap<String, Vec<SectionText>> = HashMap::new();
         let mut by_id = HashMap::new();
         let mut line_of: HashMap<&str, u32> = HashMap::new();
@@ -857,7 +848,6 @@ impl MemoryEngine {
             raw_ids,
             texts,
             adjacency,
-            degrees,
             nodes: by_id,
             sections,
         }
@@ -867,10 +857,6 @@ impl MemoryEngine {
 impl GraphSource for MemoryEngine {
     fn edges(&self, id: &str) -> Vec<GraphEdge> {
         self.adjacency.get(id).cloned().unwrap_or_default()
-    }
-
-    fn degree(&self, id: &str) -> usize {
-        self.degrees.get(id).copied().unwrap_or(0)
     }
 }
 
