@@ -35,7 +35,7 @@ const ITEM_SHARE: f64 = 0.06;
 /// short to carry its point.
 const ITEM_FLOOR: u32 = 150;
 /// At most this many targets of one relation are listed; the rest are counted.
-const MAX_TARGETS: usize = 8;
+pub const MAX_TARGETS: usize = 8;
 
 /// How much of an item is in the pack.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -67,7 +67,8 @@ pub struct Relation {
     pub rel: &'static str,
     /// The other document.
     pub id: String,
-    /// Its state, when it has one.
+    /// Its state, when it has one. Looked up for the first [`MAX_TARGETS`] of each
+    /// relation (those the relations line names); None for the rest.
     pub state: Option<String>,
 }
 
@@ -409,11 +410,22 @@ pub fn relations(engine: &dyn Engine, id: &str) -> Vec<Relation> {
             seen.entry((order, e.other.clone())).or_insert(rel);
         }
     }
+    // States only for the targets the line shows: an epic with a thousand children
+    // would otherwise cost a thousand lookups per pack item.
+    let mut shown: BTreeMap<&'static str, usize> = BTreeMap::new();
     seen.into_iter()
-        .map(|((_, other), rel)| Relation {
-            rel,
-            state: engine.doc(&other).and_then(|d| d.state),
-            id: other,
+        .map(|((_, other), rel)| {
+            let n = shown.entry(rel).or_default();
+            *n += 1;
+            Relation {
+                rel,
+                state: if *n <= MAX_TARGETS {
+                    engine.doc(&other).and_then(|d| d.state)
+                } else {
+                    None
+                },
+                id: other,
+            }
         })
         .collect()
 }

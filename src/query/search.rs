@@ -599,6 +599,9 @@ impl SqliteEngine {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
+        // Pages are read through a memory map, not copied in by a read call each (a pack
+        // looks up hundreds of rows one by one). Best effort: without it, reads still work.
+        let _ = conn.pragma_update(None, "mmap_size", 1i64 << 30);
         let corpus = mirror::load_corpus(&conn).map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
         Ok(SqliteEngine { conn, corpus })
     }
@@ -662,37 +665,35 @@ impl Engine for SqliteEngine {
     }
 
     fn row(&self, row: u32) -> Option<RowInfo> {
-        self.conn
-            .query_row(
-                "SELECT id, heading FROM sections WHERE rowid = ?1",
-                [row as i64 + 1],
-                |r| {
-                    Ok(RowInfo {
-                        chunk: r.get(0)?,
-                        heading: r.get(1)?,
-                    })
-                },
-            )
-            .ok()
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id, heading FROM sections WHERE rowid = ?1")
+            .ok()?;
+        st.query_row([row as i64 + 1], |r| {
+            Ok(RowInfo {
+                chunk: r.get(0)?,
+                heading: r.get(1)?,
+            })
+        })
+        .ok()
     }
 
     fn doc(&self, id: &str) -> Option<DocInfo> {
-        self.conn
-            .query_row(
-                "SELECT path, title, kind, type, state FROM nodes WHERE id = ?1",
-                [id],
-                |r| {
-                    let kind: String = r.get(2)?;
-                    Ok(DocInfo {
-                        path: r.get(0)?,
-                        title: r.get(1)?,
-                        kind: serde_json::from_value(serde_json::Value::String(kind)).unwrap_or_default(),
-                        r#type: r.get(3)?,
-                        state: r.get(4)?,
-                    })
-                },
-            )
-            .ok()
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT path, title, kind, type, state FROM nodes WHERE id = ?1")
+            .ok()?;
+        st.query_row([id], |r| {
+            let kind: String = r.get(2)?;
+            Ok(DocInfo {
+                path: r.get(0)?,
+                title: r.get(1)?,
+                kind: serde_json::from_value(serde_json::Value::String(kind)).unwrap_or_default(),
+                r#type: r.get(3)?,
+                state: r.get(4)?,
+            })
+        })
+        .ok()
     }
 
     fn exact_id(&self, token: &str) -> Option<String> {
@@ -723,10 +724,8 @@ impl Engine for SqliteEngine {
     }
 
     fn node(&self, id: &str) -> Option<Node> {
-        let json: String = self
-            .conn
-            .query_row("SELECT json FROM nodes WHERE id = ?1", [id], |r| r.get(0))
-            .ok()?;
+        let mut st = self.conn.prepare_cached("SELECT json FROM nodes WHERE id = ?1").ok()?;
+        let json: String = st.query_row([id], |r| r.get(0)).ok()?;
         serde_json::from_str(&json).ok()
     }
 
@@ -750,11 +749,14 @@ impl Engine for SqliteEngine {
     }
 
     fn row_terms(&self, row: u32) -> HashSet<String> {
-        let found = self.conn.query_row(
+        let Ok(mut st) = self.conn.prepare_cached(
             "SELECT n.title, s.heading, s.text FROM sections s JOIN nodes n ON n.id = s.doc WHERE s.rowid = ?1",
-            [row as i64 + 1],
-            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),
-        );
+        ) else {
+            return HashSet::new();
+        };
+        let found = st.query_row([row as i64 + 1], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
+        });
         match found {
             Ok((title, heading, text)) => [title, heading, text].iter().flat_map(|t| tokenize::terms(t)).collect(),
             Err(_) => HashSet::new(),

@@ -3,6 +3,7 @@
 //! ([`render`]), id mentions in prose ([`mentions`]) and paths as shown and stored
 //! ([`path`]). No I/O beyond path resolution; everything above uses it.
 
+pub mod bpe;
 pub mod ids;
 pub mod mentions;
 pub mod path;

@@ -2,16 +2,14 @@
 //! default, or a cheap approximation (`pack.tokenizer = "approx"`: 1 token per 4 bytes,
 //! rounded up).
 //!
-//! Loading o200k costs ≈40 ms, so counts are computed at index time, per document header
-//! and per section as the pack renders them, stored in the sidecar and reused by
-//! incremental runs; `pack` itself never loads the tokenizer. Lines that only exist at
-//! pack time (the query, "why" lines) are bounded by their byte length: an o200k token is
-//! at least one byte. Blocks are trimmed and joined with newlines, and o200k never merges
-//! a newline with the text around it, so a pack's size is the sum of its parts plus one
-//! token per join.
+//! o200k is counted by [`super::bpe`], whose vocabulary is read in place from the binary:
+//! no load step, so `pack` counts every line it prints exactly. Sections are counted at
+//! index time, as the pack renders them, stored in the sidecar and reused by incremental
+//! runs. Blocks are trimmed and joined with newlines, and o200k never merges a newline
+//! with the text around it, so a pack's size is the sum of its parts plus one token per
+//! join.
 
 use serde::{Deserialize, Serialize};
-use std::sync::OnceLock;
 
 /// Which token counter the index uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -24,24 +22,18 @@ pub enum Tokenizer {
     Approx,
 }
 
-fn o200k() -> &'static bpe_openai::Tokenizer {
-    static T: OnceLock<&'static bpe_openai::Tokenizer> = OnceLock::new();
-    T.get_or_init(bpe_openai::o200k_base)
-}
-
-/// Start loading the counter on a thread of its own (o200k: tens of milliseconds), for a
-/// run that will count soon: the first counts then wait for what is left of the load, not
-/// all of it, with every core idle but one.
+/// Compile the o200k pre-tokenizer (≈3 ms) on a thread of its own, for a run that will
+/// count soon.
 pub fn preload(t: Tokenizer) {
     if t == Tokenizer::O200k {
-        std::thread::spawn(o200k);
+        std::thread::spawn(super::bpe::warm);
     }
 }
 
 /// Tokens in `text` for this counter.
 pub fn count(t: Tokenizer, text: &str) -> u32 {
     match t {
-        Tokenizer::O200k => o200k().count(text) as u32,
+        Tokenizer::O200k => super::bpe::count(text) as u32,
         Tokenizer::Approx => text.len().div_ceil(4) as u32,
     }
 }

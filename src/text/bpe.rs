@@ -1,0 +1,264 @@
+//! An o200k_base token counter that needs no load step: the vocabulary is a hash table
+//! written by `build.rs` and read in place from the binary, the pre-tokenizer is the
+//! o200k regex (compiled once, ≈3 ms), and each piece is merged as tiktoken does (the
+//! adjacent pair of lowest rank first). `bpe-openai`, which produces tiktoken's tokens,
+//! spends ≈45 ms deserializing its tables before the first count; a pack paid that on
+//! every run. Tests compare every count with `bpe-openai` (unit tests here, the fixtures
+//! and, when present, the EIP corpus).
+
+use regex_automata::meta::Regex;
+use regex_automata::{Anchored, Input};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::OnceLock;
+
+include!("o200k_hash.rs");
+
+static DATA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.bin"));
+
+/// The vocabulary table laid out by build.rs.
+struct Vocab {
+    n: usize,
+    mask: usize,
+    offsets: &'static [u8],
+    table: &'static [u8],
+    bytes: &'static [u8],
+}
+
+fn u32_at(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]])
+}
+
+impl Vocab {
+    fn get() -> &'static Vocab {
+        static V: OnceLock<Vocab> = OnceLock::new();
+        V.get_or_init(|| {
+            let n = u32_at(DATA, 0) as usize;
+            let slots = u32_at(DATA, 1) as usize;
+            let (offsets, rest) = DATA[8..].split_at(4 * (n + 1));
+            let (table, bytes) = rest.split_at(4 * slots);
+            Vocab {
+                n,
+                mask: slots - 1,
+                offsets,
+                table,
+                bytes,
+            }
+        })
+    }
+
+    fn token(&self, id: usize) -> &'static [u8] {
+        &self.bytes[u32_at(self.offsets, id) as usize..u32_at(self.offsets, id + 1) as usize]
+    }
+
+    /// The rank (token id) of `piece`, if it is a token.
+    fn rank(&self, piece: &[u8]) -> Option<u32> {
+        let mut slot = (slot_hash(piece) as usize) & self.mask;
+        loop {
+            let v = u32_at(self.table, slot);
+            if v == 0 {
+                return None;
+            }
+            let id = (v - 1) as usize;
+            if id < self.n && self.token(id) == piece {
+                return Some(v - 1);
+            }
+            slot = (slot + 1) & self.mask;
+        }
+    }
+
+    /// Tokens of one pre-tokenized piece: tiktoken's byte-pair merge (the adjacent pair
+    /// whose bytes have the lowest rank merges first, the leftmost on a tie), with a heap
+    /// and a linked list of parts, so a long piece costs n·log n, not n².
+    fn count_piece(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
+        if n <= 1 || self.rank(piece).is_some() {
+            return usize::from(n > 0);
+        }
+        // Parts start at the alive positions; next[i] is where the part at i ends.
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
+        let mut alive = vec![true; n];
+        let mut heap: BinaryHeap<Reverse<(u32, usize, usize)>> = BinaryHeap::new();
+        let push = |heap: &mut BinaryHeap<_>, a: usize, b: usize| {
+            if let Some(r) = self.rank(&piece[a..b]) {
+                heap.push(Reverse((r, a, b)));
+            }
+        };
+        for i in 0..n - 1 {
+            push(&mut heap, i, i + 2);
+        }
+        let mut parts = n;
+        while let Some(Reverse((_, i, end))) = heap.pop() {
+            // Stale unless the parts at i and after it still span exactly i..end.
+            let j = next[i];
+            if !alive[i] || j >= n || next[j] != end {
+                continue;
+            }
+            alive[j] = false;
+            next[i] = end;
+            if end < n {
+                prev[end] = Some(i);
+                push(&mut heap, i, next[end]);
+            }
+            if let Some(p) = prev[i] {
+                push(&mut heap, p, end);
+            }
+            parts -= 1;
+        }
+        parts
+    }
+}
+
+/// The o200k pre-tokenizer: tiktoken's pattern, with its look-ahead `\s+(?!\S)` written
+/// as `\s+\s` whose last character is given back (as bpe-openai does).
+fn pretokenizer() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        let pat1 = [
+            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            "\\p{N}{1,3}",
+            " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
+            "\\s*[\\r\\n]+",
+            "\\s+$",
+        ]
+        .join("|");
+        Regex::new_many(&[pat1.as_str(), "\\s+\\s", "\\s+"]).expect("the o200k pattern compiles")
+    })
+}
+
+/// Compile the pre-tokenizer and touch the table now (for a thread started early).
+pub fn warm() {
+    let _ = pretokenizer();
+    let _ = Vocab::get();
+}
+
+/// o200k_base tokens in `text`.
+pub fn count(text: &str) -> usize {
+    let re = pretokenizer();
+    let vocab = Vocab::get();
+    let mut total = 0;
+    let mut last = 0;
+    while last < text.len() {
+        let input = Input::new(&text[last..]).anchored(Anchored::Yes);
+        let Some(m) = re.find(input) else {
+            // Every character matches one of the patterns; should one not, count the
+            // rest byte by byte rather than stop.
+            return total + text.len() - last;
+        };
+        let mut end = last + m.range().end;
+        if m.pattern().as_usize() == 1 {
+            // The look-ahead pattern: give its last character back.
+            let back = text[last..end].chars().next_back().map_or(0, char::len_utf8);
+            if end - back > last {
+                end -= back;
+            }
+        }
+        if end == last {
+            // An empty match cannot advance; take one character.
+            end = last + text[last..].chars().next().map_or(1, char::len_utf8);
+        }
+        total += vocab.count_piece(&text.as_bytes()[last..end]);
+        last = end;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(text: &str) -> usize {
+        bpe_openai::o200k_base().count(text)
+    }
+
+    #[test]
+    fn vocabulary_table_is_complete() {
+        let v = Vocab::get();
+        assert!(v.n > 199_000, "{}", v.n);
+        for id in (0..v.n).step_by(97) {
+            assert_eq!(v.rank(v.token(id)), Some(id as u32));
+        }
+        assert_eq!(v.rank(b"definitely-not-a-single-token-xyzzy"), None);
+    }
+
+    #[test]
+    fn counts_equal_bpe_openai_on_tricky_text() {
+        let cases = [
+            "",
+            " ",
+            "\n",
+            "\n\n",
+            "   \n  indented\n\ttab",
+            "hello world",
+            "Hello World's THE best'LL",
+            "## QRY-FTR-0002 — Conflict-free checklist sync\nFeature · InProgress · items/x.md",
+            "price: $1,234.56 (≈ €1 100) 100% 12345678",
+            "emoji 👩‍👩‍👧 and 日本語のテキスト and العربية and combining é e\u{301}",
+            "```rust\nfn main() { println!(\"hi\"); }\n```",
+            "a  b   c    d\u{a0}e\u{2003}f",
+            "trailing spaces   ",
+            "x\r\ny\r\n\r\n",
+            "0x01ffc9a7 0xffffffff `interfaceID`",
+            "https://github.com/ethereum/EIPs/issues/1761 ./eip-165.md",
+            "ÄÖÜäöüß ΑΒΓαβγ Привет",
+            "\u{301}\u{302} lone marks",
+            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        ];
+        for c in cases {
+            assert_eq!(count(c), reference(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn counts_equal_bpe_openai_on_the_fixtures() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("backlog-fixtures");
+        let mut files = 0;
+        for entry in ignore::Walk::new(&root).flatten() {
+            let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                continue;
+            };
+            assert_eq!(count(&text), reference(&text), "{}", entry.path().display());
+            for line in text.lines() {
+                assert_eq!(count(line), reference(line), "{line:?}");
+            }
+            files += 1;
+        }
+        assert!(files > 50, "{files}");
+    }
+
+    #[test]
+    #[ignore = "slow: every file of ../shared/corpora, whole and line by line"]
+    fn counts_equal_bpe_openai_on_the_real_corpora() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
+        if !root.is_dir() {
+            eprintln!("skipping: {} is absent", root.display());
+            return;
+        }
+        let mut files = 0;
+        for entry in ignore::Walk::new(&root).flatten() {
+            let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                continue;
+            };
+            assert_eq!(count(&text), reference(&text), "{}", entry.path().display());
+            for line in text.lines() {
+                assert_eq!(count(line), reference(line), "{}: {line:?}", entry.path().display());
+            }
+            files += 1;
+        }
+        assert!(files > 1000, "{files}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn counts_equal_bpe_openai_on_any_text(s in "\\PC{0,80}") {
+            proptest::prop_assert_eq!(count(&s), reference(&s));
+        }
+
+        #[test]
+        fn counts_equal_bpe_openai_on_markdownish_text(s in "[ a-zA-Z0-9\\n\\t#*_`.,:;'()\\[\\]/-]{0,120}") {
+            proptest::prop_assert_eq!(count(&s), reference(&s));
+        }
+    }
+}
