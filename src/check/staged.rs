@@ -123,6 +123,9 @@ pub fn check_staged(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Err
         no_sqlite: true,
     };
     let mut staged = Config::load(tmp.path(), &ov)?;
+    // The checkout has no `.git`: links from the repository root resolve as in the
+    // working tree.
+    staged.settings.repo_prefix = cfg.settings.repo_prefix.clone();
     // The staged baseline (none when it is not staged: then every diagnostic is new).
     staged.baseline = baseline
         .as_deref()

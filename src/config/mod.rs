@@ -532,6 +532,13 @@ pub struct Settings {
     /// `[check]`: severities and ignored paths.
     #[serde(skip_serializing_if = "CheckSettings::is_empty")]
     pub check: CheckSettings,
+    /// Where the root sits below the repository root (`/`-separated, `""` when the root
+    /// is the repository root): body links written from the repository root
+    /// (`[x](_kano/backlog/items/a.md)`, `[x](/docs/c.md)`) are resolved with it. Not a
+    /// key of `mdgraph.toml`: [`Config::load`] finds it (see [`repo_prefix`]). It changes
+    /// which links resolve, so it is part of the digest.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub repo_prefix: String,
 }
 
 impl Default for Settings {
@@ -544,6 +551,7 @@ impl Default for Settings {
             edges: default_edges(),
             tokenizer: crate::text::tokens::Tokenizer::default(),
             check: CheckSettings::default(),
+            repo_prefix: String::new(),
         }
     }
 }
@@ -629,7 +637,9 @@ impl Config {
             })?),
             None => None,
         };
-        Config::from_text(cwd, file.as_deref().zip(text.as_deref()), ov)
+        let mut cfg = Config::from_text(cwd, file.as_deref().zip(text.as_deref()), ov)?;
+        cfg.settings.repo_prefix = repo_prefix(&cfg.root, cfg.config_file.as_deref());
+        Ok(cfg)
     }
 
     /// Build the configuration from the text of a config file (`Some((path, text))`, the
@@ -716,6 +726,28 @@ impl Config {
     }
 }
 
+/// Where `root` sits below the repository root, `/`-separated (`""` when it is the
+/// repository root). The repository root is the nearest folder from `root` up that holds
+/// `.git` (a folder, or a file in a worktree or submodule); without one, the folder of
+/// the config file when that folder holds the root, else the root itself.
+pub fn repo_prefix(root: &Path, config_file: Option<&Path>) -> String {
+    let root = crate::text::path::absolute(root);
+    let repo = root
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+        .or_else(|| {
+            config_file
+                .and_then(Path::parent)
+                .map(crate::text::path::absolute)
+                .filter(|d| root.starts_with(d))
+        });
+    match repo {
+        Some(repo) => crate::text::path::rel_of(&repo, &root),
+        None => String::new(),
+    }
+}
+
 /// Parse the TOML text; errors carry the 1-based line and the key.
 fn parse_file(text: &str) -> Result<ConfigFile, (u32, String)> {
     toml::from_str::<ConfigFile>(text).map_err(|e| {
@@ -765,6 +797,7 @@ fn validate(
         edges: map,
         tokenizer: crate::text::tokens::Tokenizer::default(),
         check: CheckSettings::default(),
+        repo_prefix: String::new(),
     })
 }
 

@@ -2,7 +2,7 @@
 //! Markdown links to `.md` files) with pulldown-cmark. One function builds the parser
 //! options so every caller sees the same dialect.
 
-use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
 /// The CommonMark extensions mdgraph understands.
 pub fn cmark_options() -> Options {
@@ -48,7 +48,39 @@ pub struct Body {
     pub sections: Vec<Section>,
     /// Links in order.
     pub links: Vec<Link>,
+    /// How much of the body is navigation.
+    pub nav: NavStats,
 }
+
+/// How much of a body is navigation (links and queries rather than prose), for the
+/// navigation-page rule in `parse`.
+///
+/// Counted are the non-empty lines outside code blocks that are not headings, table
+/// separator rows or thematic breaks; each code block counts as one line. A *link line*
+/// is a list item or table row holding a link (a wikilink or a Markdown link to a
+/// local `.md` file) and at most [`NAV_LINE_WORDS`] words besides its links, or any line
+/// that is links and at most 3 other words. A query block (a fenced block in
+/// `dataview`, `dataviewjs`, `query` or `tasks`: Obsidian lists computed at view time)
+/// counts as a link line.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct NavStats {
+    /// Lines counted.
+    pub lines: u32,
+    /// Link lines and query blocks among them.
+    pub nav_lines: u32,
+    /// Links on the link lines.
+    pub links: u32,
+    /// Query blocks.
+    pub queries: u32,
+}
+
+/// Most words besides its links a list item or table row may have to be a link line: room
+/// for a title after the link (`- [EIP-2780](eip-2780.md): Reduce intrinsic transaction
+/// gas`), not for a sentence.
+pub const NAV_LINE_WORDS: usize = 10;
+
+/// Languages of fenced blocks that Obsidian plugins replace by a computed list.
+const QUERY_LANGUAGES: [&str; 4] = ["dataview", "dataviewjs", "query", "tasks"];
 
 /// Byte offset → 1-based line, for one text.
 struct Lines {
@@ -88,6 +120,11 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
     let mut in_heading: Option<(u8, usize)> = None;
     let mut heading_text = String::new();
     let mut link_depth = 0usize;
+    // For the navigation count: byte ranges of code blocks (and whether each is a query),
+    // of headings, and of the counted links.
+    let mut blocks: Vec<(std::ops::Range<usize>, bool)> = Vec::new();
+    let mut headings: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut link_spans: Vec<std::ops::Range<usize>> = Vec::new();
 
     let close = |out: &mut Body, cur: &(String, u8, u32, usize), end: usize| {
         let raw = &body[cur.3.min(end)..end];
@@ -110,7 +147,18 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
 
     for (event, range) in Parser::new_ext(body, cmark_options()).into_offset_iter() {
         match event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let query = match kind {
+                    CodeBlockKind::Fenced(info) => {
+                        let lang = info.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+                        QUERY_LANGUAGES.contains(&lang.as_str())
+                    }
+                    CodeBlockKind::Indented => false,
+                };
+                blocks.push((range.clone(), query));
+            }
             Event::Start(Tag::Heading { level, .. }) => {
+                headings.push(range.clone());
                 close(&mut out, &current, range.start);
                 in_heading = Some((level_num(level), range.start));
                 heading_text.clear();
@@ -143,6 +191,7 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
                     target: dest.to_string(),
                     line: lines.line(range.start),
                 });
+                link_spans.push(range.clone());
             }
             Event::End(TagEnd::Link) => link_depth = link_depth.saturating_sub(1),
             _ => {}
@@ -153,7 +202,99 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
         current = (heading_text.trim().to_string(), level, lines.line(start), body.len());
     }
     close(&mut out, &current, body.len());
+    out.nav = nav_stats(body, &blocks, &headings, &link_spans);
     out
+}
+
+/// Count the lines of a body as [`NavStats`] says, from the byte ranges the parser
+/// reported (all in order).
+fn nav_stats(
+    body: &str,
+    blocks: &[(std::ops::Range<usize>, bool)],
+    headings: &[std::ops::Range<usize>],
+    links: &[std::ops::Range<usize>],
+) -> NavStats {
+    let mut st = NavStats::default();
+    for (_, query) in blocks {
+        st.lines += 1;
+        if *query {
+            st.nav_lines += 1;
+            st.queries += 1;
+        }
+    }
+    // Lines, blocks, headings and links are all in order: one cursor each.
+    let (mut bi, mut hi, mut li) = (0, 0, 0);
+    let mut start = 0;
+    for line in body.split_inclusive('\n') {
+        let at = start;
+        start += line.len();
+        let end = start;
+        let text = line.trim();
+        let first = at + (line.len() - line.trim_start().len());
+        while blocks.get(bi).is_some_and(|(r, _)| r.end <= first) {
+            bi += 1;
+        }
+        while headings.get(hi).is_some_and(|r| r.end <= first) {
+            hi += 1;
+        }
+        while links.get(li).is_some_and(|r| r.end <= at) {
+            li += 1;
+        }
+        let in_block = blocks.get(bi).is_some_and(|(r, _)| r.contains(&first));
+        let in_heading = headings.get(hi).is_some_and(|r| r.contains(&first));
+        if text.is_empty() || in_block || in_heading || is_rule_or_separator(text) {
+            continue;
+        }
+        st.lines += 1;
+        let on_line: Vec<&std::ops::Range<usize>> = links[li.min(links.len())..]
+            .iter()
+            .take_while(|r| r.start < end)
+            .collect();
+        if on_line.is_empty() {
+            continue;
+        }
+        // Words outside the links (the list marker and table pipes are not words).
+        let mut rest = String::with_capacity(line.len());
+        let mut pos = at;
+        for r in &on_line {
+            if r.start > pos {
+                rest.push_str(body.get(pos..r.start).unwrap_or(""));
+            }
+            rest.push(' ');
+            pos = pos.max(r.end);
+        }
+        if pos < end {
+            rest.push_str(body.get(pos..end).unwrap_or(""));
+        }
+        let words = rest
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .count();
+        let listed = text.starts_with('|') || list_marker(text);
+        if words <= 3 || (listed && words <= NAV_LINE_WORDS) {
+            st.nav_lines += 1;
+            st.links += on_line.len() as u32;
+        }
+    }
+    st
+}
+
+/// `- `, `* `, `+ `, `1. `, `1) ` at the start of a trimmed line.
+fn list_marker(text: &str) -> bool {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &text.as_bytes()[digits..];
+    matches!(
+        (digits, rest),
+        (0, [b'-' | b'*' | b'+', b' ' | b'\t', ..]) | (1..=9, [b'.' | b')', b' ' | b'\t', ..])
+    )
+}
+
+/// A thematic break (`---`, `***`) or a table separator row (`|---|:--:|`).
+fn is_rule_or_separator(text: &str) -> bool {
+    text.contains(['-', '*', '_'])
+        && text
+            .chars()
+            .all(|c| matches!(c, '-' | '*' | '_' | '|' | ':' | ' ' | '\t'))
 }
 
 /// A link destination that names a local Markdown file (no scheme, `.md`/`.markdown`,
@@ -228,6 +369,27 @@ mod tests {
     fn links_in_code_are_ignored() {
         let b = parse_body("```\n[[A-1]]\n```\n`[[B-2]]`\n", 1);
         assert!(b.links.is_empty());
+    }
+
+    #[test]
+    fn navigation_lines_are_counted() {
+        let body = "# Index\n\nIntro sentence about the backlog and how it is organised.\n\n\
+                    - [A](a.md): first\n* [[B-1]]\n1. [C](c.md) a title of a few words\n\
+                    - We chose [D](d.md) because resumable uploads on flaky networks need offsets on the server.\n\
+                    | [E](e.md) | Open |\n|---|---|\n[F](f.md)\n\n---\n\n\
+                    ```dataview\nLIST FROM \"items\"\n```\n\n```rust\n[G](g.md)\n```\n";
+        let st = parse_body(body, 1).nav;
+        // Counted: intro, 3 list links, the prose list item, the table row, the bare link,
+        // and the two code blocks; not the heading, the separator row or the rule.
+        assert_eq!(
+            st,
+            NavStats {
+                lines: 9,
+                nav_lines: 6,
+                links: 5,
+                queries: 1
+            }
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! (duplicates, dangling references, broken links, ambiguity, parent cycles).
 
 use crate::config::Settings;
-use crate::ingest::parse::{ParsedFile, file_stem};
+use crate::ingest::parse::{ParsedFile, file_stem, join_link};
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{Edge, EdgeType, Graph, Kind, Node, Origin, RawRef, RefForm};
 use crate::text::mentions::mention_candidates;
@@ -110,6 +110,7 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
         by_path: &by_path,
         by_stem: &by_stem,
         ci,
+        repo_prefix: s.repo_prefix.split('/').filter(|c| !c.is_empty()).collect(),
         aliases: s
             .ids
             .prefix_aliases
@@ -122,7 +123,7 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
     let mut edges: FileEdges = BTreeMap::new();
     for (i, f) in files.iter().enumerate() {
         for r in f.doc.refs.as_deref().unwrap_or_default() {
-            let found = lookup.resolve(r);
+            let found = lookup.resolve(r, &f.doc.path);
             let t = match found {
                 Found::One(t) => t,
                 Found::Many(cands) => {
@@ -143,6 +144,19 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
                         .about(&r.target),
                     );
                     cands[0]
+                }
+                Found::Outside => {
+                    diags.push(
+                        Diagnostic::new(
+                            &f.doc.path,
+                            r.line,
+                            Severity::Warning,
+                            Code::LinkOutsideRoot,
+                            format!("link `{}` leads outside the root; ignored", r.target),
+                        )
+                        .about(&r.target),
+                    );
+                    continue;
                 }
                 Found::None(why) => {
                     let (sev, code) = match r.form {
@@ -331,6 +345,8 @@ enum Found {
     One(usize),
     Many(Vec<usize>),
     None(String),
+    /// A Markdown link that leads outside the root wherever it is read from.
+    Outside,
 }
 
 struct Lookup<'a> {
@@ -340,6 +356,8 @@ struct Lookup<'a> {
     by_path: &'a HashMap<&'a str, usize>,
     by_stem: &'a HashMap<String, Vec<usize>>,
     ci: bool,
+    /// The root's folders below the repository root ([`Settings::repo_prefix`]).
+    repo_prefix: Vec<&'a str>,
     /// Lowercase old prefix → new prefix (without the `-`).
     aliases: Vec<(String, String)>,
 }
@@ -349,13 +367,11 @@ impl Lookup<'_> {
         if self.ci { x.to_lowercase() } else { x.to_string() }
     }
 
-    fn resolve(&self, r: &RawRef) -> Found {
+    /// Resolve `r`, written in the file at root-relative path `from`.
+    fn resolve(&self, r: &RawRef, from: &str) -> Found {
         match r.form {
             RefForm::Id => self.by_id(&r.target),
-            RefForm::Path => match self.by_path.get(r.target.as_str()) {
-                Some(&i) => Found::One(i),
-                None => Found::None("no such file under the root".into()),
-            },
+            RefForm::Path => self.link(&r.target, from),
             RefForm::Wiki => {
                 let t = r.target.trim_start_matches("./").trim_start_matches('/');
                 if let Found::One(i) = self.by_id(t) {
@@ -378,6 +394,58 @@ impl Lookup<'_> {
                 }
             }
         }
+    }
+
+    /// A Markdown link from `from`: relative to the linking file, then to the repository
+    /// root, then to the root; a target starting with `/` from the repository root, then
+    /// the root. Paths are joined in the repository (so `../backlog/x.md` from the root's
+    /// top folder comes back in) and must end inside the root.
+    fn link(&self, target: &str, from: &str) -> Found {
+        let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
+        let prefix = &self.repo_prefix;
+        let from_file = (!target.starts_with('/'))
+            .then(|| join_link(prefix.iter().copied().chain(dir.split('/')), target))
+            .flatten();
+        let from_repo = join_link(std::iter::empty(), target);
+        let from_root = join_link(std::iter::empty(), target);
+        // Repository paths to root-relative ones (None: outside the root).
+        let in_root = |p: &str| -> Option<String> {
+            let mut rest = p;
+            for c in prefix {
+                rest = rest.strip_prefix(c)?;
+                rest = match rest {
+                    "" => return None,
+                    r => r.strip_prefix('/')?,
+                };
+            }
+            Some(rest.to_string())
+        };
+        let tried: Vec<String> = [
+            from_file.as_deref().and_then(in_root),
+            from_repo.as_deref().and_then(in_root),
+            from_root.filter(|_| !prefix.is_empty()),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|p| !p.is_empty())
+        .collect();
+        if let Some(&i) = tried.iter().find_map(|p| self.by_path.get(p.as_str())) {
+            return Found::One(i);
+        }
+        // Outside only when the link read as written (from the file, or from the top for
+        // `/`) leaves the root; a missing file inside the root is a broken link.
+        let written = if target.starts_with('/') { from_repo } else { from_file };
+        if written.as_deref().and_then(in_root).is_none_or(|p| p.is_empty()) {
+            return Found::Outside;
+        }
+        let mut names: Vec<String> = Vec::new();
+        for p in tried {
+            if !names.contains(&p) {
+                names.push(p);
+            }
+        }
+        let names: Vec<String> = names.iter().map(|p| format!("`{p}`")).collect();
+        Found::None(format!("no such file under the root (tried {})", names.join(", ")))
     }
 
     /// An id, a node id (`ID@uid…`, `ID@path`) or `ID@uidprefix`.
@@ -615,6 +683,38 @@ mod tests {
         assert_eq!(dep.target, "20");
         let node = g.nodes.iter().find(|n| n.id == "20").unwrap();
         assert_eq!(node.path, "ERCS/erc-20.md");
+    }
+
+    #[test]
+    fn links_resolve_from_the_file_then_the_repository_root() {
+        // The root is `backlog/` in the repository: links may be written from the file,
+        // from the repository root (with or without `/`), or climb out and back in.
+        let s = crate::config::Settings {
+            repo_prefix: "backlog".into(),
+            ..Default::default()
+        };
+        let p = |path: &str, text: &str| crate::ingest::parse::parse_file(path, "h", text, &s);
+        let files = vec![
+            p(
+                "docs/a/b.md",
+                "[1](docs/c.md)\n[2](/backlog/docs/c.md)\n[3](backlog/docs/c.md)\n\
+                 [4](../../../backlog/docs/c.md)\n[5](c2.md)\n[6](/docs/c.md)\n[7](../../../README.md)\n[8](nowhere.md)\n",
+            ),
+            p("docs/c.md", "# C\n"),
+            p("docs/a/c2.md", "# C2\n"),
+        ];
+        let (g, d) = resolve(files, &s);
+        let targets: Vec<(&str, u32)> = g
+            .edges
+            .iter()
+            .filter(|e| e.source == "b")
+            .map(|e| (e.target.as_str(), e.line))
+            .collect();
+        // Lines 1–4 and 6 are the same file: one edge, at the first line.
+        assert_eq!(targets, [("c", 1), ("c2", 5)]);
+        let got: Vec<(u32, Code)> = d.iter().map(|x| (x.line, x.code)).collect();
+        assert_eq!(got, [(7, Code::LinkOutsideRoot), (8, Code::BrokenLink)], "{d:?}");
+        assert!(d[1].message.contains("`docs/a/nowhere.md`"), "{}", d[1].message);
     }
 
     #[test]

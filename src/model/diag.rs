@@ -51,7 +51,9 @@ pub enum Code {
     UnclosedFrontmatter,
     /// A frontmatter reference value of an unusable type (a mapping, a float, …).
     BadReference,
-    /// A link whose target climbs out of the root.
+    /// A link that leads outside the root from the file and from the repository root.
+    /// Listed here for its place in the code order, but found at resolve time (where a
+    /// link leads is decided with the other files).
     LinkOutsideRoot,
     /// The frontmatter id disagrees with the id in the filename.
     IdMismatch,
@@ -142,7 +144,6 @@ impl Code {
                 | Code::FrontmatterNotMapping
                 | Code::UnclosedFrontmatter
                 | Code::BadReference
-                | Code::LinkOutsideRoot
                 | Code::IdMismatch
                 | Code::MissingId
                 | Code::UnknownType

@@ -159,8 +159,9 @@ impl Origin {
 pub struct RawRef {
     /// The edge type this reference makes.
     pub edge: EdgeType,
-    /// The target as written (an id, `ID@uid`, a wikilink target) or, for Markdown links,
-    /// the root-relative path it points to.
+    /// The target as written: an id, `ID@uid`, a wikilink target, or a Markdown link's
+    /// destination (without its `#anchor`; resolved against the linking file, then the
+    /// repository root, at resolve time).
     pub target: String,
     /// How to resolve `target`.
     pub form: RefForm,
@@ -179,7 +180,8 @@ pub enum RefForm {
     Id,
     /// A `[[wikilink]]` target: an id, a path, or a filename with or without `.md`.
     Wiki,
-    /// A Markdown link, already resolved to a root-relative path.
+    /// A Markdown link's destination: relative to the linking file, else to the
+    /// repository root (a leading `/` means the repository root).
     Path,
 }
 
@@ -218,6 +220,11 @@ pub struct Node {
     /// True when the id was derived from the filename (no id field in the frontmatter).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub id_derived: bool,
+    /// True for a navigation page (an index, a README of links, a Dataview dashboard):
+    /// search follows its links but does not rank or pack it as content. The rule is
+    /// in `ingest/parse.rs` (`is_nav_page`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub nav: bool,
     /// The whole frontmatter as a JSON object (`{}` when there is none or it is invalid).
     /// Kept as raw JSON: mdgraph itself reads only the fields it extracted, so loading an
     /// index does not build a map per document.

@@ -87,7 +87,16 @@ pub struct Neighbor {
 /// Walk from `seeds` ((id, score), best first). Returns every document reached,
 /// including seeds reached from other seeds, keyed by id.
 pub fn expand(src: &dyn GraphSource, seeds: &[(String, f64)], g: &GraphSettings) -> BTreeMap<String, Neighbor> {
-    expand_focused(src, seeds, g, &[])
+    expand_focused(src, seeds, g, &[], None)
+}
+
+/// How the walk takes the links out of a navigation page, which are many and of equal
+/// weight: those to documents that matched the query by themselves first.
+pub struct NavOrder<'a> {
+    /// Whether a document is a navigation page.
+    pub is_nav: &'a dyn Fn(&str) -> bool,
+    /// How well a document matched the query by itself (0 when it did not).
+    pub relevance: &'a dyn Fn(&str) -> f64,
 }
 
 /// Edge types a question asks about, from its words: blocking and dependencies, decisions,
@@ -136,12 +145,14 @@ pub const FOCUS_BOOST: f64 = 1.5;
 /// [`expand`] for a question about the `focus` edge types: those edges are taken first
 /// and weigh [`FOCUS_BOOST`] times more (at most 1), have their own per-seed cap,
 /// and are walked one hop further than `k_hop` (at least two hops: the blocker of the
-/// feature's task).
+/// feature's task). Out of a navigation page, edges of equal weight go by `nav`'s
+/// relevance before their ids.
 pub fn expand_focused(
     src: &dyn GraphSource,
     seeds: &[(String, f64)],
     g: &GraphSettings,
     focus: &[EdgeType],
+    nav: Option<&NavOrder>,
 ) -> BTreeMap<String, Neighbor> {
     let allowed: HashSet<EdgeType> = g.edge_allowlist.iter().copied().chain(focus.iter().copied()).collect();
     let max_hop = if focus.is_empty() {
@@ -191,16 +202,25 @@ pub fn expand_focused(
                         best.insert(e.other.clone(), e);
                     }
                 }
-                let mut cands: Vec<GraphEdge> = best.into_values().collect();
-                // Edges the question asks about first, then the strongest (ties by id).
-                cands.sort_by(|a, b| {
+                let by_relevance = nav.filter(|n| (n.is_nav)(node));
+                let mut cands: Vec<(GraphEdge, f64)> = best
+                    .into_values()
+                    .map(|e| {
+                        let r = by_relevance.map_or(0.0, |n| (n.relevance)(&e.other));
+                        (e, r)
+                    })
+                    .collect();
+                // Edges the question asks about first, then the strongest (ties by id, or
+                // out of a navigation page by relevance, then id).
+                cands.sort_by(|(a, ra), (b, rb)| {
                     let fa = focus.contains(&a.r#type);
                     let fb = focus.contains(&b.r#type);
                     fb.cmp(&fa)
                         .then_with(|| b.weight.total_cmp(&a.weight))
+                        .then_with(|| rb.total_cmp(ra))
                         .then_with(|| a.other.cmp(&b.other))
                 });
-                for e in cands {
+                for (e, _) in cands {
                     let counter = if focus.contains(&e.r#type) {
                         &mut taken_focus
                     } else {

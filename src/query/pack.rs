@@ -7,7 +7,8 @@
 //! line and its most relevant section (cut at a line boundary when the section alone is
 //! larger than an item's share); then the room left deepens the items in rank order with
 //! their further sections. An item whose text fits nowhere becomes a one-line reference,
-//! the last resort; what does not fit at all is counted under "Not included".
+//! the last resort; what does not fit at all is counted under "Not included". A
+//! navigation page is only ever a reference unless the query names its id.
 //!
 //! Every line is counted with the index's tokenizer (o200k by default): section texts
 //! and document headers from the counts stored at index time, everything made at pack
@@ -173,7 +174,10 @@ pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, toke
     // Title, stats line (its longest form), the joins and the final newline.
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
     let fixed = count(&title) + JOIN + stats_reserve + JOIN;
-    let cands: Vec<Cand> = results.iter().filter_map(|h| candidate(engine, h, tokenizer)).collect();
+    let cands: Vec<Cand> = results
+        .iter()
+        .filter_map(|h| candidate(engine, h, query, tokenizer))
+        .collect();
     if fixed > budget {
         return render_pack(query, budget, tokenizer, title, cands, true);
     }
@@ -310,11 +314,19 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
 
 /// The candidate for one hit: its header with the relations and reason lines, and its
 /// sections ranked by relevance.
-fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, tokenizer: Tokenizer) -> Option<Cand<'a>> {
+fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Tokenizer) -> Option<Cand<'a>> {
     let node = engine.node(&hit.id)?;
     let header = render::doc_header(&node);
     let relations = relations(engine, &hit.id);
-    let sections = engine.sections_of(&hit.id);
+    // A navigation page is a reference line (what it points to is packed on its own),
+    // unless the query names it (its id or its path).
+    let named = matches!(hit.why, Why::Seed { exact_id: true, .. })
+        || (!hit.path.is_empty() && query.contains(hit.path.as_str()));
+    let sections = if hit.nav && !named {
+        Vec::new()
+    } else {
+        engine.sections_of(&hit.id)
+    };
     let mut order: Vec<usize> = (0..sections.len()).collect();
     let best = match &hit.why {
         Why::Seed {

@@ -121,9 +121,21 @@ pub struct Hit {
     pub state: Option<String>,
     /// Document score (higher is better).
     pub score: f64,
+    /// A navigation page: ranked far below content and packed as a reference line
+    /// ([`NAV_WEIGHT`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub nav: bool,
     /// Why it is here.
     pub why: Why,
 }
+
+/// Score factor of a navigation page (an index, a README of links, a Dataview page;
+/// [`Node::nav`]) that matched the query or was reached along a body link: below any
+/// document with content. Its links are walked as a seed's would be (it is a *pivot*),
+/// so what it points to is found without it taking a place among the answers. Reached
+/// along a typed relation (an EIP `requires` a Meta EIP), it keeps its rank: the relation
+/// says it matters to the document that declares it.
+pub const NAV_WEIGHT: f64 = 0.1;
 
 /// The answer to a query.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -153,6 +165,8 @@ pub struct DocInfo {
     pub r#type: Option<String>,
     /// State.
     pub state: Option<String>,
+    /// A navigation page ([`Node::nav`]).
+    pub nav: bool,
 }
 
 /// A section's text for a pack.
@@ -264,8 +278,29 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         })
         .collect();
     docs.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    // Navigation pages are no seeds on their text: among the documents that could be
+    // seeds, they are set aside as pivots (the walk starts from them too), and the cliff
+    // is measured from the best document with content.
+    let wanted = if graph { r.seeds } else { limit };
+    let mut pivots: Vec<(f64, &str, &SectionHit, usize)> = Vec::new();
+    let mut content = 0;
+    docs.retain(|d| {
+        if content >= wanted + exact.len() {
+            return true;
+        }
+        let nav = !exact.iter().any(|e| e == d.1) && engine.doc(d.1).is_some_and(|i| i.nav);
+        if nav {
+            if pivots.len() < r.seeds {
+                pivots.push(*d);
+            }
+            return false;
+        }
+        content += 1;
+        true
+    });
     let best = docs.first().map(|d| d.0).unwrap_or(0.0);
     docs.retain(|d| d.0 >= r.cliff * best && d.0 > 0.0);
+    pivots.retain(|d| d.0 >= r.cliff * best && d.0 > 0.0);
 
     // Seeds: ids named in the query first (in query order), then full-text matches.
     let top = best.max(0.0) + 1.0;
@@ -283,7 +318,6 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     }
     // Only as many seeds as can be shown (or expanded) are explained: explaining reads
     // and tokenizes the best section.
-    let wanted = if graph { r.seeds } else { limit };
     for (score, doc, best_hit, n) in &docs {
         if seeds.len() >= wanted {
             break;
@@ -293,11 +327,35 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         }
     }
     seeds.retain(|h| !h.path.is_empty());
+    // A pivot scores at most as the best content does (its own score when nothing else
+    // matched).
+    let pivots: Vec<Hit> = pivots
+        .iter()
+        .map(|(score, doc, best_hit, n)| {
+            let score = if best > 0.0 { score.min(best) } else { *score };
+            make_seed(engine, doc, score, false, Some((best_hit, *n)), &terms)
+        })
+        .filter(|h| !h.path.is_empty())
+        .collect();
+    // How well each document matched by itself: the walk from a pivot takes the links
+    // to matching documents first.
+    let matched: HashMap<&str, f64> = per_doc.iter().map(|(&d, hs)| (doc_id(d), hs[0].score)).collect();
 
     let results = if graph {
-        expand_and_rank(engine, query, seeds, r, limit)
+        expand_and_rank(engine, query, seeds, pivots, &matched, r, limit)
     } else {
-        truncate(seeds, limit)
+        // Seeds are in rank order: a demoted pivot goes below those that outscore it
+        // (a stable sort keeps the rest as it was).
+        let mut all = seeds;
+        for mut p in pivots {
+            p.score = round(p.score * NAV_WEIGHT);
+            all.push(p);
+        }
+        all.sort_by(|a, b| {
+            let exact = |h: &Hit| matches!(h.why, Why::Seed { exact_id: true, .. });
+            exact(b).cmp(&exact(a)).then_with(|| b.score.total_cmp(&a.score))
+        });
+        truncate(all, limit)
     };
     Ok(Results {
         schema: "mdgraph.search/1",
@@ -351,8 +409,16 @@ fn truncate(mut v: Vec<Hit>, limit: usize) -> Vec<Hit> {
 /// Expand the best seeds along the graph and re-rank seeds and neighbors together:
 /// score (relative to the best seed) + `path_bonus` per extra path, × doctype weight × state
 /// weight. A superseded ADR in the results pulls in its successor. Ties break by id.
-fn expand_and_rank(engine: &dyn Engine, query: &str, mut seeds: Vec<Hit>, r: &Retrieval, limit: usize) -> Vec<Hit> {
-    let best = seeds.iter().map(|h| h.score).fold(0.0, f64::max);
+fn expand_and_rank(
+    engine: &dyn Engine,
+    query: &str,
+    mut seeds: Vec<Hit>,
+    pivots: Vec<Hit>,
+    matched: &HashMap<&str, f64>,
+    r: &Retrieval,
+    limit: usize,
+) -> Vec<Hit> {
+    let best = seeds.iter().chain(&pivots).map(|h| h.score).fold(0.0, f64::max);
     if best <= 0.0 {
         return truncate(seeds, limit);
     }
@@ -374,19 +440,40 @@ fn expand_and_rank(engine: &dyn Engine, query: &str, mut seeds: Vec<Hit>, r: &Re
     };
     // A seed demoted by its state walks with the demotion: a superseded ADR's items do
     // not outrank the decision that replaced it.
+    // Pivots (navigation pages that matched) walk as seeds do.
     let seed_scores: Vec<(String, f64)> = seeds
         .iter()
+        .chain(&pivots)
         .map(|h| (h.id.clone(), h.score / best * state_weight(h).min(1.0)))
         .collect();
     let focus = expand::focus(query);
-    let mut reached = expand::expand_focused(engine, &seed_scores, &r.graph, &focus);
+    let pivot_ids: HashSet<&str> = pivots.iter().map(|h| h.id.as_str()).collect();
+    let is_nav = |id: &str| pivot_ids.contains(id) || engine.doc(id).is_some_and(|d| d.nav);
+    let relevance = |id: &str| matched.get(id).copied().unwrap_or(0.0);
+    let nav = expand::NavOrder {
+        is_nav: &is_nav,
+        relevance: &relevance,
+    };
+    let mut reached = expand::expand_focused(engine, &seed_scores, &r.graph, &focus, Some(&nav));
+    // A pivot another seed reached along a typed relation ranks as that neighbor.
+    let mut pivots = pivots;
+    pivots.retain(|p| {
+        reached
+            .get(&p.id)
+            .is_none_or(|n| n.path.last().is_none_or(|st| body_link(st.edge)))
+    });
     let mut out: Vec<Hit> = Vec::new();
-    for mut h in seeds {
+    for (pivot, mut h) in seeds
+        .into_iter()
+        .map(|h| (false, h))
+        .chain(pivots.into_iter().map(|h| (true, h)))
+    {
         let extra = reached.remove(&h.id).map_or(0, |n| n.paths);
         if let Why::Seed { also_reached, .. } = &mut h.why {
             *also_reached = extra;
         }
-        h.score = (h.score / best + r.graph.path_bonus * extra as f64) * weight(&h);
+        let nav = if pivot { NAV_WEIGHT } else { 1.0 };
+        h.score = (h.score / best + r.graph.path_bonus * extra as f64) * weight(&h) * nav;
         out.push(h);
     }
     for n in reached.into_values() {
@@ -399,8 +486,11 @@ fn expand_and_rank(engine: &dyn Engine, query: &str, mut seeds: Vec<Hit>, r: &Re
                     .any(|t| st.edge == t.as_str() || st.edge == expand::reverse_name(*t))
             });
         let damp = if off_focus { OFF_FOCUS } else { 1.0 };
+        // A navigation page reached along a body link is not content either.
+        let by_link = n.path.last().is_some_and(|st| body_link(st.edge));
         if let Some(mut h) = neighbor_hit(engine, &n.id, n.path, n.paths) {
-            h.score = (n.score * damp + r.graph.path_bonus * n.paths.saturating_sub(1) as f64) * weight(&h);
+            let nav = if h.nav && by_link { NAV_WEIGHT } else { 1.0 };
+            h.score = (n.score * damp + r.graph.path_bonus * n.paths.saturating_sub(1) as f64) * weight(&h) * nav;
             out.push(h);
         }
     }
@@ -438,6 +528,11 @@ fn expand_and_rank(engine: &dyn Engine, query: &str, mut seeds: Vec<Hit>, r: &Re
     out.sort_by_key(|h| !matches!(h.why, Why::Seed { exact_id: true, .. }));
     out.truncate(limit);
     out
+}
+
+/// A step along a body link or mention, either way (not a typed relation).
+fn body_link(edge: &str) -> bool {
+    matches!(edge, "links_to" | "linked_from" | "mentions" | "mentioned_by")
 }
 
 /// Factor on a neighbor reached along no edge a question about relations asks about.
@@ -523,6 +618,7 @@ fn neighbor_hit(engine: &dyn Engine, id: &str, path: Vec<Step>, paths: usize) ->
         r#type: info.r#type,
         state: info.state,
         score: 0.0,
+        nav: info.nav,
         why: Why::Neighbor { seed, path, paths },
     })
 }
@@ -563,6 +659,7 @@ fn make_seed(
         r#type: info.as_ref().and_then(|i| i.r#type.clone()),
         state: info.as_ref().and_then(|i| i.state.clone()),
         score: round(score),
+        nav: info.as_ref().is_some_and(|i| i.nav),
         why: Why::Seed {
             exact_id,
             matched,
@@ -681,7 +778,7 @@ impl Engine for SqliteEngine {
     fn doc(&self, id: &str) -> Option<DocInfo> {
         let mut st = self
             .conn
-            .prepare_cached("SELECT path, title, kind, type, state FROM nodes WHERE id = ?1")
+            .prepare_cached("SELECT path, title, kind, type, state, nav FROM nodes WHERE id = ?1")
             .ok()?;
         st.query_row([id], |r| {
             let kind: String = r.get(2)?;
@@ -691,6 +788,7 @@ impl Engine for SqliteEngine {
                 kind: serde_json::from_value(serde_json::Value::String(kind)).unwrap_or_default(),
                 r#type: r.get(3)?,
                 state: r.get(4)?,
+                nav: r.get::<_, i64>(5)? != 0,
             })
         })
         .ok()
@@ -804,6 +902,7 @@ impl MemoryEngine {
                     kind: n.kind,
                     r#type: n.r#type.clone(),
                     state: n.state.clone(),
+                    nav: n.nav,
                 },
             );
             ids.insert(n.id.to_lowercase(), n.id.clone());

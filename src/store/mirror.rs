@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 /// File name of the mirror inside the index folder.
 pub const DB_FILE: &str = "index.sqlite";
 /// Version of the mirror's tables; another version is rebuilt.
-pub const DB_SCHEMA: i64 = 7;
+/// 8: `nodes.nav` (navigation pages, which search follows but does not rank).
+pub const DB_SCHEMA: i64 = 8;
 
 /// What the terms in a mirror depend on: the mdgraph version and the terms the tokenizer
 /// makes of a fixed text (case folding, diacritics, scripts, the stemmer). A mirror
@@ -135,7 +136,7 @@ const TABLES: &str = "
     CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE nodes(id TEXT PRIMARY KEY, lid TEXT NOT NULL, raw_lid TEXT NOT NULL, uid TEXT,
                        kind TEXT NOT NULL, path TEXT NOT NULL, type TEXT, title TEXT NOT NULL,
-                       state TEXT, degree INTEGER NOT NULL, json TEXT NOT NULL);
+                       state TEXT, degree INTEGER NOT NULL, json TEXT NOT NULL, nav INTEGER NOT NULL);
     CREATE TABLE edges(source TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL,
                        origin TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
                        weight REAL NOT NULL);
@@ -233,7 +234,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool)
             tx.execute_batch(INDEXES).map_err(e)?;
             let (docs, encoded, corpus) = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             let mut put_node = tx
-                .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+                .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
                 .map_err(e)?;
             for row in docs? {
                 put_node.execute(rusqlite::params_from_iter(row.values())).map_err(e)?;
@@ -302,6 +303,7 @@ fn node_rows(nodes: &[Node], edges: &[Edge]) -> Result<Vec<NodeRow>, Error> {
                 opt(n.state.as_deref()),
                 Value::Integer(degree),
                 Value::Text(json),
+                Value::Integer(n.nav as i64),
             ]))
         })
         .collect()
@@ -605,7 +607,7 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool
         put_corpus(&tx, &corpus).map_err(e)?;
         // Documents whose row changed (frontmatter, title, state, degree).
         let mut set_node = tx
-            .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+            .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
             .map_err(e)?;
         for n in new_nodes.iter().filter(|n| old_nodes.get(n.id()) != Some(*n)) {
             set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;

@@ -24,7 +24,10 @@ use std::path::Path;
 
 /// Version of the on-disk format; a different version makes the index stale.
 /// 6: diagnostics carry a `subject` (the key of a baseline entry).
-pub const SCHEMA_VERSION: u32 = 6;
+/// 7: a Markdown link's raw reference keeps the destination as written (resolved from
+/// the file, then the repository root, at resolve time; it was the file-joined path), and
+/// documents carry `nav` (navigation pages).
+pub const SCHEMA_VERSION: u32 = 7;
 /// Node file name.
 pub const NODES: &str = "graph_nodes.jsonl";
 /// Edge file name.

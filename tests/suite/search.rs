@@ -26,6 +26,9 @@ struct HitJson {
     r#type: Option<String>,
     state: Option<String>,
     score: f64,
+    /// Only on navigation pages.
+    #[serde(default)]
+    nav: bool,
     why: WhyJson,
 }
 
