@@ -30,7 +30,8 @@ PROJECT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from search_bench import pct, titles_and_ids  # noqa: E402
 
-BIN = os.path.join(PROJECT, "target", "release", "mdgraph")
+# The release binary; MDGRAPH_BIN names another (a build in another CARGO_TARGET_DIR).
+BIN = os.environ.get("MDGRAPH_BIN") or os.path.join(PROJECT, "target", "release", "mdgraph")
 
 
 async def bench(root: str, index_dir: str, queries: list[str]) -> None:

@@ -7,7 +7,9 @@
 """
 import subprocess, time, statistics, sys
 import os
-B=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "target", "release", "mdgraph"); A=["--root","/tmp/gen10k","--index-dir","/tmp/gen10k-idx"]
+# MDGRAPH_BIN, MDGRAPH_ROOT and MDGRAPH_INDEX override the binary and the backlog.
+B=os.environ.get("MDGRAPH_BIN") or os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "target", "release", "mdgraph")
+A=["--root",os.environ.get("MDGRAPH_ROOT","/tmp/gen10k"),"--index-dir",os.environ.get("MDGRAPH_INDEX","/tmp/gen10k-idx")]
 def t(args, n=20):
     xs=[]
     for _ in range(n):

@@ -32,7 +32,7 @@ use crate::check::{self, BaselineReport, CheckOptions, CheckReport};
 use crate::config::Config;
 use crate::error::Error;
 use crate::ingest::build::{self, BuildOptions, BuildReport};
-use crate::model::{Edge, EdgeType, Node};
+use crate::model::{EdgeType, Node};
 use crate::progress::Progress;
 use crate::query::backlog::{self, Backlog, Filter as ListFilter, Hold, ListReport, ReadyReport, TreeReport};
 use crate::query::eval;
@@ -70,8 +70,11 @@ pub struct Index {
     config: Config,
     engine: Mutex<Option<Box<dyn Engine + Send>>>,
     graph: OnceLock<Loaded>,
-    /// Documents and their parent and blocking edges only (see `backlog_graph`).
-    docs: OnceLock<(Vec<Node>, Vec<Edge>)>,
+    /// Documents (without their frontmatter) and their parent and blocking edges only
+    /// (see `backlog_graph`).
+    docs: OnceLock<mirror::Docs>,
+    /// The same with the documents' frontmatter (`list --where`, a sort on a field).
+    docs_with_fields: OnceLock<mirror::Docs>,
     warnings: Mutex<Vec<String>>,
 }
 
@@ -120,6 +123,7 @@ impl Index {
             engine: Mutex::new(None),
             graph: OnceLock::new(),
             docs: OnceLock::new(),
+            docs_with_fields: OnceLock::new(),
             warnings: Mutex::new(Vec::new()),
         }
     }
@@ -335,26 +339,68 @@ impl Index {
     }
 
     /// The documents and their parent and blocking edges, for the backlog questions: the
-    /// whole graph when it is loaded already, else only those records, from the SQLite
-    /// mirror when it is current or the JSONL files (read once, kept).
-    fn backlog_graph(&self) -> Result<(&[Node], &[Edge]), Error> {
+    /// whole graph when it is loaded already, else only those records (read once, kept):
+    /// from the SQLite mirror when it is current, the documents' columns only unless
+    /// `fields` asks for their frontmatter too; else from the JSONL files.
+    fn backlog_graph(&self, fields: bool) -> Result<Backlog<'_>, Error> {
+        let states = &self.config.states;
         if let Some(g) = self.graph.get() {
-            return Ok((&g.nodes, &g.edges));
+            return Ok(Backlog::new(&g.nodes, &g.edges, states));
         }
-        if let Some((n, e)) = self.docs.get() {
-            return Ok((n, e));
-        }
-        const TYPES: [&str; 4] = ["parent", "blocked_by", "blocks", "depends_on"];
-        let dir = &self.config.index_dir;
-        let loaded = self
-            .config
-            .sqlite
-            .then(|| mirror::load_docs(dir, &TYPES, self.config.sqlite_fts))
-            .flatten()
-            .or_else(|| sidecar::load_docs(dir, |t| TYPES.contains(&t)))
-            .ok_or_else(|| no_index(&self.config))?;
-        let (n, e) = self.docs.get_or_init(|| loaded);
-        Ok((n, e))
+        let docs: &mirror::Docs = match (self.docs_with_fields.get(), self.docs.get()) {
+            (Some(d), _) => d,
+            (None, Some(d)) if !fields => d,
+            _ => {
+                const TYPES: [EdgeType; 4] = [
+                    EdgeType::Parent,
+                    EdgeType::BlockedBy,
+                    EdgeType::Blocks,
+                    EdgeType::DependsOn,
+                ];
+                let dir = &self.config.index_dir;
+                let loaded = self
+                    .config
+                    .sqlite
+                    .then(|| mirror::load_docs(dir, &TYPES, self.config.sqlite_fts, fields))
+                    .flatten()
+                    .or_else(|| {
+                        sidecar::load_docs(dir, |t| TYPES.iter().any(|x| x.as_str() == t)).map(|(nodes, edges)| {
+                            mirror::Docs {
+                                nodes,
+                                links: edges.iter().map(mirror::Link::from).collect(),
+                                priorities: None,
+                            }
+                        })
+                    })
+                    .ok_or_else(|| no_index(&self.config))?;
+                let slot = if loaded.priorities.is_none() {
+                    &self.docs_with_fields
+                } else {
+                    &self.docs
+                };
+                slot.get_or_init(|| loaded)
+            }
+        };
+        let links = docs
+            .links
+            .iter()
+            .map(|l| (l.source.as_str(), l.target.as_str(), l.r#type));
+        Ok(Backlog::with_priorities(
+            &docs.nodes,
+            docs.priorities.as_deref(),
+            links,
+            states,
+        ))
+    }
+
+    /// The documents for resolving an id typed by a person (no frontmatter needed).
+    fn backlog_nodes(&self) -> Result<&[Node], Error> {
+        self.backlog_graph(false)?;
+        Ok(match (self.graph.get(), self.docs_with_fields.get(), self.docs.get()) {
+            (Some(g), _, _) => &g.nodes,
+            (None, Some(d), _) | (None, None, Some(d)) => &d.nodes,
+            (None, None, None) => return Err(no_index(&self.config)),
+        })
     }
 
     /// Warnings collected so far (the SQLite mirror was unusable and the JSONL files
@@ -365,8 +411,7 @@ impl Index {
 
     /// The documents matching `filter` (`mdgraph list`).
     pub fn list(&self, filter: &ListFilter) -> Result<ListReport, Error> {
-        let (n, e) = self.backlog_graph()?;
-        let items = Backlog::new(n, e, &self.config.states).list(filter);
+        let items = self.backlog_graph(Backlog::needs_fields(filter))?.list(filter);
         Ok(ListReport {
             schema: backlog::LIST_SCHEMA,
             count: items.len(),
@@ -377,7 +422,7 @@ impl Index {
     /// The id of the document `typed` names (any form `show` accepts), without loading
     /// the sections.
     pub fn resolve_id(&self, typed: &str) -> Result<String, Error> {
-        let (n, _) = self.backlog_graph()?;
+        let n = self.backlog_nodes()?;
         Ok(show::find(n, typed, &self.config.settings.ids.prefix_aliases)?
             .id
             .clone())
@@ -385,22 +430,20 @@ impl Index {
 
     /// Work that can start now (`mdgraph ready`).
     pub fn ready(&self) -> Result<ReadyReport, Error> {
-        let (n, e) = self.backlog_graph()?;
-        Ok(Backlog::new(n, e, &self.config.states).ready())
+        Ok(self.backlog_graph(false)?.ready())
     }
 
     /// What keeps `id` from starting (empty when it can), and the node's id.
     pub fn holds(&self, id: &str) -> Result<(String, Vec<Hold>), Error> {
-        let (n, e) = self.backlog_graph()?;
-        let node = show::find(n, id, &self.config.settings.ids.prefix_aliases)?;
-        Ok((node.id.clone(), Backlog::new(n, e, &self.config.states).holds(&node.id)))
+        let node = show::find(self.backlog_nodes()?, id, &self.config.settings.ids.prefix_aliases)?;
+        Ok((node.id.clone(), self.backlog_graph(false)?.holds(&node.id)))
     }
 
     /// `id` with its descendants along parent edges and their roll-up (`mdgraph tree`).
     pub fn tree(&self, id: &str) -> Result<TreeReport, Error> {
-        let (n, e) = self.backlog_graph()?;
-        let node = show::find(n, id, &self.config.settings.ids.prefix_aliases)?;
-        let root = Backlog::new(n, e, &self.config.states)
+        let node = show::find(self.backlog_nodes()?, id, &self.config.settings.ids.prefix_aliases)?;
+        let root = self
+            .backlog_graph(false)?
             .tree(&node.id)
             .ok_or_else(|| Error::NotFound(id.to_string()))?;
         Ok(TreeReport {

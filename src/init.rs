@@ -135,6 +135,10 @@ pub fn detect(dir: &Path) -> Detected {
     detected(Layout::Generic, dir.to_path_buf())
 }
 
+/// The `[states] paths` of a Backlog.md backlog: its folders of finished, archived and
+/// draft tasks.
+const BACKLOG_MD_PATHS: &str = r#"{ "archive/**" = "dropped", "completed/**" = "done", "drafts/**" = "draft" }"#;
+
 /// A `backlog/` or `.backlog/` folder of Backlog.md (or `dir` itself being one).
 fn backlog_md(dir: &Path) -> Option<(PathBuf, Layout)> {
     let is_backlog = |d: &Path| d.join("config.yml").is_file() && d.join("tasks").is_dir();
@@ -338,6 +342,13 @@ pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> St
                 let _ = writeln!(s, "# The statuses of the backlog's config.yml.");
                 let _ = writeln!(s, "item_states = {}", list(statuses));
             }
+            let _ = writeln!(s, "\n[states]");
+            let _ = writeln!(
+                s,
+                "# Backlog.md moves finished tasks to completed/ and archived ones to archive/"
+            );
+            let _ = writeln!(s, "# without changing their status; drafts/ holds ideas, not work yet.");
+            let _ = writeln!(s, "paths = {BACKLOG_MD_PATHS}");
         }
         Layout::Kano {
             extra_types,

@@ -62,6 +62,31 @@ pub struct StateGroups {
     pub done: Vec<String>,
     /// Will not be done (besides `dropped`, `cancelled`, `wontdo`, `rejected`, …).
     pub dropped: Vec<String>,
+    /// Globs of root-relative paths → the group every file they match is in, whatever
+    /// its state says (`open`, `in_progress`, `blocked`, `done`, `dropped`), or `draft`:
+    /// the state's group, but never ready. Backlog.md moves finished tasks to
+    /// `completed/`, archived ones to `archive/` and keeps ideas in `drafts/` without
+    /// changing their status. When several globs match, the first in sorted order wins.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub paths: BTreeMap<String, String>,
+}
+
+/// The values `[states] paths` accepts.
+pub const PATH_STATES: [&str; 6] = ["open", "in_progress", "blocked", "done", "dropped", "draft"];
+
+impl StateGroups {
+    fn validate(&self) -> Result<(), String> {
+        for (glob, group) in &self.paths {
+            globset::Glob::new(glob).map_err(|e| format!("states.paths: bad glob `{glob}`: {e}"))?;
+            if !PATH_STATES.contains(&group.as_str()) {
+                return Err(format!(
+                    "states.paths.\"{glob}\": `{group}` is not a state group (use {})",
+                    PATH_STATES.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The `[check]` table as written; values keep their position so an error can name the
@@ -683,6 +708,11 @@ impl Config {
             message,
         })?;
         retrieval.id_aliases = settings.ids.prefix_aliases.clone();
+        raw.states.validate().map_err(|message| Error::Config {
+            path: cfg_name.clone(),
+            line: 0,
+            message,
+        })?;
         settings.check = check;
         let sqlite = !ov.no_sqlite && raw.sqlite.unwrap_or(true);
         let sqlite_fts = raw.sqlite_fts.unwrap_or(false);

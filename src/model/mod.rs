@@ -267,6 +267,28 @@ impl Node {
     pub fn label(&self) -> &str {
         self.title.as_deref().or(self.heading.as_deref()).unwrap_or("")
     }
+
+    /// A frontmatter field's values as text (key matched ignoring ASCII case; a list
+    /// gives its members, `null` nothing, other values their JSON text).
+    pub(crate) fn field_values(&self, key: &str) -> Vec<String> {
+        let Some(raw) = self.fields.as_deref() else {
+            return Vec::new();
+        };
+        let Ok(map) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get()) else {
+            return Vec::new();
+        };
+        let v = map.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v);
+        let text = |v: &serde_json::Value| match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Null => None,
+            other => Some(other.to_string()),
+        };
+        match v {
+            Some(serde_json::Value::Array(xs)) => xs.iter().filter_map(text).collect(),
+            Some(v) => text(v).into_iter().collect(),
+            None => Vec::new(),
+        }
+    }
 }
 
 /// A directed, typed edge between two node ids.

@@ -138,10 +138,71 @@ pub struct Filter {
     pub sort: Option<String>,
 }
 
+/// What `[states] paths` says of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathState {
+    /// In this group whatever its state says.
+    Group(Group),
+    /// Its state's group, but never ready.
+    Draft,
+}
+
+/// The compiled `[states] paths` globs, in sorted order (the first match wins).
+struct PathRules<'a> {
+    set: globset::GlobSet,
+    rules: Vec<(&'a str, PathState)>,
+}
+
+impl<'a> PathRules<'a> {
+    fn new(g: &'a StateGroups) -> PathRules<'a> {
+        let mut b = globset::GlobSetBuilder::new();
+        let mut rules = Vec::new();
+        for (glob, name) in &g.paths {
+            let state = match Group::ALL.iter().find(|x| x.as_str() == name) {
+                Some(&x) => PathState::Group(x),
+                None if name == "draft" => PathState::Draft,
+                // Validated when the config was loaded.
+                None => continue,
+            };
+            if let Ok(compiled) = globset::GlobBuilder::new(glob).literal_separator(false).build() {
+                b.add(compiled);
+                rules.push((glob.as_str(), state));
+            }
+        }
+        PathRules {
+            set: b.build().unwrap_or_else(|_| globset::GlobSet::empty()),
+            rules,
+        }
+    }
+
+    /// The first rule matching `path`.
+    fn find(&self, path: &str) -> Option<(&'a str, PathState)> {
+        if self.rules.is_empty() {
+            return None;
+        }
+        self.set
+            .matches(path)
+            .into_iter()
+            .min()
+            .and_then(|i| self.rules.get(i).copied())
+    }
+}
+
+/// A document as the backlog sees it.
+struct Doc<'a> {
+    node: &'a Node,
+    /// Its state's group (or its path's, see `[states] paths`).
+    group: Group,
+    /// The glob that decided the group or made it a draft.
+    rule: Option<(&'a str, PathState)>,
+    priority: Option<String>,
+}
+
 /// The graph seen as a backlog: documents by id, parents, blockers.
 pub struct Backlog<'a> {
-    docs: BTreeMap<&'a str, &'a Node>,
+    docs: BTreeMap<&'a str, Doc<'a>>,
     groups: &'a StateGroups,
+    rules: PathRules<'a>,
     parent: HashMap<&'a str, &'a str>,
     children: HashMap<&'a str, Vec<&'a str>>,
     blockers: HashMap<&'a str, BTreeSet<&'a str>>,
@@ -151,22 +212,59 @@ pub struct Backlog<'a> {
 impl<'a> Backlog<'a> {
     /// Read the backlog out of a graph's nodes and edges.
     pub fn new(nodes: &'a [Node], edges: &'a [Edge], groups: &'a StateGroups) -> Backlog<'a> {
-        let docs: BTreeMap<&str, &Node> = nodes
+        let links = edges.iter().map(|e| (e.source.as_str(), e.target.as_str(), e.r#type));
+        Backlog::with_priorities(nodes, None, links, groups)
+    }
+
+    /// [`Backlog::new`] from the edges' (source, target, type), each source's parent
+    /// edges by target (the first is its parent), for documents read without their
+    /// frontmatter: `priorities` holds each node's `priority` field (in node order),
+    /// which is otherwise read from the frontmatter.
+    pub fn with_priorities(
+        nodes: &'a [Node],
+        priorities: Option<&'a [Option<String>]>,
+        links: impl IntoIterator<Item = (&'a str, &'a str, EdgeType)>,
+        groups: &'a StateGroups,
+    ) -> Backlog<'a> {
+        let rules = PathRules::new(groups);
+        // A backlog has a handful of distinct states: each is grouped once.
+        let mut state_group: HashMap<Option<&str>, Group> = HashMap::new();
+        let docs: BTreeMap<&str, Doc> = nodes
             .iter()
-            .filter(|n| n.kind != Kind::Chunk)
-            .map(|n| (n.id.as_str(), n))
+            .enumerate()
+            .filter(|(_, n)| n.kind != Kind::Chunk)
+            .map(|(i, n)| {
+                let priority = match priorities {
+                    Some(p) => p.get(i).cloned().flatten(),
+                    None => n.field_values("priority").into_iter().next(),
+                };
+                let rule = rules.find(&n.path);
+                let group = match rule {
+                    Some((_, PathState::Group(g))) => g,
+                    _ => *state_group
+                        .entry(n.state.as_deref())
+                        .or_insert_with(|| group_of(n.state.as_deref(), groups)),
+                };
+                let doc = Doc {
+                    node: n,
+                    group,
+                    rule,
+                    priority,
+                };
+                (n.id.as_str(), doc)
+            })
             .collect();
         let mut b = Backlog {
             docs,
             groups,
+            rules,
             parent: HashMap::new(),
             children: HashMap::new(),
             blockers: HashMap::new(),
             blocks: HashMap::new(),
         };
-        for e in edges {
-            let (s, t) = (e.source.as_str(), e.target.as_str());
-            let (blocked, blocker) = match e.r#type {
+        for (s, t, ty) in links {
+            let (blocked, blocker) = match ty {
                 EdgeType::Parent => {
                     b.parent.entry(s).or_insert(t);
                     b.children.entry(t).or_default().push(s);
@@ -189,12 +287,27 @@ impl<'a> Backlog<'a> {
     }
 
     fn node(&self, id: &str) -> Option<&'a Node> {
-        self.docs.get(id).copied()
+        self.docs.get(id).map(|d| d.node)
     }
 
-    /// The group of a document's state.
+    /// The group of a document's state (or of its path, see `[states] paths`).
     pub fn group(&self, n: &Node) -> Group {
-        group_of(n.state.as_deref(), self.groups)
+        match self.docs.get(n.id.as_str()) {
+            Some(d) if std::ptr::eq(d.node, n) => d.group,
+            _ => match self.rules.find(&n.path) {
+                Some((_, PathState::Group(g))) => g,
+                _ => group_of(n.state.as_deref(), self.groups),
+            },
+        }
+    }
+
+    /// The group of the document `id`; open when it is not a document.
+    fn group_by_id(&self, id: &str) -> Group {
+        self.docs.get(id).map_or(Group::Open, |d| d.group)
+    }
+
+    fn is_closed(&self, id: &str) -> bool {
+        self.group_by_id(id).is_closed()
     }
 
     /// Work that can be tracked: documents with a state, ADRs aside.
@@ -202,16 +315,17 @@ impl<'a> Backlog<'a> {
         n.state.is_some() && n.kind != Kind::Adr
     }
 
-    fn item(&self, n: &Node) -> Item {
+    fn item(&self, d: &Doc) -> Item {
+        let n = d.node;
         Item {
             id: n.id.clone(),
             path: n.path.clone(),
             title: n.label().to_string(),
             r#type: n.r#type.clone(),
             state: n.state.clone(),
-            group: self.group(n),
+            group: d.group,
             parent: self.parent.get(n.id.as_str()).map(|p| p.to_string()),
-            priority: field(n, "priority").into_iter().next(),
+            priority: d.priority.clone(),
         }
     }
 
@@ -233,36 +347,48 @@ impl<'a> Backlog<'a> {
         out
     }
 
+    /// Does `f` read frontmatter fields beyond the ones every document carries (a
+    /// `--where`, or a sort on another field)? Documents read without their frontmatter
+    /// ([`Backlog::with_priorities`]) cannot answer it.
+    pub fn needs_fields(f: &Filter) -> bool {
+        !f.fields.is_empty()
+            || f.sort
+                .as_deref()
+                .is_some_and(|k| !["id", "title", "state", "type", "priority"].contains(&k.to_lowercase().as_str()))
+    }
+
     /// The items matching `f`, sorted.
     pub fn list(&self, f: &Filter) -> Vec<Item> {
         let under: Option<BTreeSet<&str>> = f
             .parent
             .as_deref()
             .map(|p| self.descendants(p, f.deep).into_iter().collect());
+        let types: Vec<String> = f.types.iter().map(|t| t.to_lowercase()).collect();
+        let states: Vec<(String, &str)> = f.states.iter().map(|s| (fold(s), s.as_str())).collect();
         let mut out: Vec<(&Node, Item)> = self
             .docs
             .values()
-            .filter(|n| under.as_ref().is_none_or(|u| u.contains(n.id.as_str())))
-            .filter(|n| {
-                f.types.is_empty()
-                    || f.types.iter().any(|t| {
-                        n.r#type.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(t))
-                            || n.kind.as_str() == t.to_lowercase()
+            .filter(|d| under.as_ref().is_none_or(|u| u.contains(d.node.id.as_str())))
+            .filter(|d| {
+                types.is_empty()
+                    || types.iter().zip(&f.types).any(|(lower, t)| {
+                        d.node.r#type.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(t))
+                            || d.node.kind.as_str() == lower
                     })
             })
-            .filter(|n| {
-                f.states.is_empty()
-                    || f.states.iter().any(|s| {
+            .filter(|d| {
+                states.is_empty()
+                    || states.iter().any(|(folded, s)| {
                         // The state as written; a group by its lowercase name (`in_progress`).
-                        n.state.as_deref().is_some_and(|x| fold(x) == fold(s)) || self.group(n).as_str() == s
+                        d.node.state.as_deref().is_some_and(|x| fold(x) == *folded) || d.group.as_str() == *s
                     })
             })
-            .filter(|n| {
+            .filter(|d| {
                 f.fields
                     .iter()
-                    .all(|(k, v)| field(n, k).iter().any(|x| x.eq_ignore_ascii_case(v)))
+                    .all(|(k, v)| field(d.node, k).iter().any(|x| x.eq_ignore_ascii_case(v)))
             })
-            .map(|n| (*n, self.item(n)))
+            .map(|d| (d.node, self.item(d)))
             .collect();
         // One key per item (a frontmatter field is parsed once, not per comparison).
         let key = f.sort.as_deref().unwrap_or("id").to_lowercase();
@@ -287,17 +413,28 @@ impl<'a> Backlog<'a> {
     /// ancestors (a blocked parent blocks its children). Empty when it can.
     pub fn holds(&self, id: &str) -> Vec<Hold> {
         let mut out = Vec::new();
-        let Some(n) = self.node(id) else { return out };
-        let g = self.group(n);
+        let Some(d) = self.docs.get(id) else { return out };
+        let (n, g) = (d.node, d.group);
         if g.is_closed() || g == Group::Blocked {
+            let reason = match d.rule {
+                Some((glob, PathState::Group(_))) => format!("it is under {glob} ({})", g.as_str()),
+                _ => format!("its state is {}", n.state.as_deref().unwrap_or("-")),
+            };
             out.push(Hold {
                 id: n.id.clone(),
                 state: n.state.clone(),
-                reason: format!("its state is {}", n.state.as_deref().unwrap_or("-")),
+                reason,
             });
             if g.is_closed() {
                 return out;
             }
+        }
+        if let Some((glob, PathState::Draft)) = d.rule {
+            out.push(Hold {
+                id: n.id.clone(),
+                state: n.state.clone(),
+                reason: format!("it is a draft (under {glob})"),
+            });
         }
         let mut cur = Some(n.id.as_str());
         let mut seen = BTreeSet::new();
@@ -308,8 +445,7 @@ impl<'a> Backlog<'a> {
                     continue;
                 }
                 let state = self.node(b).and_then(|x| x.state.clone());
-                let bg = self.node(b).map_or(Group::Open, |x| self.group(x));
-                if !bg.is_closed() {
+                if !self.is_closed(b) {
                     let via = if depth == 0 {
                         String::new()
                     } else {
@@ -326,13 +462,13 @@ impl<'a> Backlog<'a> {
                 }
             }
             if depth > 0
-                && let Some(p) = self.node(c)
-                && self.group(p) == Group::Blocked
+                && let Some(p) = self.docs.get(c)
+                && p.group == Group::Blocked
             {
                 out.push(Hold {
                     id: c.to_string(),
-                    state: p.state.clone(),
-                    reason: format!("its ancestor {c} is {}", p.state.as_deref().unwrap_or("-")),
+                    state: p.node.state.clone(),
+                    reason: format!("its ancestor {c} is {}", p.node.state.as_deref().unwrap_or("-")),
                 });
             }
             cur = self.parent.get(c).copied();
@@ -341,24 +477,78 @@ impl<'a> Backlog<'a> {
         out
     }
 
+    /// Every blocker of `id` finished (a blocker that is not a document counts as open).
+    fn blockers_done(&self, id: &str) -> bool {
+        self.blockers.get(id).into_iter().flatten().all(|b| self.is_closed(b))
+    }
+
+    /// For every document and ancestor: does nothing up its parent chain hold its
+    /// descendants (every blocker done, no ancestor blocked)? One pass, each chain walked
+    /// once; a parent cycle is clear when all of its members are. This is
+    /// [`Backlog::holds`] without the reasons, for all items at once.
+    fn clear_chains(&self) -> HashMap<&'a str, bool> {
+        let own = |c: &str| self.blockers_done(c) && self.docs.get(c).is_none_or(|d| d.group != Group::Blocked);
+        let mut memo: HashMap<&'a str, bool> = HashMap::with_capacity(self.docs.len());
+        let mut path: Vec<&'a str> = Vec::new();
+        let mut on_path: HashMap<&'a str, usize> = HashMap::new();
+        for &start in self.docs.keys() {
+            path.clear();
+            on_path.clear();
+            let mut cur = Some(start);
+            let tail = loop {
+                let Some(c) = cur else { break true };
+                if let Some(&v) = memo.get(c) {
+                    break v;
+                }
+                if let Some(&i) = on_path.get(c) {
+                    let v = path[i..].iter().all(|x| own(x));
+                    for x in path.drain(i..) {
+                        memo.insert(x, v);
+                    }
+                    break v;
+                }
+                on_path.insert(c, path.len());
+                path.push(c);
+                cur = self.parent.get(c).copied();
+            };
+            let mut v = tail;
+            for &x in path.iter().rev() {
+                v = v && own(x);
+                memo.insert(x, v);
+            }
+        }
+        memo
+    }
+
     /// Open or in-progress work whose blockers (and whose ancestors' blockers) are all
     /// done, by priority, then by how much other work each unblocks, then by id.
     pub fn ready(&self) -> ReadyReport {
+        let clear = self.clear_chains();
         let mut items: Vec<Ready> = self
             .docs
             .values()
-            .filter(|n| self.is_work(n) && matches!(self.group(n), Group::Open | Group::InProgress))
+            .filter(|d| self.is_work(d.node) && matches!(d.group, Group::Open | Group::InProgress))
+            .filter(|d| !matches!(d.rule, Some((_, PathState::Draft))))
             // A container whose work is in unfinished children is not itself startable.
-            .filter(|n| {
+            .filter(|d| {
                 !self
                     .children
-                    .get(n.id.as_str())
+                    .get(d.node.id.as_str())
                     .into_iter()
                     .flatten()
-                    .any(|c| self.node(c).is_some_and(|x| !self.group(x).is_closed()))
+                    .any(|c| self.docs.get(c).is_some_and(|x| !x.group.is_closed()))
             })
-            .filter(|n| self.holds(&n.id).is_empty())
-            .map(|n| {
+            // What `holds` says, for all at once: own blockers done, the chain above clear.
+            .filter(|d| {
+                let id = d.node.id.as_str();
+                self.blockers_done(id)
+                    && self
+                        .parent
+                        .get(id)
+                        .is_none_or(|p| clear.get(p).copied().unwrap_or(true))
+            })
+            .map(|d| {
+                let n = d.node;
                 let done: Vec<String> = self
                     .blockers
                     .get(n.id.as_str())
@@ -373,32 +563,34 @@ impl<'a> Backlog<'a> {
                 };
                 Ready {
                     unblocks: self.unblocks(&n.id),
-                    item: self.item(n),
+                    item: self.item(d),
                     why,
                 }
             })
             .collect();
-        items.sort_by(|a, b| {
-            priority_rank(a.item.priority.as_deref())
-                .cmp(&priority_rank(b.item.priority.as_deref()))
-                .then(b.unblocks.cmp(&a.unblocks))
-                .then_with(|| natural(&a.item.id).cmp(&natural(&b.item.id)))
+        items.sort_by_cached_key(|r| {
+            (
+                priority_rank(r.item.priority.as_deref()),
+                std::cmp::Reverse(r.unblocks),
+                natural(&r.item.id),
+            )
         });
+        let cycles = self.cycles();
         ReadyReport {
             schema: READY_SCHEMA,
             count: items.len(),
             items,
-            cycles: self.cycles(),
+            cycles,
         }
     }
 
     /// How many unfinished items wait on `id`, directly or through others.
     fn unblocks(&self, id: &str) -> usize {
-        let mut seen = BTreeSet::new();
+        let mut seen = std::collections::HashSet::new();
         let mut frontier = vec![id];
         while let Some(c) = frontier.pop() {
             for &d in self.blocks.get(c).into_iter().flatten() {
-                if self.node(d).is_some_and(|x| !self.group(x).is_closed()) && seen.insert(d) {
+                if self.docs.get(d).is_some_and(|x| !x.group.is_closed()) && seen.insert(d) {
                     frontier.push(d);
                 }
             }
@@ -409,7 +601,7 @@ impl<'a> Backlog<'a> {
     /// Cycles among the blockers of unfinished items, each listed once from its
     /// smallest id (reported, never looped on).
     pub fn cycles(&self) -> Vec<Vec<String>> {
-        let open = |id: &str| self.node(id).is_some_and(|n| !self.group(n).is_closed());
+        let open = |id: &str| self.docs.get(id).is_some_and(|d| !d.group.is_closed());
         let mut found: BTreeSet<Vec<String>> = BTreeSet::new();
         // Depth-first from each item, over unfinished blockers, bounded by the item count.
         for &start in self.blockers.keys().filter(|k| open(k)) {
@@ -443,20 +635,20 @@ impl<'a> Backlog<'a> {
     }
 
     fn subtree<'s>(&'s self, id: &'s str, seen: &mut BTreeSet<&'s str>) -> Option<TreeNode> {
-        let n = self.node(id)?;
+        let d = self.docs.get(id)?;
         if !seen.insert(id) {
             return None;
         }
         let mut kids: Vec<&str> = self.children.get(id).cloned().unwrap_or_default();
-        kids.sort_by_key(|k| natural(k));
+        kids.sort_by_cached_key(|k| natural(k));
         let children: Vec<TreeNode> = kids.into_iter().filter_map(|c| self.subtree(c, seen)).collect();
         let mut rollup = Rollup::default();
         for c in &children {
             rollup.add(c.group, &c.rollup);
         }
         Some(TreeNode {
-            item: self.item(n),
-            group: self.group(n),
+            item: self.item(d),
+            group: d.group,
             rollup,
             children,
         })
@@ -465,23 +657,7 @@ impl<'a> Backlog<'a> {
 
 /// A frontmatter field's values as text (a list gives its members).
 pub fn field(n: &Node, key: &str) -> Vec<String> {
-    let Some(raw) = n.fields.as_deref() else {
-        return Vec::new();
-    };
-    let Ok(map) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get()) else {
-        return Vec::new();
-    };
-    let v = map.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v);
-    let text = |v: &serde_json::Value| match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Null => None,
-        other => Some(other.to_string()),
-    };
-    match v {
-        Some(serde_json::Value::Array(xs)) => xs.iter().filter_map(text).collect(),
-        Some(v) => text(v).into_iter().collect(),
-        None => Vec::new(),
-    }
+    n.field_values(key)
 }
 
 /// Rank of a priority value: P0/critical/highest first; none last.
@@ -746,6 +922,98 @@ mod tests {
             ..StateGroups::default()
         };
         assert_eq!(group_of(Some("shipped-to-prod"), &g), Group::Done);
+    }
+
+    /// `ready` decides in one pass what `holds` says item by item: they agree on every
+    /// item of a graph with parent cycles, blocker cycles, blocked ancestors and blockers
+    /// that are not documents.
+    #[test]
+    fn ready_agrees_with_holds_item_by_item() {
+        let states = ["To Do", "In Progress", "Blocked", "Done", "Dropped"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for round in 0..40 {
+            let n = 6 + round % 20;
+            let nodes: Vec<Node> = (0..n)
+                .map(|i| Node {
+                    id: format!("T-{i:02}"),
+                    kind: Kind::WorkItem,
+                    path: format!("t{i}.md"),
+                    title: Some(format!("t{i}")),
+                    state: Some(states[next(5) as usize].to_string()),
+                    ..Node::default()
+                })
+                .collect();
+            let mut edges = Vec::new();
+            for _ in 0..n * 2 {
+                // Ids past the last node are edges to something that is no document.
+                let (a, b) = (next(n + 2), next(n + 2));
+                let r#type = [
+                    EdgeType::Parent,
+                    EdgeType::BlockedBy,
+                    EdgeType::Blocks,
+                    EdgeType::DependsOn,
+                ][next(4) as usize];
+                edges.push(Edge {
+                    source: format!("T-{a:02}"),
+                    target: format!("T-{b:02}"),
+                    r#type,
+                    origin: crate::model::Origin::Frontmatter,
+                    path: String::new(),
+                    line: 1,
+                    weight: 1.0,
+                });
+            }
+            edges.sort_by(|a, b| (&a.source, a.r#type, &a.target).cmp(&(&b.source, b.r#type, &b.target)));
+            let groups = StateGroups::default();
+            let b = Backlog::new(&nodes, &edges, &groups);
+            let ready: BTreeSet<String> = b.ready().items.into_iter().map(|r| r.item.id).collect();
+            let one_by_one: BTreeSet<String> = nodes
+                .iter()
+                .filter(|x| matches!(b.group(x), Group::Open | Group::InProgress))
+                // Containers of unfinished documents are left out by both.
+                .filter(|x| {
+                    !b.children
+                        .get(x.id.as_str())
+                        .into_iter()
+                        .flatten()
+                        .any(|c| b.docs.get(c).is_some_and(|d| !d.group.is_closed()))
+                })
+                .filter(|x| b.holds(&x.id).is_empty())
+                .map(|x| x.id.clone())
+                .collect();
+            assert_eq!(ready, one_by_one, "round {round}: {edges:?}");
+        }
+    }
+
+    #[test]
+    fn path_rules_decide_the_group_before_the_state() {
+        let mut groups = StateGroups::default();
+        groups.paths.insert("archive/**".into(), "dropped".into());
+        groups.paths.insert("drafts/**".into(), "draft".into());
+        let node = |id: &str, path: &str| Node {
+            id: id.into(),
+            kind: Kind::WorkItem,
+            path: path.into(),
+            state: Some("To Do".into()),
+            ..Node::default()
+        };
+        let nodes = vec![
+            node("A", "archive/tasks/a.md"),
+            node("B", "tasks/b.md"),
+            node("C", "drafts/c.md"),
+        ];
+        let b = Backlog::new(&nodes, &[], &groups);
+        assert_eq!(b.group(&nodes[0]), Group::Dropped);
+        assert_eq!(b.group(&nodes[1]), Group::Open);
+        assert_eq!(b.group(&nodes[2]), Group::Open);
+        let ready: Vec<String> = b.ready().items.into_iter().map(|r| r.item.id).collect();
+        assert_eq!(ready, ["B"]);
     }
 
     #[test]

@@ -169,7 +169,7 @@ impl Cand<'_> {
 /// Fit `results` into `budget` tokens (at most [`MAX_BUDGET`]).
 pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
     let budget = budget.min(MAX_BUDGET);
-    let count = |s: &str| tokens::count(tokenizer, s);
+    let count = |s: &str| tokens::count_cached(tokenizer, s);
     let title = format!("# Context pack: {}", render::one_line(query));
     // Title, stats line (its longest form), the joins and the final newline.
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
@@ -348,7 +348,7 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
     };
     // The mode is not known yet; every mode word costs the same one token.
     c.head = head_text(&header, &c.relations, Mode::Excerpt, &hit.why);
-    c.head_cost = tokens::count(tokenizer, &c.head);
+    c.head_cost = tokens::count_cached(tokenizer, &c.head);
     Some(c)
 }
 
@@ -467,7 +467,7 @@ fn cut(s: &SectionText, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)>
     let mut best: Option<usize> = None;
     while lo < hi {
         let mid = (lo + hi) / 2;
-        if tokens::count(tokenizer, &text_at(mid)) <= max {
+        if tokens::count_cached(tokenizer, &text_at(mid)) <= max {
             best = Some(mid);
             lo = mid + 1;
         } else {
@@ -486,7 +486,7 @@ fn cut(s: &SectionText, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)>
     let text = text_at(i);
     let words = whole[start..cuts[i]].split_whitespace().count();
     (words >= 8).then(|| {
-        let t = tokens::count(tokenizer, &text);
+        let t = tokens::count_cached(tokenizer, &text);
         (text, t)
     })
 }
@@ -510,7 +510,7 @@ fn render_pack(
     cands: Vec<Cand>,
     nothing_fits: bool,
 ) -> Pack {
-    let count = |s: &str| tokens::count(tokenizer, s);
+    let count = |s: &str| tokens::count_cached(tokenizer, s);
     if nothing_fits {
         return Pack {
             schema: SCHEMA,

@@ -16,7 +16,7 @@
 
 use crate::error::Error;
 use crate::model::section::{SectionRow, section_name, sections, title_text};
-use crate::model::{Edge, Node};
+use crate::model::{Edge, EdgeType, Kind, Node};
 use crate::store::postings;
 use crate::store::sidecar::{self, Meta};
 use rayon::prelude::*;
@@ -26,9 +26,12 @@ use std::path::{Path, PathBuf};
 
 /// File name of the mirror inside the index folder.
 pub const DB_FILE: &str = "index.sqlite";
-/// Version of the mirror's tables; another version is rebuilt.
-/// 8: `nodes.nav` (navigation pages, which search follows but does not rank).
-pub const DB_SCHEMA: i64 = 8;
+/// Version of the mirror's tables; another version is rebuilt. 8: `nodes` has `raw_id`
+/// and `priority` columns and covering indexes for the backlog questions (`nodes_backlog`,
+/// `edges_links`), which read those ([`load_docs`]) instead of every document's JSON
+/// (10 MB at 10k items). 9: `nodes.nav` (navigation pages, which search follows but does
+/// not rank).
+pub const DB_SCHEMA: i64 = 9;
 
 /// What the terms in a mirror depend on: the mdgraph version and the terms the tokenizer
 /// makes of a fixed text (case folding, diacritics, scripts, the stemmer). A mirror
@@ -136,7 +139,8 @@ const TABLES: &str = "
     CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE nodes(id TEXT PRIMARY KEY, lid TEXT NOT NULL, raw_lid TEXT NOT NULL, uid TEXT,
                        kind TEXT NOT NULL, path TEXT NOT NULL, type TEXT, title TEXT NOT NULL,
-                       state TEXT, degree INTEGER NOT NULL, json TEXT NOT NULL, nav INTEGER NOT NULL);
+                       state TEXT, degree INTEGER NOT NULL, raw_id TEXT, priority TEXT,
+                       nav INTEGER NOT NULL, json TEXT NOT NULL);
     CREATE TABLE edges(source TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL,
                        origin TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
                        weight REAL NOT NULL);
@@ -155,12 +159,14 @@ const FTS_TABLE: &str = "CREATE VIRTUAL TABLE sections_fts USING fts5(title, hea
 const INDEXES: &str = "
     CREATE INDEX edges_source ON edges(source);
     CREATE INDEX sections_doc ON sections(doc);
-    CREATE INDEX edges_target ON edges(target);";
+    CREATE INDEX edges_target ON edges(target);
+    CREATE INDEX edges_links ON edges(type, source, target);";
 
 /// Secondary indexes of the nodes, created once their rows are in.
 const NODE_INDEXES: &str = "
     CREATE INDEX nodes_lid ON nodes(lid);
-    CREATE INDEX nodes_raw_lid ON nodes(raw_lid);";
+    CREATE INDEX nodes_raw_lid ON nodes(raw_lid);
+    CREATE INDEX nodes_backlog ON nodes(id, kind, path, raw_id, type, title, state, priority);";
 
 fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool) -> Result<(), Error> {
     let mut conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
@@ -234,7 +240,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool)
             tx.execute_batch(INDEXES).map_err(e)?;
             let (docs, encoded, corpus) = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             let mut put_node = tx
-                .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
+                .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")
                 .map_err(e)?;
             for row in docs? {
                 put_node.execute(rusqlite::params_from_iter(row.values())).map_err(e)?;
@@ -302,8 +308,12 @@ fn node_rows(nodes: &[Node], edges: &[Edge]) -> Result<Vec<NodeRow>, Error> {
                 text(n.label()),
                 opt(n.state.as_deref()),
                 Value::Integer(degree),
-                Value::Text(json),
+                opt(n.raw_id.as_deref()),
+                opt(n.field_values("priority").first().map(String::as_str)),
                 Value::Integer(n.nav as i64),
+                // Last: it spills to overflow pages, which reading the columns before it
+                // never touches.
+                Value::Text(json),
             ]))
         })
         .collect()
@@ -607,7 +617,9 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool
         put_corpus(&tx, &corpus).map_err(e)?;
         // Documents whose row changed (frontmatter, title, state, degree).
         let mut set_node = tx
-            .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)")
+            .prepare(
+                "INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            )
             .map_err(e)?;
         for n in new_nodes.iter().filter(|n| old_nodes.get(n.id()) != Some(*n)) {
             set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;
@@ -677,46 +689,117 @@ pub fn sync(index_dir: &Path, fts: bool) -> Result<bool, Error> {
 }
 
 /// The documents (no sections) and the edges of `types` from a mirror that mirrors the
-/// current sidecar, for the backlog questions; None when there is no such mirror.
-pub fn load_docs(index_dir: &Path, types: &[&str], fts: bool) -> Option<(Vec<Node>, Vec<Edge>)> {
+/// current sidecar, for the backlog questions; None when there is no such mirror. With
+/// `fields`, the documents are whole (their frontmatter too, parsed from each row's JSON);
+/// without, they are read from the columns (id, kind, path, raw id, type, title, state),
+/// and the priority of each is in [`Docs::priorities`].
+pub fn load_docs(index_dir: &Path, types: &[EdgeType], fts: bool, fields: bool) -> Option<Docs> {
     let head = sidecar::read_meta_head(index_dir)?;
     if !is_fresh(index_dir, &head.outputs, fts) {
         return None;
     }
-    let conn = Connection::open_with_flags(db_path(index_dir), OpenFlags::SQLITE_OPEN_READ_ONLY).ok()?;
-    let mut st = conn
-        .prepare("SELECT json FROM nodes WHERE kind <> 'chunk' ORDER BY id")
-        .ok()?;
-    let nodes: Vec<Node> = st
-        .query_map([], |r| r.get::<_, String>(0))
-        .ok()?
-        .map(|j| j.ok().and_then(|j| serde_json::from_str(&j).ok()))
-        .collect::<Option<_>>()?;
+    // One thread reads: no SQLite mutex taken per column read.
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(db_path(index_dir), flags).ok()?;
+    let (nodes, priorities) = if fields {
+        let mut st = conn
+            .prepare("SELECT json FROM nodes WHERE kind <> 'chunk' ORDER BY id")
+            .ok()?;
+        let nodes: Vec<Node> = st
+            .query_map([], |r| r.get::<_, String>(0))
+            .ok()?
+            .map(|j| j.ok().and_then(|j| serde_json::from_str(&j).ok()))
+            .collect::<Option<_>>()?;
+        (nodes, None)
+    } else {
+        // From the covering index, in id order, never the rows with their JSON.
+        let mut st = conn
+            .prepare(
+                "SELECT id, kind, path, raw_id, type, title, state, priority FROM nodes \
+                 INDEXED BY nodes_backlog WHERE kind <> 'chunk' ORDER BY id",
+            )
+            .ok()?;
+        let mut rows = st.query([]).ok()?;
+        let (mut nodes, mut priorities) = (Vec::with_capacity(1024), Vec::with_capacity(1024));
+        while let Some(r) = rows.next().ok()? {
+            let text = |i: usize| r.get::<_, String>(i).ok();
+            let opt = |i: usize| r.get::<_, Option<String>>(i).ok();
+            let kind = text(1)?;
+            nodes.push(Node {
+                id: text(0)?,
+                kind: [Kind::WorkItem, Kind::Adr, Kind::Doc, Kind::Chunk]
+                    .into_iter()
+                    .find(|k| k.as_str() == kind)?,
+                path: text(2)?,
+                raw_id: opt(3)?,
+                r#type: opt(4)?,
+                title: Some(text(5)?),
+                state: opt(6)?,
+                ..Node::default()
+            });
+            priorities.push(opt(7)?);
+        }
+        (nodes, Some(priorities))
+    };
     let list = types
         .iter()
-        .map(|t| format!("'{}'", t.replace('\'', "")))
+        .map(|t| format!("'{}'", t.as_str()))
         .collect::<Vec<_>>()
         .join(",");
+    // From the covering index, in (type, source, target) order: each source's parents
+    // by target, as in the sidecar.
     let mut st = conn
         .prepare(&format!(
-            "SELECT source, target, type, origin, path, line, weight FROM edges WHERE type IN ({list}) \
-             ORDER BY source, type, target"
+            "SELECT source, target, type FROM edges INDEXED BY edges_links WHERE type IN ({list}) \
+             ORDER BY type, source, target"
         ))
         .ok()?;
-    let edges: Vec<Edge> = st
-        .query_map([], |r| {
-            Ok(serde_json::json!({
-                "source": r.get::<_, String>(0)?,
-                "target": r.get::<_, String>(1)?,
-                "type": r.get::<_, String>(2)?,
-                "origin": r.get::<_, String>(3)?,
-                "path": r.get::<_, String>(4)?,
-                "line": r.get::<_, i64>(5)?,
-                "weight": r.get::<_, f64>(6)?,
-            }))
-        })
-        .ok()?
-        .map(|v| v.ok().and_then(|v| serde_json::from_value(v).ok()))
-        .collect::<Option<_>>()?;
-    Some((nodes, edges))
+    let mut rows = st.query([]).ok()?;
+    let mut links = Vec::new();
+    while let Some(r) = rows.next().ok()? {
+        let text = |i: usize| r.get_ref(i).ok().and_then(|v| v.as_str().ok());
+        links.push(Link {
+            source: text(0)?.to_string(),
+            target: text(1)?.to_string(),
+            r#type: text(2)?.parse().ok()?,
+        });
+    }
+    Some(Docs {
+        nodes,
+        links,
+        priorities,
+    })
+}
+
+/// The documents and edges the backlog questions read ([`load_docs`]).
+#[derive(Debug, Default)]
+pub struct Docs {
+    /// The documents, by id.
+    pub nodes: Vec<Node>,
+    /// The edges asked for, each source's by type and target.
+    pub links: Vec<Link>,
+    /// Each document's `priority` field (its first value), in node order, when the
+    /// documents were read without their frontmatter.
+    pub priorities: Option<Vec<Option<String>>>,
+}
+
+/// An edge as the backlog questions read it: its ends and type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// Source node id.
+    pub source: String,
+    /// Target node id.
+    pub target: String,
+    /// Edge type.
+    pub r#type: EdgeType,
+}
+
+impl From<&Edge> for Link {
+    fn from(e: &Edge) -> Link {
+        Link {
+            source: e.source.clone(),
+            target: e.target.clone(),
+            r#type: e.r#type,
+        }
+    }
 }

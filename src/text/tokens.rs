@@ -38,6 +38,43 @@ pub fn count(t: Tokenizer, text: &str) -> u32 {
     }
 }
 
+/// [`count`], remembered (o200k): for packs, which count the same blocks again in every
+/// round of their binary search, and in a long-lived process (`mdgraph mcp`) the same
+/// documents in many packs. Indexing counts each text once and calls [`count`].
+pub fn count_cached(t: Tokenizer, text: &str) -> u32 {
+    match t {
+        Tokenizer::O200k => counted(text),
+        Tokenizer::Approx => count(t, text),
+    }
+}
+
+/// Texts counted at most this often between two clears of the memo.
+const MEMO_MAX: usize = 1 << 16;
+
+/// o200k counts memoized by the text's blake3 digest, cleared when it holds
+/// [`MEMO_MAX`] texts.
+fn counted(text: &str) -> u32 {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    // Short texts cost less to count than to look up.
+    if text.len() < 64 {
+        return super::bpe::count(text) as u32;
+    }
+    static MEMO: OnceLock<Mutex<HashMap<[u8; 32], u32>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    let key = *blake3::hash(text.as_bytes()).as_bytes();
+    if let Some(&n) = memo.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return n;
+    }
+    let n = super::bpe::count(text) as u32;
+    let mut m = memo.lock().unwrap_or_else(|p| p.into_inner());
+    if m.len() >= MEMO_MAX {
+        m.clear();
+    }
+    m.insert(key, n);
+    n
+}
+
 /// An upper bound of the o200k (and approximate) count of `text` without a tokenizer.
 pub fn bound(text: &str) -> u32 {
     text.len() as u32

@@ -1,6 +1,7 @@
 //! `list`, `ready` and `tree` on the fixtures and on `tests/fixtures/ready` (a blocker
 //! cycle, a chain of three blockers, an epic with mixed states, a blocked parent, a
-//! `blocks` edge, a `relates` edge that must not block).
+//! `blocks` edge, a `relates` edge that must not block), and on
+//! `tests/fixtures/backlog-md-folders` (Backlog.md's archive/, completed/ and drafts/).
 
 use crate::common::*;
 
@@ -166,4 +167,74 @@ fn every_json_output_names_its_schema() {
             "{args:?}: {schema}"
         );
     }
+}
+
+/// Backlog.md moves tasks to `archive/` and `completed/` without changing their status,
+/// and keeps ideas in `drafts/`: with the `[states] paths` that `mdgraph init` writes for
+/// that layout, none of them is ready, and list, ready and tree agree on their groups.
+#[test]
+fn backlog_md_archive_completed_and_drafts_are_not_ready() {
+    let f = Fixture::new("tests/fixtures/backlog-md-folders");
+    let init = run_in(f.dir.path(), &["init"]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    let toml = std::fs::read_to_string(f.dir.path().join("mdgraph.toml")).unwrap();
+    assert!(
+        toml.contains(r#"paths = { "archive/**" = "dropped", "completed/**" = "done", "drafts/**" = "draft" }"#),
+        "{toml}"
+    );
+    // The config `init` wrote names the root and index folder itself.
+    let run = |args: &[&str]| run_in(f.dir.path(), args);
+    let ready = json(&run(&["ready", "--format", "json"]));
+    // BACK-2's blocker is archived (dropped), BACK-5's only child completed.
+    assert_eq!(ids(&ready), ["BACK-1", "BACK-2", "BACK-5"], "{ready}");
+    let group = |state: &str| ids(&json(&run(&["list", "--state", state, "--format", "json"])));
+    assert_eq!(group("dropped"), ["BACK-3"]);
+    assert_eq!(group("done"), ["BACK-4", "BACK-6"]);
+    // A draft keeps its state's group in listings; it is only never ready.
+    assert_eq!(group("open"), ["BACK-1", "BACK-2", "BACK-5", "DRAFT-1"]);
+    // ready ⊆ list's open and in-progress items.
+    let live = ids(&json(&run(&[
+        "list",
+        "--state",
+        "open",
+        "--state",
+        "in_progress",
+        "--format",
+        "json",
+    ])));
+    assert!(ids(&ready).iter().all(|id| live.contains(id)), "{ready}");
+    let archived = run(&["ready", "--explain", "BACK-3"]);
+    assert_eq!(archived.code, 1);
+    assert!(
+        archived.stdout.contains("it is under archive/** (dropped)"),
+        "{}",
+        archived.stdout
+    );
+    let draft = run(&["ready", "--explain", "DRAFT-1"]);
+    assert_eq!(draft.code, 1);
+    assert!(
+        draft.stdout.contains("it is a draft (under drafts/**)"),
+        "{}",
+        draft.stdout
+    );
+    let tree = json(&run(&["tree", "BACK-5", "--format", "json"]));
+    assert_eq!(tree["root"]["rollup"]["done"], 1, "{tree}");
+    // Without the rules, the archived task would be ready.
+    std::fs::write(f.dir.path().join("plain.toml"), "").unwrap();
+    let plain = json(&f.run(&["--config", "plain.toml", "ready", "--format", "json"]));
+    assert!(ids(&plain).contains(&"BACK-3".to_string()), "{plain}");
+    // A value that is no group is an error naming the key.
+    std::fs::write(
+        f.dir.path().join("bad.toml"),
+        "[states]\npaths = { \"archive/**\" = \"gone\" }\n",
+    )
+    .unwrap();
+    let bad = f.run(&["--config", "bad.toml", "ready"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr
+            .contains("states.paths.\"archive/**\": `gone` is not a state group"),
+        "{}",
+        bad.stderr
+    );
 }
