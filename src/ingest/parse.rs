@@ -303,7 +303,7 @@ pub const NAV_MIN_LINKS: u32 = 5;
 /// Whether a document is a navigation page: an Obsidian Dataview index (`*.index.md`),
 /// or a document (not a work item or decision record, whose type and state make them
 /// content whatever their body) whose body is mostly navigation: at least [`NAV_SHARE`]
-/// of its lines are link lines or query blocks ([`markdown::NavStats`]), with at least
+/// of its lines are link lines or query blocks (`NavStats` in the Markdown parser), with at least
 /// [`NAV_MIN_LINKS`] links or one query block.
 ///
 /// Tuned on the real corpora: of 2,318 EIPs, 696 Backlog.md files and the fixtures, the
