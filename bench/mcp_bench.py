@@ -35,7 +35,9 @@ BIN = os.environ.get("MDGRAPH_BIN") or os.path.join(PROJECT, "target", "release"
 
 
 async def bench(root: str, index_dir: str, queries: list[str]) -> None:
-    params = StdioServerParameters(command=BIN, args=["--root", root, "--index-dir", index_dir, "mcp"])
+    # MDGRAPH_ARGS: extra global options, e.g. `--no-sqlite` for the in-memory engine.
+    extra = os.environ.get("MDGRAPH_ARGS", "").split()
+    params = StdioServerParameters(command=BIN, args=[*extra, "--root", root, "--index-dir", index_dir, "mcp"])
     t = time.perf_counter()
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:

@@ -34,7 +34,8 @@ pub struct Args {}
 /// Serve until the client closes stdin.
 pub fn run(ctx: &Ctx, _args: &Args, cfg: Config, err: &mut dyn Write) -> Result<i32, Failure> {
     let budget = cfg.pack_budget;
-    let index = open_index(ctx, cfg, err, false)?;
+    // A server answers many questions from one process: the index is searched in memory.
+    let index = open_index(ctx, cfg, err, false)?.in_memory();
     let watch = Watch::new(&index.config().root, &index.config().index_dir);
     if ctx.cli.verbose {
         let how = if watch.active() {
@@ -113,7 +114,7 @@ impl State {
             if !report.up_to_date && !self.quiet {
                 eprintln!("{}", build_summary(&report));
             }
-            self.index = Index::open_as_is(cfg)?;
+            self.index = Index::open_as_is(cfg)?.in_memory();
         }
         self.stale = false;
         Ok(())
