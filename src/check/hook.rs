@@ -33,6 +33,9 @@ pub enum Outcome {
     Unchanged,
     /// Replaced an older mdgraph hook, or another hook under `--force`.
     Replaced,
+    /// A post-merge or post-rewrite hook not written by mdgraph was left alone (without
+    /// `--force`); the index is then not rebuilt after merges by that hook.
+    Kept,
 }
 
 /// What [`install`] wrote: each hook with its outcome, and whether the merge driver was
@@ -193,51 +196,70 @@ exit "$status"
     )
 }
 
-/// A sh function for the hooks below: replace HEAD by the same commit (parents, author,
-/// message) with the rebuilt index staged. Plumbing, because `git commit --amend` is
-/// refused while git still holds the merge's state (post-merge runs before it is
-/// cleared); `$stage` names the index folder.
-const FOLD: &str = r#"fold() {
+/// Shell functions for the hooks below. `clean` holds when the backlog (`$root`) has no
+/// uncommitted or untracked change, so an index rebuilt from the working tree is the
+/// index of HEAD; `unpushed` when no remote-tracking branch holds HEAD (a commit already
+/// pushed is never rewritten); `fold` replaces HEAD by the same commit (parents,
+/// author, message) with the rebuilt index, by plumbing: `git commit --amend` is refused
+/// while git still holds the merge's state (post-merge runs before it is cleared). A
+/// signed commit is left alone (its signature would be lost). `$stage` names the index
+/// folder.
+const FOLD: &str = r#"clean() {
+  git diff --quiet HEAD -- "$root" && [ -z "$(git ls-files --others --exclude-standard -- "$root")" ]
+}
+unpushed() {
+  [ -z "$(git for-each-ref --contains HEAD refs/remotes 2>/dev/null)" ]
+}
+fold() {
+  old=$(git rev-parse -q --verify HEAD) || return 1
+  git cat-file commit "$old" | grep -q '^gpgsig' && return 1
   git add -- "$stage" || return 1
   tree=$(git write-tree) || return 1
-  parents=$(git rev-list --parents -n 1 HEAD | cut -d' ' -f2- | sed 's/[^ ][^ ]*/-p &/g')
-  new=$(git cat-file commit HEAD | sed '1,/^$/d' |
-    GIT_AUTHOR_NAME=$(git log -1 --format=%an HEAD) GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae HEAD) \
-    GIT_AUTHOR_DATE=$(git log -1 --format=%ad --date=raw HEAD) git commit-tree "$tree" $parents) || return 1
-  git update-ref -m "mdgraph: rebuilt index" HEAD "$new"
+  parents=$(git rev-list --parents -n 1 "$old" | cut -d' ' -f2- | sed 's/[^ ][^ ]*/-p &/g')
+  author=$(git cat-file commit "$old" | sed -n '/^$/q; s/^author //p')
+  new=$(git cat-file commit "$old" | sed '1,/^$/d' |
+    GIT_AUTHOR_NAME=$(printf '%s\n' "$author" | sed 's/ <.*//') \
+    GIT_AUTHOR_EMAIL=$(printf '%s\n' "$author" | sed 's/.*<\(.*\)>.*/\1/') \
+    GIT_AUTHOR_DATE=$(printf '%s\n' "$author" | sed 's/.*> //') \
+    git commit-tree "$tree" $parents) || return 1
+  git update-ref -m "mdgraph: rebuilt index" HEAD "$new" "$old"
 }"#;
 
 /// The post-merge hook script: rebuild the index from the merged backlog and fold it
-/// into the merge commit that this merge just made.
-pub fn post_merge_script(args: &[String], index_dir: &str) -> String {
+/// into the merge commit that this merge just made (not after a fast-forward, not into a
+/// commit a remote already has, not when the backlog has uncommitted edits).
+pub fn post_merge_script(args: &[String], index_dir: &str, root: &str) -> String {
     let cmd = command_line(args);
     let stage = sh_quote(index_dir);
+    let root = sh_quote(root);
     format!(
         r#"#!/bin/sh
 # mdgraph post-merge hook (written by `mdgraph hook install`).
-# The merge driver `mdgraph` (see {stage}/.gitattributes) keeps one side's index files
-# instead of conflicting; this rebuilds the index from the merged backlog and folds it
-# into the merge commit this merge just made. Remove this file to stop.
+# The merge driver `mdgraph` (see the .gitattributes of the index folder) keeps one
+# side's index files instead of conflicting; this rebuilds the index from the merged
+# backlog and folds it into the merge commit this merge just made. Remove this file to stop.
 stage={stage}
+root={root}
 {FOLD}
 if ! command -v mdgraph >/dev/null 2>&1; then
-  echo "mdgraph post-merge hook: mdgraph is not on PATH; run \`mdgraph index\` and commit {stage}" >&2
+  printf 'mdgraph post-merge hook: mdgraph is not on PATH; run `mdgraph index` and commit %s\n' "$stage" >&2
   exit 0
 fi
 {cmd} --quiet index || exit 0
-[ -n "$(git status --porcelain -- {stage})" ] || exit 0
+[ -n "$(git status --porcelain -- "$stage")" ] || exit 0
 if [ "$1" = 1 ]; then
   # A squash merge: nothing is committed yet; stage the index with the rest.
-  git add -- {stage}
+  git add -- "$stage"
   exit 0
 fi
-merge=$(git rev-parse -q --verify HEAD^2)
-first=$(git rev-parse -q --verify HEAD^1)
-before=$(git rev-parse -q --verify ORIG_HEAD)
-if [ -n "$merge" ] && [ -n "$before" ] && [ "$first" = "$before" ]; then
-  fold && echo "mdgraph: rebuilt the index from the merged backlog and folded it into the merge commit" >&2
+case "$(git reflog -1 --format=%gs HEAD)" in
+  *Fast-forward*) made=no ;;
+  *) made=yes ;;
+esac
+if [ "$made" = yes ] && git rev-parse -q --verify HEAD^2 >/dev/null && unpushed && clean && fold; then
+  echo "mdgraph: rebuilt the index from the merged backlog and folded it into the merge commit" >&2
 else
-  echo "mdgraph: the merged index was stale and has been rebuilt; commit it (git add {stage})" >&2
+  printf 'mdgraph: the index was rebuilt after the merge; commit it (git add %s)\n' "$stage" >&2
 fi
 {cmd} --quiet check >&2 || true
 exit 0
@@ -246,29 +268,36 @@ exit 0
 }
 
 /// The post-rewrite hook script: after a rebase, rebuild the index and fold it into the
-/// last rebased commit.
-pub fn post_rewrite_script(args: &[String], index_dir: &str) -> String {
+/// last rebased commit (only when the rebase rewrote HEAD itself, it is not on a remote,
+/// and the backlog has no uncommitted edits).
+pub fn post_rewrite_script(args: &[String], index_dir: &str, root: &str) -> String {
     let cmd = command_line(args);
     let stage = sh_quote(index_dir);
+    let root = sh_quote(root);
     format!(
         r#"#!/bin/sh
 # mdgraph post-rewrite hook (written by `mdgraph hook install`).
 # After a rebase (the merge driver kept one side's index files in each picked commit),
-# rebuilds the index from the rebased backlog and folds it into the last commit. To
-# rebuild it in every rebased commit instead, rebase with
-#   git rebase -x '{cmd} --quiet index && git add {stage} && git commit --quiet --amend --no-edit --no-verify --allow-empty' <upstream>
-# Remove this file to stop.
+# rebuilds the index from the rebased backlog and folds it into the last commit; the
+# README shows how to rebuild it in every rebased commit. Remove this file to stop.
 stage={stage}
+root={root}
 {FOLD}
 [ "$1" = rebase ] || exit 0
-cat >/dev/null
+# Rewritten commits, "old new" per line: fold only into a commit this rebase made.
+rewritten=$(cut -d' ' -f2)
 if ! command -v mdgraph >/dev/null 2>&1; then
-  echo "mdgraph post-rewrite hook: mdgraph is not on PATH; run \`mdgraph index\` and commit {stage}" >&2
+  printf 'mdgraph post-rewrite hook: mdgraph is not on PATH; run `mdgraph index` and commit %s\n' "$stage" >&2
   exit 0
 fi
 {cmd} --quiet index || exit 0
-[ -n "$(git status --porcelain -- {stage})" ] || exit 0
-fold && echo "mdgraph: rebuilt the index from the rebased backlog and folded it into the last commit" >&2
+[ -n "$(git status --porcelain -- "$stage")" ] || exit 0
+head=$(git rev-parse -q --verify HEAD)
+if printf '%s\n' "$rewritten" | grep -qx "$head" && unpushed && clean && fold; then
+  echo "mdgraph: rebuilt the index from the rebased backlog and folded it into the last commit" >&2
+else
+  printf 'mdgraph: the index was rebuilt after the rebase; commit it (git add %s)\n' "$stage" >&2
+fi
 {cmd} --quiet check >&2 || true
 exit 0
 "#
@@ -293,14 +322,26 @@ pub fn install(cfg: &Config, force: bool) -> Result<Installed, Error> {
             paths.hooks.display()
         )));
     }
+    let root = relative_to(&paths.toplevel, &cfg.root);
+    // A newline would end the comment or the quoted word it is written into.
+    if let Some(bad) = args
+        .iter()
+        .chain([&index_dir, &root])
+        .find(|a| a.chars().any(char::is_control))
+    {
+        return Err(Error::Other(format!(
+            "{bad:?}: a path with a control character cannot be written into a hook script"
+        )));
+    }
     let wanted: [(&'static str, String); 3] = [
         ("pre-commit", script(&args, &index_dir)),
-        ("post-merge", post_merge_script(&args, &index_dir)),
-        ("post-rewrite", post_rewrite_script(&args, &index_dir)),
+        ("post-merge", post_merge_script(&args, &index_dir, &root)),
+        ("post-rewrite", post_rewrite_script(&args, &index_dir, &root)),
     ];
-    // Decide every hook before writing any, so a foreign hook leaves nothing half done.
+    // Decide every hook before writing any. A foreign pre-commit hook stops the install
+    // (it is the hook that guards commits); a foreign post-merge or post-rewrite hook is
+    // kept and reported.
     let mut plan = Vec::new();
-    let mut foreign = Vec::new();
     for (name, text) in wanted {
         let hook = paths.hooks.join(name);
         // Ours only when written by us: the marker opens the second line (a hook that
@@ -315,30 +356,28 @@ pub fn install(cfg: &Config, force: bool) -> Result<Installed, Error> {
         let outcome = match std::fs::read(&hook) {
             Ok(old) if old == text.as_bytes() => Outcome::Unchanged,
             Ok(old) if force || ours(&old) => Outcome::Replaced,
-            Ok(_) => {
-                foreign.push(cfg.display(&hook));
-                continue;
+            Ok(_) if name == "pre-commit" => {
+                return Err(Error::Other(format!(
+                    "{}: a hook not written by mdgraph already exists; keep it and add `mdgraph check --staged` \
+                     to it yourself, or replace it with `mdgraph hook install --force`",
+                    cfg.display(&hook)
+                )));
             }
+            Ok(_) => Outcome::Kept,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Outcome::Installed,
             Err(e) => return Err(Error::io(&hook, e)),
         };
         plan.push((name, hook, text, outcome));
     }
-    if !foreign.is_empty() {
-        return Err(Error::Other(format!(
-            "{}: a hook not written by mdgraph already exists; keep it and add `mdgraph check --staged` \
-             (pre-commit) or `mdgraph index` (post-merge, post-rewrite) to it yourself, or replace it with \
-             `mdgraph hook install --force`",
-            foreign.join(", ")
-        )));
-    }
     std::fs::create_dir_all(&paths.hooks).map_err(|e| Error::io(&paths.hooks, e))?;
     let mut hooks = Vec::new();
     for (name, hook, text, outcome) in plan {
-        if outcome != Outcome::Unchanged {
+        if matches!(outcome, Outcome::Installed | Outcome::Replaced) {
             std::fs::write(&hook, text.as_bytes()).map_err(|e| Error::io(&hook, e))?;
         }
-        make_executable(&hook)?;
+        if outcome != Outcome::Kept {
+            make_executable(&hook)?;
+        }
         hooks.push((name, hook, outcome));
     }
     Ok(Installed {

@@ -53,6 +53,10 @@ fn install(ctx: &Ctx, cfg: &Config, force: bool, err: &mut dyn Write) -> Result<
             HookOutcome::Unchanged => writeln!(err, "the {name} hook {path} is already installed")?,
             HookOutcome::Installed => writeln!(err, "installed the {name} hook {path}: {what}")?,
             HookOutcome::Replaced => writeln!(err, "replaced the {name} hook {path}: {what}")?,
+            HookOutcome::Kept => writeln!(
+                err,
+                "kept your {name} hook {path} (not written by mdgraph): add `mdgraph index` to it to rebuild the index after merges and rebases, or replace it with --force"
+            )?,
         }
     }
     if done.merge_driver {

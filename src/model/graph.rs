@@ -1,5 +1,6 @@
 //! The graph seen from its nodes: document-level edges by node in both directions, and
-//! each document's degree (indexing stores it, expansion damps hubs by it).
+//! each document's degree (the mirror stores it; expansion damps a step by the edges
+//! leaving a node in the direction walked, counted from the edges themselves).
 
 use crate::model::{Edge, EdgeType};
 use std::collections::{HashMap, HashSet};
@@ -37,7 +38,7 @@ pub fn adjacency(edges: &[Edge]) -> HashMap<String, Vec<GraphEdge>> {
     adj
 }
 
-/// Number of distinct documents each document is linked to (for hub damping).
+/// Number of distinct documents each document is linked to (the mirror's `degree`).
 pub fn degrees(adjacency: &HashMap<String, Vec<GraphEdge>>) -> HashMap<String, usize> {
     adjacency
         .iter()

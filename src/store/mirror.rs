@@ -286,7 +286,7 @@ impl NodeRow {
 }
 
 /// The `nodes` rows of the documents, in node order. Degree = distinct documents linked,
-/// either direction (hub damping).
+/// either direction (for SQL users; search no longer reads it).
 fn node_rows(nodes: &[Node], edges: &[Edge]) -> Result<Vec<NodeRow>, Error> {
     use rusqlite::types::Value;
     let degrees = crate::model::graph::degrees(&crate::model::graph::adjacency(edges));

@@ -285,8 +285,18 @@ fn hook_message_survives_quotes_and_dollars_in_paths() {
     let text =
         mdgraph::internal::hook::script(&["--index-dir".into(), "we\"ird $HOME `x`".into()], "we\"ird $HOME `x`");
     assert!(text.contains("<<'MDGRAPH_EOF'"), "{text}");
-    if let Ok(out) = Command::new("sh").arg("-n").arg("-c").arg(&text).output() {
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let weird = "we\"ird $HOME `x` 'q'";
+    let args = ["--index-dir".to_string(), weird.to_string()];
+    let merge = mdgraph::internal::hook::post_merge_script(&args, weird, weird);
+    let rewrite = mdgraph::internal::hook::post_rewrite_script(&args, weird, weird);
+    // The index folder reaches the messages only as "$stage", never re-read by the shell.
+    for t in [&merge, &rewrite] {
+        assert!(!t.contains("commit we\"ird"), "{t}");
+    }
+    for t in [&text, &merge, &rewrite] {
+        if let Ok(out) = Command::new("sh").arg("-n").arg("-c").arg(t).output() {
+            assert!(out.status.success(), "{}\n{t}", String::from_utf8_lossy(&out.stderr));
+        }
     }
 }
 
@@ -573,4 +583,41 @@ fn merges_and_rebases_of_parallel_edits_never_conflict_and_leave_a_fresh_index()
             "{rev}: the index was not committed"
         );
     }
+}
+
+#[test]
+fn hooks_never_rewrite_a_fast_forward_a_dirty_merge_or_an_upstream_commit() {
+    if !git_available() {
+        return;
+    }
+    let r = Repo::committed();
+    assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
+    let main = two_branches(&r);
+    // Someone else's merge commit M, made without the hooks: its index is stale.
+    r.git_ok(&["checkout", "-q", "-b", "theirs", "left"]);
+    let out = r.git(&["-c", "core.hooksPath=/dev/null", "merge", "-q", "--no-edit", "right"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let m = r.git_ok(&["rev-parse", "HEAD"]);
+    // A fast-forward onto M leaves M as it is (the rebuilt index waits to be committed).
+    r.git_ok(&["checkout", "-q", "left"]);
+    let out = r.git(&["merge", "-q", "theirs"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(r.git_ok(&["rev-parse", "HEAD"]), m, "a fast-forward was rewritten");
+    assert!(out.stderr.contains("commit it"), "{}", out.stderr);
+    r.git_ok(&["checkout", "-q", "--", "_index"]);
+
+    // A merge while another backlog item has an uncommitted edit: the index rebuilt from
+    // the working tree is not folded into the merge commit.
+    r.git_ok(&["checkout", "-q", "-b", "dirty", &main]);
+    let other = r.path().join("backlog").join(TASK9);
+    let text = std::fs::read_to_string(&other).unwrap();
+    std::fs::write(&other, text.replace("# Context\n", "# Context\n\nNot committed.\n")).unwrap();
+    let out = r.git(&["merge", "-q", "--no-edit", "right"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(!out.stderr.contains("folded"), "{}", out.stderr);
+    let committed = r.git_ok(&["show", "HEAD:_index/graph_nodes.jsonl"]);
+    assert!(
+        !committed.contains("Not committed."),
+        "the uncommitted edit went into the merge commit"
+    );
 }
