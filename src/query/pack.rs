@@ -68,8 +68,7 @@ pub struct Relation {
     pub rel: &'static str,
     /// The other document.
     pub id: String,
-    /// Its state, when it has one. Looked up for the first [`MAX_TARGETS`] of each
-    /// relation (those the relations line names); None for the rest.
+    /// Its state, when it has one.
     pub state: Option<String>,
 }
 
@@ -92,8 +91,12 @@ pub struct PackItem {
     pub tokens: u32,
     /// Sections included (chunk ids), in document order.
     pub sections: Vec<String>,
-    /// Its frontmatter relations with their targets' states.
+    /// Its frontmatter relations with their targets' states: at most [`MAX_TARGETS`] of
+    /// each relation, as the relations line names them.
     pub relations: Vec<Relation>,
+    /// How many further targets each relation has beyond those listed (`"children": 92`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub relations_more: BTreeMap<&'static str, usize>,
     /// Why it is here.
     pub why: Why,
     /// The item as the Markdown pack prints it.
@@ -145,6 +148,7 @@ struct Cand<'a> {
     head: String,
     head_cost: u32,
     relations: Vec<Relation>,
+    relations_more: BTreeMap<&'static str, usize>,
     sections: Vec<SectionText>,
     /// Section indexes, most relevant first.
     order: Vec<usize>,
@@ -317,7 +321,7 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
 fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Tokenizer) -> Option<Cand<'a>> {
     let node = engine.node(&hit.id)?;
     let header = render::doc_header(&node);
-    let relations = relations(engine, &hit.id);
+    let (relations, relations_more) = relations(engine, &hit.id);
     // A navigation page is a reference line (what it points to is packed on its own),
     // unless the query names it (its id or its path).
     let named = matches!(hit.why, Why::Seed { exact_id: true, .. })
@@ -340,6 +344,7 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         head: String::new(),
         head_cost: 0,
         relations,
+        relations_more,
         sections,
         order,
         chosen: Vec::new(),
@@ -347,15 +352,21 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         cost: 0,
     };
     // The mode is not known yet; every mode word costs the same one token.
-    c.head = head_text(&header, &c.relations, Mode::Excerpt, &hit.why);
+    c.head = head_text(&header, &c.relations, &c.relations_more, Mode::Excerpt, &hit.why);
     c.head_cost = tokens::count_cached(tokenizer, &c.head);
     Some(c)
 }
 
 /// Header (`## ID — Title`, `Type · State · path`), relations line, reason line.
-fn head_text(header: &str, relations: &[Relation], mode: Mode, why: &Why) -> String {
+fn head_text(
+    header: &str,
+    relations: &[Relation],
+    more: &BTreeMap<&'static str, usize>,
+    mode: Mode,
+    why: &Why,
+) -> String {
     let mut s = header.to_string();
-    let rel = relations_line(relations);
+    let rel = relations_line(relations, more);
     if !rel.is_empty() {
         s.push('\n');
         s.push_str(&rel);
@@ -365,8 +376,9 @@ fn head_text(header: &str, relations: &[Relation], mode: Mode, why: &Why) -> Str
     s
 }
 
-/// `blocked_by QRY-TSK-0004 (InProgress), QRY-BUG-0005 (InProgress) · parent …`.
-pub fn relations_line(relations: &[Relation]) -> String {
+/// `blocked_by QRY-TSK-0004 (InProgress), QRY-BUG-0005 (InProgress) · parent …`, with
+/// `+N more` where a relation has more targets than listed (`more`).
+pub fn relations_line(relations: &[Relation], more: &BTreeMap<&'static str, usize>) -> String {
     let mut groups: Vec<(&str, Vec<&Relation>)> = Vec::new();
     for r in relations {
         match groups.iter_mut().find(|(k, _)| *k == r.rel) {
@@ -379,14 +391,13 @@ pub fn relations_line(relations: &[Relation]) -> String {
         .map(|(rel, v)| {
             let mut shown: Vec<String> = v
                 .iter()
-                .take(MAX_TARGETS)
                 .map(|r| match &r.state {
                     Some(s) => format!("{} ({})", r.id, render::one_line(s)),
                     None => r.id.clone(),
                 })
                 .collect();
-            if v.len() > MAX_TARGETS {
-                shown.push(format!("+{} more", v.len() - MAX_TARGETS));
+            if let Some(n) = more.get(rel).filter(|n| **n > 0) {
+                shown.push(format!("+{n} more"));
             }
             format!("{rel} {}", shown.join(", "))
         })
@@ -414,8 +425,8 @@ fn relation_name(t: EdgeType, forward: bool) -> Option<(&'static str, u8)> {
 }
 
 /// A document's relations with their targets' states, grouped in a fixed order, targets
-/// by id.
-pub fn relations(engine: &dyn Engine, id: &str) -> Vec<Relation> {
+/// by id: at most [`MAX_TARGETS`] of each relation, and how many more each has.
+pub fn relations(engine: &dyn Engine, id: &str) -> (Vec<Relation>, BTreeMap<&'static str, usize>) {
     let mut seen: BTreeMap<(u8, String), &'static str> = BTreeMap::new();
     for e in engine.edges(id) {
         if let Some((rel, order)) = relation_name(e.r#type, e.forward) {
@@ -425,21 +436,22 @@ pub fn relations(engine: &dyn Engine, id: &str) -> Vec<Relation> {
     // States only for the targets the line shows: an epic with a thousand children
     // would otherwise cost a thousand lookups per pack item.
     let mut shown: BTreeMap<&'static str, usize> = BTreeMap::new();
-    seen.into_iter()
-        .map(|((_, other), rel)| {
-            let n = shown.entry(rel).or_default();
-            *n += 1;
-            Relation {
-                rel,
-                state: if *n <= MAX_TARGETS {
-                    engine.doc(&other).and_then(|d| d.state)
-                } else {
-                    None
-                },
-                id: other,
-            }
-        })
-        .collect()
+    let mut more: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut list = Vec::new();
+    for ((_, other), rel) in seen {
+        let n = shown.entry(rel).or_default();
+        *n += 1;
+        if *n > MAX_TARGETS {
+            *more.entry(rel).or_default() += 1;
+            continue;
+        }
+        list.push(Relation {
+            rel,
+            state: engine.doc(&other).and_then(|d| d.state),
+            id: other,
+        });
+    }
+    (list, more)
 }
 
 /// The longest head of a section within `max` tokens, cut at the end of a line or a
@@ -533,7 +545,7 @@ fn render_pack(
         c.chosen.sort_by_key(|(i, _)| *i);
         let mode = c.mode();
         let header = c.head.lines().take(2).collect::<Vec<_>>().join("\n");
-        let mut text = head_text(&header, &c.relations, mode, &c.hit.why);
+        let mut text = head_text(&header, &c.relations, &c.relations_more, mode, &c.hit.why);
         for (i, cut) in &c.chosen {
             text.push_str("\n\n");
             match cut {
@@ -551,6 +563,7 @@ fn render_pack(
             tokens: count(&text),
             sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
             relations: c.relations,
+            relations_more: c.relations_more,
             why: c.hit.why.clone(),
             text,
         });
@@ -632,5 +645,33 @@ fn section_rank(heading: &str) -> u8 {
         "consequences" => 5,
         "worklog" => 9,
         _ => 6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relations_line_names_states_and_counts_the_rest() {
+        let r = |rel, id: &str, state: Option<&str>| Relation {
+            rel,
+            id: id.to_string(),
+            state: state.map(str::to_string),
+        };
+        let list = [
+            r("blocked_by", "T-4", Some("InProgress")),
+            r("blocked_by", "B-5", Some("In progress")),
+            r("children", "S-1", None),
+        ];
+        let more = BTreeMap::from([("children", 92)]);
+        assert_eq!(
+            relations_line(&list, &more),
+            "blocked_by T-4 (InProgress), B-5 (In progress) · children S-1, +92 more"
+        );
+        assert_eq!(
+            relations_line(&list[..1], &BTreeMap::new()),
+            "blocked_by T-4 (InProgress)"
+        );
     }
 }
