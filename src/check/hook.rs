@@ -196,8 +196,8 @@ exit "$status"
     )
 }
 
-/// Shell functions for the hooks below. `clean` holds when the backlog (`$root`) has no
-/// uncommitted or untracked change, so an index rebuilt from the working tree is the
+/// Shell functions for the hooks below. `clean` holds when the backlog (`$root`, less
+/// the index folder, which may sit inside it) has no uncommitted or untracked change, so an index rebuilt from the working tree is the
 /// index of HEAD; `unpushed` when no remote-tracking branch holds HEAD (a commit already
 /// pushed is never rewritten); `fold` replaces HEAD by the same commit (parents,
 /// author, message) with the rebuilt index, by plumbing: `git commit --amend` is refused
@@ -205,7 +205,8 @@ exit "$status"
 /// signed commit is left alone (its signature would be lost). `$stage` names the index
 /// folder.
 const FOLD: &str = r#"clean() {
-  git diff --quiet HEAD -- "$root" && [ -z "$(git ls-files --others --exclude-standard -- "$root")" ]
+  git diff --quiet HEAD -- "$root" ":(exclude)$stage" &&
+    [ -z "$(git ls-files --others --exclude-standard -- "$root" ":(exclude)$stage")" ]
 }
 unpushed() {
   [ -z "$(git for-each-ref --contains HEAD refs/remotes 2>/dev/null)" ]

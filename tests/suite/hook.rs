@@ -621,3 +621,24 @@ fn hooks_never_rewrite_a_fast_forward_a_dirty_merge_or_an_upstream_commit() {
         "the uncommitted edit went into the merge commit"
     );
 }
+
+#[test]
+fn a_merge_folds_the_index_when_it_sits_inside_the_root() {
+    if !git_available() {
+        return;
+    }
+    // root = "." holds the index folder: its rebuilt files are not "uncommitted edits".
+    let r = Repo::new();
+    std::fs::write(r.path().join("mdgraph.toml"), "root = \".\"\nindex_dir = \"_index\"\n").unwrap();
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    r.git_ok(&["commit", "-q", "-m", "backlog and index"]);
+    assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
+    two_branches(&r);
+    let out = r.git(&["merge", "-q", "--no-edit", "left"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("folded it into the merge commit"), "{}", out.stderr);
+    assert_eq!(r.git_ok(&["status", "--porcelain"]), "");
+    let out = r.mdgraph(&["check", "--staged"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
