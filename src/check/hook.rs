@@ -226,29 +226,75 @@ fold() {
   git update-ref -m "mdgraph: rebuilt index" HEAD "$new" "$old"
 }"#;
 
-/// The post-merge hook script: rebuild the index from the merged backlog and fold it
-/// into the merge commit that this merge just made (not after a fast-forward, not into a
-/// commit a remote already has, not when the backlog has uncommitted edits).
-pub fn post_merge_script(args: &[String], index_dir: &str, root: &str) -> String {
+/// What differs between the post-merge and post-rewrite hooks; [`post_script`] writes
+/// the rest (rebuild the index, fold it when `when` holds and the commit is local and
+/// clean, say what happened, check).
+struct PostHook {
+    name: &'static str,
+    /// Comment lines saying what the hook is for.
+    about: &'static str,
+    /// Lines before anything is done (an early exit, reading stdin).
+    early: &'static str,
+    /// Lines after the rebuild that decide whether to fold.
+    decide: &'static str,
+    /// The shell condition for folding, besides `unpushed && clean`.
+    when: &'static str,
+    /// What happened: `merged` / `rebased`, `merge` / `rebase`, and the commit folded into.
+    done: &'static str,
+    after: &'static str,
+    into: &'static str,
+}
+
+/// A post-merge or post-rewrite hook script.
+fn post_script(hook: &PostHook, args: &[String], index_dir: &str, root: &str) -> String {
     let cmd = command_line(args);
     let stage = sh_quote(index_dir);
     let root = sh_quote(root);
+    let PostHook {
+        name,
+        about,
+        early,
+        decide,
+        when,
+        done,
+        after,
+        into,
+    } = hook;
     format!(
         r#"#!/bin/sh
-# mdgraph post-merge hook (written by `mdgraph hook install`).
-# The merge driver `mdgraph` (see the .gitattributes of the index folder) keeps one
-# side's index files instead of conflicting; this rebuilds the index from the merged
-# backlog and folds it into the merge commit this merge just made. Remove this file to stop.
+# mdgraph {name} hook (written by `mdgraph hook install`).
+{about}
 stage={stage}
 root={root}
 {FOLD}
-if ! command -v mdgraph >/dev/null 2>&1; then
-  printf 'mdgraph post-merge hook: mdgraph is not on PATH; run `mdgraph index` and commit %s\n' "$stage" >&2
+{early}if ! command -v mdgraph >/dev/null 2>&1; then
+  printf 'mdgraph {name} hook: mdgraph is not on PATH; run `mdgraph index` and commit %s\n' "$stage" >&2
   exit 0
 fi
 {cmd} --quiet index || exit 0
 [ -n "$(git status --porcelain -- "$stage")" ] || exit 0
-if [ "$1" = 1 ]; then
+{decide}if {when} && unpushed && clean && fold; then
+  echo "mdgraph: rebuilt the index from the {done} backlog and folded it into {into}" >&2
+else
+  printf 'mdgraph: the index was rebuilt after the {after}; commit it (git add %s)\n' "$stage" >&2
+fi
+{cmd} --quiet check >&2 || true
+exit 0
+"#
+    )
+}
+
+/// The post-merge hook script: rebuild the index from the merged backlog and fold it
+/// into the merge commit that this merge just made (not after a fast-forward, not into a
+/// commit a remote already has, not when the backlog has uncommitted edits).
+pub fn post_merge_script(args: &[String], index_dir: &str, root: &str) -> String {
+    let hook = PostHook {
+        name: "post-merge",
+        about: "# The merge driver `mdgraph` (see the .gitattributes of the index folder) keeps one
+# side's index files instead of conflicting; this rebuilds the index from the merged
+# backlog and folds it into the merge commit this merge just made. Remove this file to stop.",
+        early: "",
+        decide: r#"if [ "$1" = 1 ]; then
   # A squash merge: nothing is committed yet; stage the index with the rest.
   git add -- "$stage"
   exit 0
@@ -257,52 +303,35 @@ case "$(git reflog -1 --format=%gs HEAD)" in
   *Fast-forward*) made=no ;;
   *) made=yes ;;
 esac
-if [ "$made" = yes ] && git rev-parse -q --verify HEAD^2 >/dev/null && unpushed && clean && fold; then
-  echo "mdgraph: rebuilt the index from the merged backlog and folded it into the merge commit" >&2
-else
-  printf 'mdgraph: the index was rebuilt after the merge; commit it (git add %s)\n' "$stage" >&2
-fi
-{cmd} --quiet check >&2 || true
-exit 0
-"#
-    )
+"#,
+        when: r#"[ "$made" = yes ] && git rev-parse -q --verify HEAD^2 >/dev/null"#,
+        done: "merged",
+        after: "merge",
+        into: "the merge commit",
+    };
+    post_script(&hook, args, index_dir, root)
 }
 
 /// The post-rewrite hook script: after a rebase, rebuild the index and fold it into the
 /// last rebased commit (only when the rebase rewrote HEAD itself, it is not on a remote,
 /// and the backlog has no uncommitted edits).
 pub fn post_rewrite_script(args: &[String], index_dir: &str, root: &str) -> String {
-    let cmd = command_line(args);
-    let stage = sh_quote(index_dir);
-    let root = sh_quote(root);
-    format!(
-        r#"#!/bin/sh
-# mdgraph post-rewrite hook (written by `mdgraph hook install`).
-# After a rebase (the merge driver kept one side's index files in each picked commit),
+    let hook = PostHook {
+        name: "post-rewrite",
+        about: "# After a rebase (the merge driver kept one side's index files in each picked commit),
 # rebuilds the index from the rebased backlog and folds it into the last commit; the
-# README shows how to rebuild it in every rebased commit. Remove this file to stop.
-stage={stage}
-root={root}
-{FOLD}
-[ "$1" = rebase ] || exit 0
+# README shows how to rebuild it in every rebased commit. Remove this file to stop.",
+        early: r#"[ "$1" = rebase ] || exit 0
 # Rewritten commits, "old new" per line: fold only into a commit this rebase made.
 rewritten=$(cut -d' ' -f2)
-if ! command -v mdgraph >/dev/null 2>&1; then
-  printf 'mdgraph post-rewrite hook: mdgraph is not on PATH; run `mdgraph index` and commit %s\n' "$stage" >&2
-  exit 0
-fi
-{cmd} --quiet index || exit 0
-[ -n "$(git status --porcelain -- "$stage")" ] || exit 0
-head=$(git rev-parse -q --verify HEAD)
-if printf '%s\n' "$rewritten" | grep -qx "$head" && unpushed && clean && fold; then
-  echo "mdgraph: rebuilt the index from the rebased backlog and folded it into the last commit" >&2
-else
-  printf 'mdgraph: the index was rebuilt after the rebase; commit it (git add %s)\n' "$stage" >&2
-fi
-{cmd} --quiet check >&2 || true
-exit 0
-"#
-    )
+"#,
+        decide: "head=$(git rev-parse -q --verify HEAD)\n",
+        when: r#"printf '%s\n' "$rewritten" | grep -qx "$head""#,
+        done: "rebased",
+        after: "rebase",
+        into: "the last commit",
+    };
+    post_script(&hook, args, index_dir, root)
 }
 
 /// Write the git hooks for the repository holding `cfg.cwd`: pre-commit (`check

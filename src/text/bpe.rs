@@ -211,20 +211,25 @@ mod tests {
         }
     }
 
-    #[test]
-    fn counts_equal_bpe_openai_on_the_fixtures() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("backlog-fixtures");
+    /// Compare every file below `root`, whole and line by line; the number of files.
+    fn compare_files(root: &std::path::Path) -> usize {
         let mut files = 0;
-        for entry in ignore::Walk::new(&root).flatten() {
+        for entry in ignore::Walk::new(root).flatten() {
             let Ok(text) = std::fs::read_to_string(entry.path()) else {
                 continue;
             };
             assert_eq!(count(&text), reference(&text), "{}", entry.path().display());
             for line in text.lines() {
-                assert_eq!(count(line), reference(line), "{line:?}");
+                assert_eq!(count(line), reference(line), "{}: {line:?}", entry.path().display());
             }
             files += 1;
         }
+        files
+    }
+
+    #[test]
+    fn counts_equal_bpe_openai_on_the_fixtures() {
+        let files = compare_files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("backlog-fixtures"));
         assert!(files > 50, "{files}");
     }
 
@@ -236,17 +241,7 @@ mod tests {
             eprintln!("skipping: {} is absent", root.display());
             return;
         }
-        let mut files = 0;
-        for entry in ignore::Walk::new(&root).flatten() {
-            let Ok(text) = std::fs::read_to_string(entry.path()) else {
-                continue;
-            };
-            assert_eq!(count(&text), reference(&text), "{}", entry.path().display());
-            for line in text.lines() {
-                assert_eq!(count(line), reference(line), "{}: {line:?}", entry.path().display());
-            }
-            files += 1;
-        }
+        let files = compare_files(&root);
         assert!(files > 1000, "{files}");
     }
 
