@@ -1,9 +1,7 @@
-//! The graph seen from its nodes: document-level edges by node in both directions, and
-//! each document's degree (the mirror stores it; expansion damps a step by the edges
-//! leaving a node in the direction walked, counted from the edges themselves).
+//! The graph seen from its nodes: document-level edges by node in both directions.
 
 use crate::model::{Edge, EdgeType};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// An edge seen from one of its ends.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,17 +34,4 @@ pub fn adjacency(edges: &[Edge]) -> HashMap<String, Vec<GraphEdge>> {
         });
     }
     adj
-}
-
-/// Number of distinct documents each document is linked to (the mirror's `degree`).
-pub fn degrees(adjacency: &HashMap<String, Vec<GraphEdge>>) -> HashMap<String, usize> {
-    adjacency
-        .iter()
-        .map(|(k, es)| {
-            (
-                k.clone(),
-                es.iter().map(|e| e.other.as_str()).collect::<HashSet<_>>().len(),
-            )
-        })
-        .collect()
 }

@@ -30,8 +30,9 @@ pub const DB_FILE: &str = "index.sqlite";
 /// and `priority` columns and covering indexes for the backlog questions (`nodes_backlog`,
 /// `edges_links`), which read those ([`load_docs`]) instead of every document's JSON
 /// (10 MB at 10k items). 9: `nodes.nav` (navigation pages, which search follows but does
-/// not rank).
-pub const DB_SCHEMA: i64 = 9;
+/// not rank). 10: no `degree` column (expansion counts the walked edges itself; a new link
+/// rewrote the rows of both its ends).
+pub const DB_SCHEMA: i64 = 10;
 
 /// What the terms in a mirror depend on: the mdgraph version and the terms the tokenizer
 /// makes of a fixed text (case folding, diacritics, scripts, the stemmer). A mirror
@@ -139,7 +140,7 @@ const TABLES: &str = "
     CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE nodes(id TEXT PRIMARY KEY, lid TEXT NOT NULL, raw_lid TEXT NOT NULL, uid TEXT,
                        kind TEXT NOT NULL, path TEXT NOT NULL, type TEXT, title TEXT NOT NULL,
-                       state TEXT, degree INTEGER NOT NULL, raw_id TEXT, priority TEXT,
+                       state TEXT, raw_id TEXT, priority TEXT,
                        nav INTEGER NOT NULL, json TEXT NOT NULL);
     CREATE TABLE edges(source TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL,
                        origin TEXT NOT NULL, path TEXT NOT NULL, line INTEGER NOT NULL,
@@ -194,7 +195,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool)
             // Tokenizing (stemming) is the costly part: the postings (and the nodes'
             // rows) are made on all cores while this thread writes the other tables.
             let worker = scope.spawn(|| {
-                let docs = node_rows(nodes, edges);
+                let docs = node_rows(nodes);
                 let index = postings::index(nodes, &rows);
                 let mut encoded: Vec<(String, Vec<u8>)> = index
                     .postings
@@ -240,7 +241,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool)
             tx.execute_batch(INDEXES).map_err(e)?;
             let (docs, encoded, corpus) = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             let mut put_node = tx
-                .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)")
+                .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
                 .map_err(e)?;
             for row in docs? {
                 put_node.execute(rusqlite::params_from_iter(row.values())).map_err(e)?;
@@ -285,18 +286,15 @@ impl NodeRow {
     }
 }
 
-/// The `nodes` rows of the documents, in node order. Degree = distinct documents linked,
-/// either direction (for SQL users; search no longer reads it).
-fn node_rows(nodes: &[Node], edges: &[Edge]) -> Result<Vec<NodeRow>, Error> {
+/// The `nodes` rows of the documents, in node order.
+fn node_rows(nodes: &[Node]) -> Result<Vec<NodeRow>, Error> {
     use rusqlite::types::Value;
-    let degrees = crate::model::graph::degrees(&crate::model::graph::adjacency(edges));
     let text = |s: &str| Value::Text(s.to_string());
     let opt = |s: Option<&str>| s.map_or(Value::Null, |s| Value::Text(s.to_string()));
     let docs: Vec<&Node> = nodes.iter().filter(|n| !n.is_chunk()).collect();
     docs.into_par_iter()
         .map(|n| {
             let json = serde_json::to_string(n).map_err(|err| Error::Other(err.to_string()))?;
-            let degree = degrees.get(&n.id).copied().unwrap_or(0) as i64;
             Ok(NodeRow(vec![
                 text(&n.id),
                 text(&n.id.to_lowercase()),
@@ -307,7 +305,6 @@ fn node_rows(nodes: &[Node], edges: &[Edge]) -> Result<Vec<NodeRow>, Error> {
                 opt(n.r#type.as_deref()),
                 text(n.label()),
                 opt(n.state.as_deref()),
-                Value::Integer(degree),
                 opt(n.raw_id.as_deref()),
                 opt(n.field_values("priority").first().map(String::as_str)),
                 Value::Integer(n.nav as i64),
@@ -531,7 +528,7 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool
             .iter()
             .zip(&rows)
             .all(|((id, doc, _), r)| *id == r.chunk.id && doc == r.doc);
-    let new_nodes = node_rows(nodes, edges)?;
+    let new_nodes = node_rows(nodes)?;
     let old_nodes = read_nodes(&conn).map_err(e)?;
     if !same_rows || old_nodes.len() != new_nodes.len() || new_nodes.iter().any(|n| !old_nodes.contains_key(n.id())) {
         return Ok(false);
@@ -615,10 +612,10 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool
             corpus.row_name.push(n);
         }
         put_corpus(&tx, &corpus).map_err(e)?;
-        // Documents whose row changed (frontmatter, title, state, degree).
+        // Documents whose row changed (frontmatter, title, state).
         let mut set_node = tx
             .prepare(
-                "INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                "INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )
             .map_err(e)?;
         for n in new_nodes.iter().filter(|n| old_nodes.get(n.id()) != Some(*n)) {
