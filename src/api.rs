@@ -134,7 +134,7 @@ impl Index {
     /// Search and pack from the whole index loaded into memory (read once from the JSONL
     /// files, on the first query) instead of through the SQLite mirror, which stays as the
     /// configuration says. For a long-lived process: at 10k items the first query pays
-    /// ≈0.5 s to load, then a search takes a third of the mirror's time (BENCHMARKS.md,
+    /// ≈0.3 s to load, then a search takes a third of the mirror's time (BENCHMARKS.md,
     /// the MCP server).
     pub fn in_memory(mut self) -> Index {
         self.in_memory = true;
