@@ -614,9 +614,7 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool
         put_corpus(&tx, &corpus).map_err(e)?;
         // Documents whose row changed (frontmatter, title, state).
         let mut set_node = tx
-            .prepare(
-                "INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            )
+            .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
             .map_err(e)?;
         for n in new_nodes.iter().filter(|n| old_nodes.get(n.id()) != Some(*n)) {
             set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;
