@@ -172,7 +172,15 @@ impl Cand<'_> {
 
 /// Fit `results` into `budget` tokens (at most [`MAX_BUDGET`]).
 pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
-    let budget = budget.min(MAX_BUDGET);
+    let mut p = fit(engine, query, results, budget.min(MAX_BUDGET), tokenizer);
+    for item in &mut p.items {
+        item.tokens = tokens::count_cached(tokenizer, &item.text);
+    }
+    p
+}
+
+/// The pack that fills `budget` best; its items' `tokens` are left to count.
+fn fit(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
     let count = |s: &str| tokens::count_cached(tokenizer, s);
     let title = format!("# Context pack: {}", render::one_line(query));
     // Title, stats line (its longest form), the joins and the final newline.
@@ -574,7 +582,8 @@ fn render_pack(
             r#type: c.hit.r#type.clone(),
             state: c.hit.state.clone(),
             mode,
-            tokens: count(&text),
+            // Counted for the pack the fit keeps (`finish`), not in every round.
+            tokens: 0,
             sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
             relations: c.relations,
             relations_more: c.relations_more,
@@ -590,6 +599,8 @@ fn render_pack(
     ];
     let mut blocks: Vec<String> = vec![title, String::new()];
     blocks.extend(items.iter().map(|i| i.text.clone()));
+    // Each block alone and a join: at most one token over (a block ending in punctuation
+    // may share a token with the blank line after it), so the list below never runs over.
     let body_cost: u32 = blocks.iter().map(|b| count(b) + JOIN).sum::<u32>();
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
     // The list of what did not fit, as far as the budget allows.
@@ -615,18 +626,27 @@ fn render_pack(
             blocks.push(lines.join("\n"));
         }
     }
-    // The stats line names the count of the whole pack, itself included: settle it.
+    // The stats line names the count of the whole pack, itself included: settle it. The
+    // rest of the pack is counted once, block by block (see `blocks_count`), so a round
+    // of the fit recounts only what it changed and the settling only the stats line.
+    let apart = blocks.len() > 2 && blocks[2..].iter().all(|b| starts_piece(b));
+    let title_and_rest = blocks_count(tokenizer, &blocks[..1], false)
+        .zip(blocks_count(tokenizer, &blocks[2..], true))
+        .filter(|_| apart);
     let mut used = budget;
-    let mut markdown = String::new();
     for _ in 0..4 {
         blocks[1] = stats_line(budget, used, counts);
-        markdown = blocks.join("\n\n") + "\n";
-        let real = count(&markdown);
+        // The stats line starts with a letter: it starts a piece too.
+        let real = match title_and_rest {
+            Some((t, r)) => t + count(&format!("{}\n\n", blocks[1])) + r,
+            None => count(&(blocks.join("\n\n") + "\n")),
+        };
         if real == used {
             break;
         }
         used = real;
     }
+    let markdown = blocks.join("\n\n") + "\n";
     Pack {
         schema: SCHEMA,
         query: query.to_string(),
@@ -637,6 +657,40 @@ fn render_pack(
         not_included: left_out.into_iter().map(omitted).collect(),
         markdown,
     }
+}
+
+/// Tokens of `blocks` joined by blank lines (and a final newline when `last`), as the sum
+/// of each block counted with the newlines after it; None when that sum could differ
+/// from the count of the joined text (the approximate counter, which rounds per text, or
+/// a block after the first that does not start a piece of its own).
+///
+/// o200k's pre-tokenizer cuts the text into pieces and counts each piece apart. No piece
+/// runs from a newline into a following character that is not whitespace or `/` (the
+/// letter pattern's optional first character excludes newlines, and the only patterns
+/// that take a newline end with newlines, or `/`), and none of its patterns looks back.
+/// So when every block after the first starts with such a character, the joined text's
+/// pieces are each block's pieces with the newlines after it, and the counts add up.
+/// Each block's count is remembered (`count_cached`): a block the fit rendered in an
+/// earlier round is not counted again.
+fn blocks_count(tokenizer: Tokenizer, blocks: &[String], last: bool) -> Option<u32> {
+    if tokenizer != Tokenizer::O200k {
+        return None;
+    }
+    if !blocks.iter().skip(1).all(|b| starts_piece(b)) {
+        return None;
+    }
+    let mut total = 0;
+    for (i, b) in blocks.iter().enumerate() {
+        let sep = if last && i + 1 == blocks.len() { "\n" } else { "\n\n" };
+        total += tokens::count_cached(tokenizer, &format!("{b}{sep}"));
+    }
+    Some(total)
+}
+
+/// Does an o200k piece start at the start of `block` when a newline comes before it
+/// (see [`blocks_count`])?
+fn starts_piece(block: &str) -> bool {
+    block.chars().next().is_some_and(|c| !c.is_whitespace() && c != '/')
 }
 
 fn omitted(h: &Hit) -> Omitted {
@@ -665,6 +719,63 @@ fn section_rank(heading: &str) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The joined text counted at once.
+    fn joined(blocks: &[String]) -> u32 {
+        tokens::count(Tokenizer::O200k, &(blocks.join("\n\n") + "\n"))
+    }
+
+    #[test]
+    fn blocks_count_adds_up_where_blocks_start_pieces() {
+        let cases: [&[&str]; 5] = [
+            &[
+                "# Context pack: why?",
+                "budget 4000 tokens",
+                "## A — done.",
+                "## B\ntext…",
+            ],
+            &[
+                "# t",
+                "## ends in punctuation.",
+                "## ends in a URL https://x.y/",
+                "## ü ß 漢字。",
+            ],
+            &[
+                "# t",
+                "budget",
+                "## code\n```\nfn f() {}\n```",
+                "## Not included\n- X — y",
+            ],
+            &["# …", "b", "## 12345", "## 'quoted'", "## ----"],
+            &["# t", "letters after a blank line", "## x"],
+        ];
+        for case in cases {
+            let blocks: Vec<String> = case.iter().map(|s| s.to_string()).collect();
+            assert_eq!(
+                blocks_count(Tokenizer::O200k, &blocks, true),
+                Some(joined(&blocks)),
+                "{case:?}"
+            );
+        }
+        // A block that a newline could run into is not counted apart.
+        let slash = ["# t".to_string(), "/path".to_string()];
+        assert_eq!(blocks_count(Tokenizer::O200k, &slash, true), None);
+        assert_eq!(blocks_count(Tokenizer::Approx, &slash[..1], true), None);
+    }
+
+    proptest::proptest! {
+        /// Any text in each block, as long as every block after the first starts with
+        /// `#` or a letter (as a pack's blocks do).
+        #[test]
+        fn blocks_count_equals_the_joined_count(
+            first in "\\PC{0,40}",
+            rest in proptest::collection::vec(("[#a-zA-Zé]", "\\PC{0,40}"), 0..5),
+        ) {
+            let mut blocks = vec![first.trim().to_string()];
+            blocks.extend(rest.iter().map(|(c, t)| format!("{c}{}", t.trim_end())));
+            proptest::prop_assert_eq!(blocks_count(Tokenizer::O200k, &blocks, true), Some(joined(&blocks)));
+        }
+    }
 
     #[test]
     fn relations_line_names_states_and_counts_the_rest() {

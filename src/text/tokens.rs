@@ -23,10 +23,13 @@ pub enum Tokenizer {
 }
 
 /// Compile the o200k pre-tokenizer (≈3 ms) on a thread of its own, for a run that will
-/// count soon.
+/// count soon; once per process (a server packs many times).
 pub fn preload(t: Tokenizer) {
+    static STARTED: std::sync::Once = std::sync::Once::new();
     if t == Tokenizer::O200k {
-        std::thread::spawn(super::bpe::warm);
+        STARTED.call_once(|| {
+            std::thread::spawn(super::bpe::warm);
+        });
     }
 }
 
