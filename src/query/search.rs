@@ -192,6 +192,10 @@ pub trait Engine: GraphSource {
     fn row(&self, row: u32) -> Option<RowInfo>;
     /// Facts about a document.
     fn doc(&self, id: &str) -> Option<DocInfo>;
+    /// Is `id` a navigation page? (Asked of every node the walk leaves; few documents are.)
+    fn is_nav(&self, id: &str) -> bool {
+        self.doc(id).is_some_and(|d| d.nav)
+    }
     /// The document an id-like token names exactly (any case, `ID@uidprefix`).
     fn exact_id(&self, token: &str) -> Option<String>;
     /// A document node (with its token count).
@@ -266,7 +270,7 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     for h in &hits {
         per_doc.entry(h.doc).or_default().push(h);
     }
-    let doc_id = |d: u32| corpus.docs.get(d as usize).map(String::as_str).unwrap_or("");
+    let doc_id = |d: u32| corpus.docs.get(d as usize).unwrap_or("");
     let mut docs: Vec<(f64, &str, &SectionHit, usize)> = per_doc
         .iter()
         .map(|(&doc, hs)| {
@@ -288,7 +292,7 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         if content >= wanted + exact.len() {
             return true;
         }
-        let nav = !exact.iter().any(|e| e == d.1) && engine.doc(d.1).is_some_and(|i| i.nav);
+        let nav = !exact.iter().any(|e| e == d.1) && engine.is_nav(d.1);
         if nav {
             if pivots.len() < r.seeds {
                 pivots.push(*d);
@@ -448,7 +452,7 @@ fn expand_and_rank(
         .collect();
     let focus = expand::focus(query);
     let pivot_ids: HashSet<&str> = pivots.iter().map(|h| h.id.as_str()).collect();
-    let is_nav = |id: &str| pivot_ids.contains(id) || engine.doc(id).is_some_and(|d| d.nav);
+    let is_nav = |id: &str| pivot_ids.contains(id) || engine.is_nav(id);
     let relevance = |id: &str| matched.get(id).copied().unwrap_or(0.0);
     let nav = expand::NavOrder {
         is_nav: &is_nav,
@@ -685,6 +689,8 @@ fn round(x: f64) -> f64 {
 pub struct SqliteEngine {
     conn: Connection,
     corpus: Corpus,
+    /// The navigation pages' ids (from a partial index: usually none).
+    nav: HashSet<String>,
 }
 
 impl SqliteEngine {
@@ -701,8 +707,10 @@ impl SqliteEngine {
         // a page read again is neither a `pread` nor a copy. A failed pragma only costs
         // speed.
         let _ = conn.execute_batch("PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824;");
-        let corpus = mirror::load_corpus(&conn).map_err(|e| Error::Other(format!("{}: {e}", path.display())))?;
-        Ok(SqliteEngine { conn, corpus })
+        let damaged = |e: String| Error::Other(format!("{}: {e}", path.display()));
+        let corpus = mirror::load_corpus(&conn).map_err(damaged)?;
+        let nav = mirror::nav_ids(&conn).map_err(|e| damaged(e.to_string()))?;
+        Ok(SqliteEngine { conn, corpus, nav })
     }
 }
 
@@ -753,14 +761,17 @@ impl Engine for SqliteEngine {
             .conn
             .prepare_cached("SELECT data FROM postings WHERE term = ?1")
             .map_err(sqlerr)?;
-        let blob: Option<Vec<u8>> = st.query_row([term], |r| r.get(0)).map(Some).or_else(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-            e => Err(sqlerr(e)),
-        })?;
-        match blob {
-            None => Ok(Vec::new()),
-            Some(b) => postings::decode(&b).ok_or_else(|| Error::Store(format!("damaged postings for `{term}`"))),
-        }
+        // Decoded where SQLite holds the blob (no copy of it first).
+        let mut rows = st.query([term]).map_err(sqlerr)?;
+        let Some(row) = rows.next().map_err(sqlerr)? else {
+            return Ok(Vec::new());
+        };
+        let blob = row
+            .get_ref(0)
+            .map_err(sqlerr)?
+            .as_blob()
+            .map_err(|e| Error::Store(e.to_string()))?;
+        postings::decode(blob).ok_or_else(|| Error::Store(format!("damaged postings for `{term}`")))
     }
 
     fn row(&self, row: u32) -> Option<RowInfo> {
@@ -794,6 +805,10 @@ impl Engine for SqliteEngine {
             })
         })
         .ok()
+    }
+
+    fn is_nav(&self, id: &str) -> bool {
+        self.nav.contains(id)
     }
 
     fn exact_id(&self, token: &str) -> Option<String> {
@@ -978,6 +993,10 @@ impl Engine for MemoryEngine {
 
     fn doc(&self, id: &str) -> Option<DocInfo> {
         self.docs.get(id).cloned()
+    }
+
+    fn is_nav(&self, id: &str) -> bool {
+        self.docs.get(id).is_some_and(|d| d.nav)
     }
 
     fn exact_id(&self, token: &str) -> Option<String> {

@@ -31,8 +31,11 @@ pub const DB_FILE: &str = "index.sqlite";
 /// `edges_links`), which read those ([`load_docs`]) instead of every document's JSON
 /// (10 MB at 10k items). 9: `nodes.nav` (navigation pages, which search follows but does
 /// not rank). 10: no `degree` column (expansion counts the walked edges itself; a new link
-/// rewrote the rows of both its ends).
-pub const DB_SCHEMA: i64 = 10;
+/// rewrote the rows of both its ends). 11: the edge indexes cover what the graph walk and
+/// a pack's relations read (no table row per edge), and the sections' index is in line
+/// order (no sort per document); the corpus's document ids are one blob
+/// ([`postings::Strings`]); the navigation pages have an index of their own.
+pub const DB_SCHEMA: i64 = 11;
 
 /// What the terms in a mirror depend on: the mdgraph version and the terms the tokenizer
 /// makes of a fixed text (case folding, diacritics, scripts, the stemmer). A mirror
@@ -158,14 +161,15 @@ const FTS_TABLE: &str = "CREATE VIRTUAL TABLE sections_fts USING fts5(title, hea
 
 /// Secondary indexes of the sections and edges, created once their rows are in.
 const INDEXES: &str = "
-    CREATE INDEX edges_source ON edges(source);
-    CREATE INDEX sections_doc ON sections(doc);
-    CREATE INDEX edges_target ON edges(target);
+    CREATE INDEX edges_source ON edges(source, type, target, weight);
+    CREATE INDEX sections_doc ON sections(doc, line);
+    CREATE INDEX edges_target ON edges(target, type, source, weight);
     CREATE INDEX edges_links ON edges(type, source, target);";
 
 /// Secondary indexes of the nodes, created once their rows are in.
 const NODE_INDEXES: &str = "
     CREATE INDEX nodes_lid ON nodes(lid);
+    CREATE INDEX nodes_nav ON nodes(id) WHERE nav <> 0;
     CREATE INDEX nodes_raw_lid ON nodes(raw_lid);
     CREATE INDEX nodes_backlog ON nodes(id, kind, path, raw_id, type, title, state, priority);";
 
@@ -351,7 +355,7 @@ fn put_corpus(conn: &Connection, c: &postings::Corpus) -> rusqlite::Result<()> {
         ("row_doc", postings::u32s_to_bytes(&c.row_doc)),
         ("row_name", postings::u32s_to_bytes(&c.row_name)),
         ("names", json(&c.names)),
-        ("docs", json(&c.docs)),
+        ("docs", c.docs.to_bytes()),
     ] {
         put.execute(params![k, v])?;
     }
@@ -635,26 +639,37 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool
     Ok(true)
 }
 
+/// The ids of the navigation pages (from the partial index `nodes_nav`).
+pub fn nav_ids(conn: &Connection) -> rusqlite::Result<std::collections::HashSet<String>> {
+    let mut st = conn.prepare("SELECT id FROM nodes INDEXED BY nodes_nav WHERE nav <> 0")?;
+    st.query_map([], |r| r.get(0))?.collect()
+}
+
 /// Read the row statistics stored by [`rebuild`].
 pub fn load_corpus(conn: &Connection) -> Result<postings::Corpus, String> {
     let mut st = conn
         .prepare("SELECT key, value FROM corpus")
         .map_err(|e| e.to_string())?;
-    let rows = st
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))
-        .map_err(|e| e.to_string())?;
+    let mut rows = st.query([]).map_err(|e| e.to_string())?;
     let mut c = postings::Corpus::default();
-    for row in rows {
-        let (k, v) = row.map_err(|e| e.to_string())?;
-        let u32s = |v: &[u8]| postings::bytes_to_u32s(v).ok_or_else(|| format!("damaged corpus `{k}`"));
-        let strings =
-            |v: &[u8]| serde_json::from_slice::<Vec<String>>(v).map_err(|e| format!("damaged corpus `{k}`: {e}"));
-        match k.as_str() {
-            "row_len" => c.row_len = u32s(&v)?,
-            "row_doc" => c.row_doc = u32s(&v)?,
-            "row_name" => c.row_name = u32s(&v)?,
-            "names" => c.names = strings(&v)?,
-            "docs" => c.docs = strings(&v)?,
+    // Each value is read in place (no copy of the blob before it is decoded).
+    while let Some(row) = rows.next().map_err(|e| e.to_string())? {
+        let k = row
+            .get_ref(0)
+            .and_then(|k| Ok(k.as_str()?))
+            .map_err(|e| e.to_string())?;
+        let v = row
+            .get_ref(1)
+            .and_then(|v| Ok(v.as_blob()?))
+            .map_err(|e| e.to_string())?;
+        let damaged = || format!("damaged corpus `{k}`");
+        let u32s = |v: &[u8]| postings::bytes_to_u32s(v).ok_or_else(damaged);
+        match k {
+            "row_len" => c.row_len = u32s(v)?,
+            "row_doc" => c.row_doc = u32s(v)?,
+            "row_name" => c.row_name = u32s(v)?,
+            "names" => c.names = serde_json::from_slice(v).map_err(|e| format!("{}: {e}", damaged()))?,
+            "docs" => c.docs = postings::Strings::from_bytes(v).ok_or_else(damaged)?,
             _ => {}
         }
     }

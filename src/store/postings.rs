@@ -40,7 +40,66 @@ pub struct Corpus {
     /// Normalized section names (`acceptance criteria`).
     pub names: Vec<String>,
     /// Document ids.
-    pub docs: Vec<String>,
+    pub docs: Strings,
+}
+
+/// Strings stored end to end in one buffer: a corpus's ten thousand document ids are one
+/// allocation, and one copy out of the mirror (not ten thousand of each).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Strings {
+    text: String,
+    /// Where each string ends in `text`.
+    ends: Vec<u32>,
+}
+
+impl Strings {
+    /// Add `s` at the end.
+    pub fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(u32::try_from(self.text.len()).unwrap_or(u32::MAX));
+    }
+
+    /// The `i`-th string; None past the end (or in damaged data).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let start = match i {
+            0 => 0,
+            _ => *self.ends.get(i - 1)? as usize,
+        };
+        self.text.get(start..*self.ends.get(i)? as usize)
+    }
+
+    /// Number of strings.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// No strings.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The strings in order.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map_while(|i| self.get(i))
+    }
+
+    /// Stored form: the count, the ends, then the text (little-endian u32s).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = u32s_to_bytes(&[self.ends.len() as u32]);
+        out.extend(u32s_to_bytes(&self.ends));
+        out.extend_from_slice(self.text.as_bytes());
+        out
+    }
+
+    /// The inverse of [`Strings::to_bytes`]; None when the bytes are not such a list
+    /// (short, ends out of order or past the text, text not UTF-8).
+    pub fn from_bytes(b: &[u8]) -> Option<Strings> {
+        let n = u32::from_le_bytes(b.get(..4)?.try_into().ok()?) as usize;
+        let ends = bytes_to_u32s(b.get(4..4 + n.checked_mul(4)?)?)?;
+        let text = String::from_utf8(b[4 + 4 * n..].to_vec()).ok()?;
+        let ordered = ends.windows(2).all(|w| w[0] <= w[1]) && ends.last().is_none_or(|&e| e as usize == text.len());
+        ordered.then_some(Strings { text, ends })
+    }
 }
 
 impl Corpus {
@@ -149,7 +208,7 @@ fn index_rows(rows: &[SectionRow<'_>], titles: &HashMap<&str, String>, part_rows
     let mut infos = Vec::with_capacity(rows.len());
     for r in rows {
         let d = *doc_ord.entry(r.doc).or_insert_with(|| {
-            corpus.docs.push(r.doc.to_string());
+            corpus.docs.push(r.doc);
             corpus.docs.len() as u32 - 1
         });
         let name = section_name(r.heading);
@@ -310,7 +369,9 @@ pub fn encode(postings: &[Posting]) -> Vec<u8> {
 
 /// The inverse of [`encode`]; None on malformed bytes.
 pub fn decode(mut b: &[u8]) -> Option<Vec<Posting>> {
-    let mut out = Vec::new();
+    // A posting takes 4 to 20 bytes, most 4 or 5: sized once, not grown (each growth of a
+    // long list is a copy into fresh pages the kernel must zero).
+    let mut out = Vec::with_capacity(b.len() / 4);
     let mut row = 0u32;
     while !b.is_empty() {
         let delta = get_varint(&mut b)?;
@@ -359,6 +420,29 @@ pub fn bytes_to_u32s(b: &[u8]) -> Option<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_round_trip_and_refuse_damage() {
+        let mut s = Strings::default();
+        for id in ["A", "", "ü-2", "X@y/z"] {
+            s.push(id);
+        }
+        let back = Strings::from_bytes(&s.to_bytes()).expect("round trip");
+        assert_eq!(back.iter().collect::<Vec<_>>(), ["A", "", "ü-2", "X@y/z"]);
+        assert_eq!(back.get(4), None);
+        let b = s.to_bytes();
+        // Truncated, a count past the end, ends out of order, a cut inside a character.
+        assert_eq!(Strings::from_bytes(&b[..b.len() - 1]), None);
+        assert_eq!(Strings::from_bytes(&[255, 255, 255, 255]), None);
+        let mut unordered = b.clone();
+        unordered[4..8].copy_from_slice(&9u32.to_le_bytes());
+        assert_eq!(Strings::from_bytes(&unordered), None);
+        // An end inside `ü` is no string (and no panic).
+        let mut inside = b.clone();
+        inside[8..12].copy_from_slice(&2u32.to_le_bytes());
+        let cut = Strings::from_bytes(&inside).expect("ends in order");
+        assert_eq!((cut.get(0), cut.get(1), cut.get(2)), (Some("A"), None, None));
+    }
 
     #[test]
     fn postings_roundtrip() {
@@ -441,7 +525,7 @@ mod tests {
             let got = index_rows(&rows, &titles(&nodes), part_rows);
             assert_eq!(got.postings, want, "parts of {part_rows} rows");
             assert_eq!(got.corpus.row_len, row_len);
-            assert_eq!(got.corpus.docs, ["A", "B", "C"]);
+            assert_eq!(got.corpus.docs.iter().collect::<Vec<_>>(), ["A", "B", "C"]);
             assert_eq!(got.rows.len(), rows.len());
         }
     }
