@@ -6,7 +6,7 @@
 //! cargo run --release --example query_loop -- ROOT INDEX_DIR [RUNS] [QUERY]
 //! ```
 //!
-//! Without QUERY, each run asks for the title of another document (every document's
+//! QUERY may be `@FILE`, one query per line, asked in turn. Without QUERY, each run asks for the title of another document (every document's
 //! title in turn, spread over the index), as `bench/mcp_bench.py` does: a fresh query
 //! each time, so nothing is answered from the counts of the run before.
 
@@ -25,6 +25,12 @@ fn main() {
     }
     let runs: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(50);
     let queries: Vec<String> = match args.get(4) {
+        Some(q) if q.starts_with('@') => std::fs::read_to_string(&q[1..])
+            .expect("query file")
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_string)
+            .collect(),
         Some(q) => vec![q.clone()],
         None => titles(&PathBuf::from(&args[2]), 6 * runs),
     };

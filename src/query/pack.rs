@@ -496,12 +496,25 @@ fn cut(s: &SectionText, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)>
         .map(|(i, _)| i)
         .collect();
     let text_at = |i: usize| format!("{} …", whole[..cuts[i]].trim_end());
+    // A prefix that ends where a piece of the whole section ends has the tokens up to
+    // there (and ` …` is a piece of its own): the section is counted once, not once per
+    // step of the search. Other prefixes (one ending in `.` before a newline, which the
+    // whole section counts as one piece) are counted as they are.
+    let ends = tokens::piece_ends(tokenizer, &whole).unwrap_or_default();
+    let ellipsis = tokens::count(tokenizer, " …");
+    let tokens_at = |i: usize| {
+        let q = whole[..cuts[i]].trim_end().len();
+        match ends.binary_search_by_key(&q, |e| e.0) {
+            Ok(k) if q > 0 => ends[k].1 + ellipsis,
+            _ => tokens::count_cached(tokenizer, &text_at(i)),
+        }
+    };
     // The longest prefix that fits (binary search over word ends).
     let (mut lo, mut hi) = (0usize, cuts.len());
     let mut best: Option<usize> = None;
     while lo < hi {
         let mid = (lo + hi) / 2;
-        if tokens::count_cached(tokenizer, &text_at(mid)) <= max {
+        if tokens_at(mid) <= max {
             best = Some(mid);
             lo = mid + 1;
         } else {

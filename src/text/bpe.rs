@@ -136,16 +136,37 @@ pub fn warm() {
 
 /// o200k_base tokens in `text`.
 pub fn count(text: &str) -> usize {
+    let mut total = 0;
+    pieces(text, |_, n| total += n);
+    total
+}
+
+/// Where each pre-tokenized piece of `text` ends, with the tokens up to there. A prefix
+/// of `text` that ends at a piece end and does not end in whitespace has exactly those
+/// tokens: the pre-tokenizer matches the same pieces in it (the one pattern that looks
+/// ahead only matches whitespace).
+pub fn piece_ends(text: &str) -> Vec<(usize, u32)> {
+    let mut out = Vec::new();
+    let mut total = 0;
+    pieces(text, |end, n| {
+        total += n;
+        out.push((end, total as u32));
+    });
+    out
+}
+
+/// Call `f` with the end and the token count of each piece of `text`, in order.
+fn pieces(text: &str, mut f: impl FnMut(usize, usize)) {
     let re = pretokenizer();
     let vocab = Vocab::get();
-    let mut total = 0;
     let mut last = 0;
     while last < text.len() {
         let input = Input::new(&text[last..]).anchored(Anchored::Yes);
         let Some(m) = re.find(input) else {
             // Every character matches one of the patterns; should one not, count the
             // rest byte by byte rather than stop.
-            return total + text.len() - last;
+            f(text.len(), text.len() - last);
+            return;
         };
         let mut end = last + m.range().end;
         if m.pattern().as_usize() == 1 {
@@ -159,10 +180,9 @@ pub fn count(text: &str) -> usize {
             // An empty match cannot advance; take one character.
             end = last + text[last..].chars().next().map_or(1, char::len_utf8);
         }
-        total += vocab.count_piece(&text.as_bytes()[last..end]);
+        f(end, vocab.count_piece(&text.as_bytes()[last..end]));
         last = end;
     }
-    total
 }
 
 #[cfg(test)]
@@ -254,6 +274,20 @@ mod tests {
         #[test]
         fn counts_equal_bpe_openai_on_markdownish_text(s in "[ a-zA-Z0-9\\n\\t#*_`.,:;'()\\[\\]/-]{0,120}") {
             proptest::prop_assert_eq!(count(&s), reference(&s));
+        }
+
+        /// A pack cuts a section after a word and adds ` …`: where the cut falls on a
+        /// piece end, the tokens up to there are the prefix's.
+        #[test]
+        fn prefixes_at_piece_ends_count_as_the_whole_says(s in "([ a-zA-Zé0-9\\n#*`.,:'/-]|\\PC){0,120}") {
+            for (end, before) in piece_ends(&s) {
+                let prefix = &s[..end];
+                if prefix.ends_with(char::is_whitespace) {
+                    continue;
+                }
+                proptest::prop_assert_eq!(count(prefix), before as usize, "{:?}", prefix);
+                proptest::prop_assert_eq!(count(&format!("{prefix} …")), before as usize + count(" …"));
+            }
         }
     }
 }
