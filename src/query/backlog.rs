@@ -741,8 +741,15 @@ pub fn materialize(nodes: &[Node], edges: &[Edge], groups: &StateGroups) -> Back
         .map(|d| {
             let id = d.node.id.as_str();
             let ready = rank.get(id);
+            let n = d.node;
             BacklogRow {
                 id: id.to_string(),
+                kind: n.kind.as_str(),
+                path: n.path.clone(),
+                title: n.label().to_string(),
+                r#type: n.r#type.clone(),
+                state: n.state.clone(),
+                priority: d.priority.clone(),
                 group: d.group.as_str(),
                 folded: d.node.state.as_deref().map(fold),
                 parent: b.parent.get(id).map(|p| p.to_string()),

@@ -4,15 +4,18 @@
 //! [`crate::store::postings`]). With `sqlite_fts = true` it also has a contentless FTS5
 //! table over the sections' stemmed title, heading and body for SQL users' own `MATCH`
 //! queries; mdgraph never reads it, and it doubles the mirror's build time, so it is off
-//! by default (BENCHMARKS.md, "Cold index at 10k").
+//! by default (BENCHMARKS.md, "Cold index at 10k"). The `backlog` table holds, per
+//! document, what `list` filters on and `ready`'s whole answer, made under the `[states]`
+//! config by the caller's code ([`Spec`]), so that those commands read only the rows they
+//! print.
 //!
 //! It is derived from the JSONL sidecar, built into a temporary file and renamed into
-//! place, and records the digests of the sidecar files it mirrors and whether it has the
-//! FTS5 table: when either differs (or the file is missing, of another schema, or
-//! corrupt) it is rebuilt, or, when the searchable rows are the same sections as before,
-//! updated on a copy ([`update`]) to exactly what a rebuild would hold. Sections are keyed
-//! by their position in the sorted node list (`rowid`), the same numbering the in-memory
-//! fallback uses, so both engines rank identically.
+//! place, and records the digests of the sidecar files it mirrors and of the state
+//! groups, and whether it has the FTS5 table: when any differs (or the file is missing,
+//! of another schema, or corrupt) it is rebuilt, or, when the searchable rows are the
+//! same sections as before, updated on a copy ([`update`]) to exactly what a rebuild
+//! would hold. Sections are keyed by their position in the sorted node list (`rowid`),
+//! the same numbering the in-memory fallback uses, so both engines rank identically.
 
 use crate::config::StateGroups;
 use crate::error::Error;
@@ -94,11 +97,24 @@ pub struct BacklogTable {
     pub cycles: Vec<Vec<String>>,
 }
 
-/// One document's row of the `backlog` table.
+/// One document's row of the `backlog` table. It repeats the document's columns that
+/// `list` and `ready` print, so that they read one table and only the rows they print.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BacklogRow {
     /// Node id.
     pub id: String,
+    /// Node kind.
+    pub kind: &'static str,
+    /// Root-relative path.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Work item type or document type.
+    pub r#type: Option<String>,
+    /// State as written.
+    pub state: Option<String>,
+    /// Its `priority` field.
+    pub priority: Option<String>,
     /// Its state group's name.
     pub group: &'static str,
     /// Its state folded as `list --state` compares states.
@@ -197,7 +213,9 @@ fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool, Error>) ->
     result
 }
 
-/// The tables every mirror has.
+/// The tables every mirror has. The partial index of `backlog` covers what `ready`
+/// prints: its answer is one range of that index, with no lookup of each row (at 10k
+/// items, 2,300 lookups were a third of the command's time).
 const TABLES: &str = "
     CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE nodes(id TEXT PRIMARY KEY, lid TEXT NOT NULL, raw_lid TEXT NOT NULL, uid TEXT,
@@ -212,8 +230,11 @@ const TABLES: &str = "
                           line INTEGER NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
     CREATE TABLE postings(term TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
     CREATE TABLE corpus(key TEXT PRIMARY KEY, value BLOB NOT NULL);
-    CREATE TABLE backlog(id TEXT PRIMARY KEY, grp TEXT NOT NULL, folded TEXT, parent TEXT,
-                         ready INTEGER, unblocks INTEGER NOT NULL, why TEXT) WITHOUT ROWID;";
+    CREATE TABLE backlog(id TEXT PRIMARY KEY, kind TEXT NOT NULL, path TEXT NOT NULL, title TEXT NOT NULL,
+                         type TEXT, state TEXT, priority TEXT, grp TEXT NOT NULL, folded TEXT, parent TEXT,
+                         ready INTEGER, unblocks INTEGER NOT NULL, why TEXT) WITHOUT ROWID;
+    CREATE INDEX backlog_ready ON backlog(ready, path, title, type, state, grp, parent, priority, unblocks, why)
+                 WHERE ready IS NOT NULL;";
 
 /// The full-text table of `sqlite_fts = true`: the stemmed terms of each section's title,
 /// heading and body (contentless: the text is in `sections`), rowid as in `sections`.
@@ -416,10 +437,17 @@ fn put_backlog(conn: &Connection, table: &BacklogTable, spec: &Spec) -> rusqlite
     conn.execute("DELETE FROM backlog", [])?;
     let mut rows: Vec<&BacklogRow> = table.rows.iter().collect();
     rows.sort_unstable_by(|a, b| a.id.cmp(&b.id));
-    let mut put = conn.prepare("INSERT OR REPLACE INTO backlog VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    let mut put =
+        conn.prepare("INSERT OR REPLACE INTO backlog VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")?;
     for r in rows {
         put.execute(params![
             r.id,
+            r.kind,
+            r.path,
+            r.title,
+            r.r#type,
+            r.state,
+            r.priority,
             r.group,
             r.folded,
             r.parent,
@@ -457,8 +485,9 @@ fn put_corpus(conn: &Connection, c: &postings::Corpus) -> rusqlite::Result<()> {
 /// exactly what [`rebuild`] would write (a test compares every table and the full-text
 /// index), so both answer every query alike. Like a rebuild it works on a copy that is
 /// renamed into place. Returns false, having changed nothing, when it cannot: no mirror,
-/// another schema or tokenizer ([`tokenizer_id`]), the FTS5 table not as `fts` asks, sections
-/// added, removed or reordered; then [`rebuild`].
+/// another schema or tokenizer ([`tokenizer_id`]), the FTS5 table not as `spec` asks,
+/// sections added, removed or reordered; then [`rebuild`]. Other state groups are no
+/// obstacle: the `backlog` table is always written whole.
 pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<bool, Error> {
     let path = db_path(index_dir);
     if !path.is_file() {
@@ -911,7 +940,7 @@ fn open_current(index_dir: &Path, spec: &Spec) -> Option<Connection> {
     current(&conn, &sidecar_digest(&head.outputs), spec).then_some(conn)
 }
 
-/// A document as `list` and `ready` print it: its columns and its `backlog` row.
+/// A document as `list` and `ready` print it: its `backlog` row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BacklogItem {
     /// Node id.
@@ -936,9 +965,8 @@ pub struct BacklogItem {
     pub why: Option<String>,
 }
 
-/// The columns of a [`BacklogItem`], from `nodes n` joined with `backlog b`.
-const ITEM_COLUMNS: &str = "n.id, n.path, n.title, n.type, n.state, b.grp, b.parent, n.priority, b.unblocks, b.why \
-                            FROM backlog b JOIN nodes n ON n.id = b.id";
+/// The columns of a [`BacklogItem`].
+const ITEM_COLUMNS: &str = "id, path, title, type, state, grp, parent, priority, unblocks, why FROM backlog";
 
 fn items(mut rows: rusqlite::Rows) -> Option<Vec<BacklogItem>> {
     let mut out = Vec::new();
@@ -967,9 +995,7 @@ pub fn load_ready(index_dir: &Path, spec: &Spec) -> Option<(Vec<BacklogItem>, Ve
     let conn = open_current(index_dir, spec)?;
     let cycles = serde_json::from_str(&meta_value(&conn, "cycles")?).ok()?;
     let mut st = conn
-        .prepare(&format!(
-            "SELECT {ITEM_COLUMNS} WHERE b.ready IS NOT NULL ORDER BY b.ready"
-        ))
+        .prepare(&format!("SELECT {ITEM_COLUMNS} WHERE ready IS NOT NULL ORDER BY ready"))
         .ok()?;
     Some((items(st.query([]).ok()?)?, cycles))
 }
@@ -1012,7 +1038,7 @@ pub fn load_list(index_dir: &Path, spec: &Spec, q: &ListQuery) -> Option<Vec<Bac
         let any: Vec<String> = q
             .types
             .iter()
-            .map(|(t, lower)| format!("n.type = {} COLLATE NOCASE OR n.kind = {}", arg(t), arg(lower)))
+            .map(|(t, lower)| format!("type = {} COLLATE NOCASE OR kind = {}", arg(t), arg(lower)))
             .collect();
         clauses.push(format!("({})", any.join(" OR ")));
     }
@@ -1020,7 +1046,7 @@ pub fn load_list(index_dir: &Path, spec: &Spec, q: &ListQuery) -> Option<Vec<Bac
         let any: Vec<String> = q
             .states
             .iter()
-            .map(|(folded, s)| format!("b.folded = {} OR b.grp = {}", arg(folded), arg(s)))
+            .map(|(folded, s)| format!("folded = {} OR grp = {}", arg(folded), arg(s)))
             .collect();
         clauses.push(format!("({})", any.join(" OR ")));
     }
@@ -1038,7 +1064,7 @@ pub fn load_list(index_dir: &Path, spec: &Spec, q: &ListQuery) -> Option<Vec<Bac
         } else {
             children
         };
-        clauses.push(format!("n.id IN ({under}) AND n.id <> {p}"));
+        clauses.push(format!("id IN ({under}) AND id <> {p}"));
     }
     let filter = if clauses.is_empty() {
         String::new()
@@ -1046,7 +1072,7 @@ pub fn load_list(index_dir: &Path, spec: &Spec, q: &ListQuery) -> Option<Vec<Bac
         format!(" WHERE {}", clauses.join(" AND "))
     };
     let mut st = conn
-        .prepare(&format!("{with}SELECT {ITEM_COLUMNS}{filter} ORDER BY n.id"))
+        .prepare(&format!("{with}SELECT {ITEM_COLUMNS}{filter} ORDER BY id"))
         .ok()?;
     items(st.query(rusqlite::params_from_iter(values)).ok()?)
 }
