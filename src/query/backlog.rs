@@ -727,7 +727,17 @@ fn item_of_row(r: BacklogItem) -> Option<(Item, usize, Option<String>)> {
 /// parent, and `ready`'s answer, all from [`Backlog`] itself, so that the fast paths of
 /// `list` and `ready` answer exactly what it does.
 pub fn materialize(nodes: &[Node], edges: &[Edge], groups: &StateGroups) -> BacklogTable {
-    let b = Backlog::new(nodes, edges, groups);
+    use rayon::prelude::*;
+    // Reading a field parses the node's frontmatter: most of the time here, on all cores.
+    let priorities: Vec<Option<String>> = nodes
+        .par_iter()
+        .map(|n| match n.kind {
+            Kind::Chunk => None,
+            _ => n.field_values("priority").into_iter().next(),
+        })
+        .collect();
+    let links = edges.iter().map(|e| (e.source.as_str(), e.target.as_str(), e.r#type));
+    let b = Backlog::with_priorities(nodes, Some(&priorities), links, groups);
     let ready = b.ready();
     let rank: HashMap<&str, (usize, &Ready)> = ready
         .items

@@ -431,30 +431,48 @@ fn insert_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// Write the `backlog` table and its meta keys (replacing any): the rows go in in id
-/// order, as a rebuild and an update in place both write them.
+/// Make the `backlog` table hold `table`'s rows and its meta keys: rows that differ
+/// from what the table holds are written, rows of documents gone are removed (an edit
+/// changes a few rows; a rebuild starts from an empty table).
 fn put_backlog(conn: &Connection, table: &BacklogTable, spec: &Spec) -> rusqlite::Result<()> {
-    conn.execute("DELETE FROM backlog", [])?;
-    let mut rows: Vec<&BacklogRow> = table.rows.iter().collect();
-    rows.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+    use rusqlite::types::Value;
+    let text = |s: &str| Value::Text(s.to_string());
+    let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, text);
+    let mut old: HashMap<String, Vec<Value>> = HashMap::new();
+    {
+        let mut st = conn.prepare("SELECT * FROM backlog")?;
+        let width = st.column_count();
+        let mut q = st.query([])?;
+        while let Some(r) = q.next()? {
+            let values = (0..width).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?;
+            old.insert(r.get(0)?, values);
+        }
+    }
     let mut put =
         conn.prepare("INSERT OR REPLACE INTO backlog VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")?;
-    for r in rows {
-        put.execute(params![
-            r.id,
-            r.kind,
-            r.path,
-            r.title,
-            r.r#type,
-            r.state,
-            r.priority,
-            r.group,
-            r.folded,
-            r.parent,
-            r.ready.map(|i| i as i64),
-            r.unblocks as i64,
-            r.why
-        ])?;
+    for r in &table.rows {
+        let values = vec![
+            text(&r.id),
+            text(r.kind),
+            text(&r.path),
+            text(&r.title),
+            opt(&r.r#type),
+            opt(&r.state),
+            opt(&r.priority),
+            text(r.group),
+            opt(&r.folded),
+            opt(&r.parent),
+            r.ready.map_or(Value::Null, |i| Value::Integer(i as i64)),
+            Value::Integer(r.unblocks as i64),
+            opt(&r.why),
+        ];
+        if old.remove(&r.id).as_ref() != Some(&values) {
+            put.execute(rusqlite::params_from_iter(values))?;
+        }
+    }
+    let mut drop = conn.prepare("DELETE FROM backlog WHERE id = ?1")?;
+    for id in old.keys() {
+        drop.execute([id])?;
     }
     let cycles = serde_json::to_string(&table.cycles).unwrap_or_default();
     let mut put_meta = conn.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)")?;
@@ -632,6 +650,23 @@ fn merge_postings(
 }
 
 fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<bool, Error> {
+    // The backlog table is made on another core while the sections are compared.
+    std::thread::scope(|scope| {
+        let backlog = scope.spawn(|| (spec.backlog)(nodes, edges, spec.states));
+        let backlog = || backlog.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        update_tables(path, meta, nodes, edges, spec, backlog)
+    })
+}
+
+/// [`update_db`] once `backlog` gives the backlog table.
+fn update_tables(
+    path: &Path,
+    meta: &Meta,
+    nodes: &[Node],
+    edges: &[Edge],
+    spec: &Spec,
+    backlog: impl FnOnce() -> BacklogTable,
+) -> Result<bool, Error> {
     let e = |err| sql_err(path, err);
     let fts = spec.fts;
     let mut conn = Connection::open(path).map_err(e)?;
@@ -748,9 +783,9 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Sp
             tx.execute("DELETE FROM edges", []).map_err(e)?;
             insert_edges(&tx, edges).map_err(e)?;
         }
-        // The backlog table depends on every document and edge: it is rewritten whole
-        // (10k rows take milliseconds), and takes the state groups of `spec`.
-        put_backlog(&tx, &(spec.backlog)(nodes, edges, spec.states), spec).map_err(e)?;
+        // The backlog table depends on every document and edge and on the state groups
+        // of `spec`: made whole, written where it differs.
+        put_backlog(&tx, &backlog(), spec).map_err(e)?;
         tx.execute(
             "UPDATE meta SET value = ?1 WHERE key = 'sidecar'",
             [sidecar_digest(&meta.outputs)],
