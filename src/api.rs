@@ -112,7 +112,7 @@ impl Index {
         }
         let index = Index::new(config);
         if index.config.sqlite
-            && let Err(e) = mirror::sync(&index.config.index_dir, index.config.sqlite_fts)
+            && let Err(e) = mirror::sync(&index.config.index_dir, &mirror_spec(&index.config))
         {
             index.warn(format!("cannot update the SQLite mirror: {e}"));
         }
@@ -146,7 +146,7 @@ impl Index {
     pub fn refresh(config: &Config, progress: Option<&Progress>) -> Result<Option<BuildReport>, Error> {
         crate::store::lock::finish_pending(&config.index_dir)?;
         if let Some(sidecar) = statcache::probe(&config.index_dir, &config.root, &config.settings.digest())
-            && (!config.sqlite || mirror::mirrors(&config.index_dir, &sidecar, config.sqlite_fts))
+            && (!config.sqlite || mirror::mirrors(&config.index_dir, &sidecar, &mirror_spec(config)))
         {
             return Ok(None);
         }
@@ -159,20 +159,20 @@ impl Index {
         let mut report = build::build_with_progress(config, BuildOptions { full, write: true }, progress)?;
         if config.sqlite {
             let mut phase = "sqlite";
-            let fts = config.sqlite_fts;
+            let spec = mirror_spec(config);
             if report.up_to_date {
-                mirror::sync(&config.index_dir, fts)?;
-            } else if !mirror::is_fresh(&config.index_dir, &report.meta.outputs, fts) {
+                mirror::sync(&config.index_dir, &spec)?;
+            } else if !mirror::is_fresh(&config.index_dir, &report.meta.outputs, &spec) {
                 if let Some(p) = progress {
                     p.phase("writing the SQLite mirror", 0);
                 }
                 let (dir, meta, graph) = (&config.index_dir, &report.meta, &report.graph);
                 // A mirror that cannot be updated in place (or fails to) is rebuilt, as it
                 // is by `--full`.
-                if !full && mirror::update(dir, meta, &graph.nodes, &graph.edges, fts).unwrap_or(false) {
+                if !full && mirror::update(dir, meta, &graph.nodes, &graph.edges, &spec).unwrap_or(false) {
                     phase = "sqlite (updated in place)";
                 } else {
-                    mirror::rebuild(dir, meta, &graph.nodes, &graph.edges, fts)?;
+                    mirror::rebuild(dir, meta, &graph.nodes, &graph.edges, &spec)?;
                 }
             }
             report.timings.mark(phase);
@@ -374,7 +374,7 @@ impl Index {
                 let loaded = self
                     .config
                     .sqlite
-                    .then(|| mirror::load_docs(dir, &TYPES, self.config.sqlite_fts, fields))
+                    .then(|| mirror::load_docs(dir, &TYPES, &mirror_spec(&self.config), fields))
                     .flatten()
                     .or_else(|| {
                         sidecar::load_docs(dir, |t| TYPES.iter().any(|x| x.as_str() == t)).map(|(nodes, edges)| {
@@ -422,9 +422,24 @@ impl Index {
         std::mem::take(&mut *lock(&self.warnings))
     }
 
+    /// The mirror for the backlog questions' fast paths, which read only the rows they
+    /// answer with: None without one, or when the whole graph is loaded already.
+    fn fast_mirror(&self) -> Option<(&std::path::Path, mirror::Spec<'_>)> {
+        (self.config.sqlite && self.graph.get().is_none())
+            .then(|| (self.config.index_dir.as_path(), mirror_spec(&self.config)))
+    }
+
     /// The documents matching `filter` (`mdgraph list`).
     pub fn list(&self, filter: &ListFilter) -> Result<ListReport, Error> {
-        let items = self.backlog_graph(Backlog::needs_fields(filter))?.list(filter);
+        // The mirror's backlog table answers unless a frontmatter field is asked for.
+        let fast = self.fast_mirror().and_then(|(dir, spec)| {
+            let rows = mirror::load_list(dir, &spec, &backlog::list_query(filter)?)?;
+            backlog::list_from_rows(rows, filter)
+        });
+        let items = match fast {
+            Some(items) => items,
+            None => self.backlog_graph(Backlog::needs_fields(filter))?.list(filter),
+        };
         Ok(ListReport {
             schema: backlog::LIST_SCHEMA,
             count: items.len(),
@@ -435,6 +450,13 @@ impl Index {
     /// The id of the document `typed` names (any form `show` accepts), without loading
     /// the sections.
     pub fn resolve_id(&self, typed: &str) -> Result<String, Error> {
+        // A document's exact id names it (as `show::find` says first), without loading
+        // the documents.
+        if let Some((dir, spec)) = self.fast_mirror()
+            && mirror::is_document(dir, &spec, typed)
+        {
+            return Ok(typed.to_string());
+        }
         let n = self.backlog_nodes()?;
         Ok(show::find(n, typed, &self.config.settings.ids.prefix_aliases)?
             .id
@@ -443,7 +465,15 @@ impl Index {
 
     /// Work that can start now (`mdgraph ready`).
     pub fn ready(&self) -> Result<ReadyReport, Error> {
-        Ok(self.backlog_graph(false)?.ready())
+        // The answer is in the mirror's backlog table, made when the mirror was.
+        let fast = self.fast_mirror().and_then(|(dir, spec)| {
+            let (rows, cycles) = mirror::load_ready(dir, &spec)?;
+            backlog::ready_from_rows(rows, cycles)
+        });
+        match fast {
+            Some(report) => Ok(report),
+            None => Ok(self.backlog_graph(false)?.ready()),
+        }
     }
 
     /// What keeps `id` from starting (empty when it can), and the node's id.
@@ -454,6 +484,22 @@ impl Index {
 
     /// `id` with its descendants along parent edges and their roll-up (`mdgraph tree`).
     pub fn tree(&self, id: &str) -> Result<TreeReport, Error> {
+        // An exact id: only its subtree is read from the mirror, and the same code walks it.
+        if let Some((dir, spec)) = self.fast_mirror()
+            && let Some(docs) = mirror::load_subtree(dir, &spec, id)
+        {
+            let links = docs
+                .links
+                .iter()
+                .map(|l| (l.source.as_str(), l.target.as_str(), l.r#type));
+            let b = Backlog::with_priorities(&docs.nodes, docs.priorities.as_deref(), links, &self.config.states);
+            if let Some(root) = b.tree(id) {
+                return Ok(TreeReport {
+                    schema: backlog::TREE_SCHEMA,
+                    root,
+                });
+            }
+        }
         let node = show::find(self.backlog_nodes()?, id, &self.config.settings.ids.prefix_aliases)?;
         let root = self
             .backlog_graph(false)?
@@ -510,7 +556,7 @@ impl Index {
             Err(err @ Error::Store(_)) if engine.kind() == EngineKind::Sqlite => {
                 drop(engine);
                 let _ = std::fs::remove_file(mirror::db_path(&self.config.index_dir));
-                let note = match mirror::sync(&self.config.index_dir, self.config.sqlite_fts) {
+                let note = match mirror::sync(&self.config.index_dir, &mirror_spec(&self.config)) {
                     Ok(_) => format!("rebuilt the SQLite mirror after: {err}"),
                     Err(e2) => format!("SQLite mirror unusable ({err}; rebuild failed: {e2})"),
                 };
@@ -542,6 +588,16 @@ impl Index {
         let (engine, warning) = search::open_engine(&self.config)?;
         self.warn(warning.unwrap_or(note));
         Ok(engine)
+    }
+}
+
+/// The SQLite mirror as `config` asks for it: with the FTS5 table or not, and the
+/// backlog table under its state groups, made by the backlog questions' own code.
+pub fn mirror_spec(config: &Config) -> mirror::Spec<'_> {
+    mirror::Spec {
+        fts: config.sqlite_fts,
+        states: &config.states,
+        backlog: backlog::materialize,
     }
 }
 

@@ -50,6 +50,7 @@ pub mod sidecar {
     pub use crate::store::sidecar::*;
 }
 pub mod store {
+    pub use crate::api::mirror_spec;
     pub use crate::store::mirror::*;
 }
 pub mod tokenize {

@@ -64,15 +64,15 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
     let code = if report.items.is_empty() { EXIT_FAIL } else { EXIT_OK };
     match args.format {
         Format::Json => emit(out, json(&report)?.as_bytes(), code),
-        Format::Text => emit(out, lines(&report.items).as_bytes(), code),
+        Format::Text => emit(out, lines(report.items.iter()).as_bytes(), code),
     }
 }
 
 /// One line per item: id, type, state, title, padded to the widest id.
-pub fn lines(items: &[ListItem]) -> String {
+pub fn lines<'a>(items: impl Iterator<Item = &'a ListItem> + Clone) -> String {
     // Columns as wide as their widest value, at most 24: a disambiguated id
     // (`BACK-41@archive/tasks/…`) must not push every other line off the screen.
-    let width = |f: &dyn Fn(&ListItem) -> usize| items.iter().map(f).max().unwrap_or(0).min(24);
+    let width = |f: &dyn Fn(&ListItem) -> usize| items.clone().map(f).max().unwrap_or(0).min(24);
     let w = width(&|i| i.id.chars().count());
     let tw = width(&|i| i.r#type.as_deref().unwrap_or("-").chars().count());
     let sw = width(&|i| i.state.as_deref().unwrap_or("-").chars().count());

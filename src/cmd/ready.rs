@@ -72,9 +72,11 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
     match args.format {
         Format::Json => emit(out, json(&report)?.as_bytes(), code),
         Format::Text => {
-            let items: Vec<mdgraph::ListItem> = report.items.iter().map(|r| r.item.clone()).collect();
             let mut s = String::new();
-            for (line, r) in super::list::lines(&items).lines().zip(&report.items) {
+            for (line, r) in super::list::lines(report.items.iter().map(|r| &r.item))
+                .lines()
+                .zip(&report.items)
+            {
                 let unblocks = if r.unblocks > 0 {
                     format!("; unblocks {}", r.unblocks)
                 } else {

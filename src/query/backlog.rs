@@ -10,6 +10,7 @@
 
 use crate::config::StateGroups;
 use crate::model::{Edge, EdgeType, Kind, Node};
+use crate::store::mirror::{BacklogItem, BacklogRow, BacklogTable, ListQuery};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -365,7 +366,7 @@ impl<'a> Backlog<'a> {
             .map(|p| self.descendants(p, f.deep).into_iter().collect());
         let types: Vec<String> = f.types.iter().map(|t| t.to_lowercase()).collect();
         let states: Vec<(String, &str)> = f.states.iter().map(|s| (fold(s), s.as_str())).collect();
-        let mut out: Vec<(&Node, Item)> = self
+        let out: Vec<(Option<&Node>, Item)> = self
             .docs
             .values()
             .filter(|d| under.as_ref().is_none_or(|u| u.contains(d.node.id.as_str())))
@@ -388,25 +389,9 @@ impl<'a> Backlog<'a> {
                     .iter()
                     .all(|(k, v)| field(d.node, k).iter().any(|x| x.eq_ignore_ascii_case(v)))
             })
-            .map(|d| (d.node, self.item(d)))
+            .map(|d| (Some(d.node), self.item(d)))
             .collect();
-        // One key per item (a frontmatter field is parsed once, not per comparison).
-        let key = f.sort.as_deref().unwrap_or("id").to_lowercase();
-        out.sort_by_cached_key(|(n, i)| {
-            let k: (u32, String) = match key.as_str() {
-                "id" => (0, String::new()),
-                "title" => (0, i.title.to_lowercase()),
-                "state" => (i.group as u32, i.state.clone().unwrap_or_default().to_lowercase()),
-                "type" => (0, i.r#type.clone().unwrap_or_default().to_lowercase()),
-                "priority" => (priority_rank(i.priority.as_deref()), String::new()),
-                other => match field(n, other).into_iter().next() {
-                    Some(v) => (0, v.to_lowercase()),
-                    None => (1, String::new()),
-                },
-            };
-            (k, natural(&i.id))
-        });
-        out.into_iter().map(|(_, i)| i).collect()
+        sort_items(out, f)
     }
 
     /// Why `id` cannot start: its own group, its unfinished blockers, and those of its
@@ -652,6 +637,141 @@ impl<'a> Backlog<'a> {
             rollup,
             children,
         })
+    }
+}
+
+/// The items of `list` sorted as `f` asks; items in id order come out in id order
+/// among equals. A sort on a frontmatter field reads it from the item's node.
+fn sort_items(mut items: Vec<(Option<&Node>, Item)>, f: &Filter) -> Vec<Item> {
+    // One key per item (a frontmatter field is parsed once, not per comparison).
+    let key = f.sort.as_deref().unwrap_or("id").to_lowercase();
+    items.sort_by_cached_key(|(n, i)| {
+        let k: (u32, String) = match key.as_str() {
+            "id" => (0, String::new()),
+            "title" => (0, i.title.to_lowercase()),
+            "state" => (i.group as u32, i.state.clone().unwrap_or_default().to_lowercase()),
+            "type" => (0, i.r#type.clone().unwrap_or_default().to_lowercase()),
+            "priority" => (priority_rank(i.priority.as_deref()), String::new()),
+            other => match n.map(|n| field(n, other)).unwrap_or_default().into_iter().next() {
+                Some(v) => (0, v.to_lowercase()),
+                None => (1, String::new()),
+            },
+        };
+        (k, natural(&i.id))
+    });
+    items.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The query on the mirror's `backlog` table that answers `f`, when it can: not when
+/// `f` reads other frontmatter fields ([`Backlog::needs_fields`]).
+pub fn list_query(f: &Filter) -> Option<ListQuery<'_>> {
+    if Backlog::needs_fields(f) {
+        return None;
+    }
+    Some(ListQuery {
+        types: f.types.iter().map(|t| (t.as_str(), t.to_lowercase())).collect(),
+        states: f.states.iter().map(|s| (fold(s), s.as_str())).collect(),
+        parent: f.parent.as_deref().map(|p| (p, f.deep)),
+    })
+}
+
+/// [`Backlog::list`] from the rows [`list_query`] selected (in id order); None when a
+/// row is damaged.
+pub fn list_from_rows(rows: Vec<BacklogItem>, f: &Filter) -> Option<Vec<Item>> {
+    let items = rows
+        .into_iter()
+        .map(|r| Some((None, item_of_row(r)?.0)))
+        .collect::<Option<Vec<_>>>()?;
+    Some(sort_items(items, f))
+}
+
+/// [`Backlog::ready`] from the mirror's rows of the ready items (in its order) and its
+/// cycles; None when a row is damaged.
+pub fn ready_from_rows(rows: Vec<BacklogItem>, cycles: Vec<Vec<String>>) -> Option<ReadyReport> {
+    let items = rows
+        .into_iter()
+        .map(|r| {
+            let (item, unblocks, why) = item_of_row(r)?;
+            Some(Ready {
+                item,
+                unblocks,
+                why: why?,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(ReadyReport {
+        schema: READY_SCHEMA,
+        count: items.len(),
+        items,
+        cycles,
+    })
+}
+
+/// The item of a `backlog` row, with how much it unblocks and why it is ready.
+fn item_of_row(r: BacklogItem) -> Option<(Item, usize, Option<String>)> {
+    let group = *Group::ALL.iter().find(|g| g.as_str() == r.group)?;
+    let item = Item {
+        id: r.id,
+        path: r.path,
+        title: r.title,
+        r#type: r.r#type,
+        state: r.state,
+        group,
+        parent: r.parent,
+        priority: r.priority,
+    };
+    Some((item, r.unblocks, r.why))
+}
+
+/// The mirror's `backlog` table for a graph: each document's group, folded state and
+/// parent, and `ready`'s answer, all from [`Backlog`] itself, so that the fast paths of
+/// `list` and `ready` answer exactly what it does.
+pub fn materialize(nodes: &[Node], edges: &[Edge], groups: &StateGroups) -> BacklogTable {
+    use rayon::prelude::*;
+    // Reading a field parses the node's frontmatter: most of the time here, on all cores.
+    let priorities: Vec<Option<String>> = nodes
+        .par_iter()
+        .map(|n| match n.kind {
+            Kind::Chunk => None,
+            _ => n.field_values("priority").into_iter().next(),
+        })
+        .collect();
+    let links = edges.iter().map(|e| (e.source.as_str(), e.target.as_str(), e.r#type));
+    let b = Backlog::with_priorities(nodes, Some(&priorities), links, groups);
+    let ready = b.ready();
+    let rank: HashMap<&str, (usize, &Ready)> = ready
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.item.id.as_str(), (i, r)))
+        .collect();
+    let rows = b
+        .docs
+        .values()
+        .map(|d| {
+            let id = d.node.id.as_str();
+            let ready = rank.get(id);
+            let n = d.node;
+            BacklogRow {
+                id: id.to_string(),
+                kind: n.kind.as_str(),
+                path: n.path.clone(),
+                title: n.label().to_string(),
+                r#type: n.r#type.clone(),
+                state: n.state.clone(),
+                priority: d.priority.clone(),
+                group: d.group.as_str(),
+                folded: d.node.state.as_deref().map(fold),
+                parent: b.parent.get(id).map(|p| p.to_string()),
+                ready: ready.map(|(i, _)| *i),
+                unblocks: ready.map_or(0, |(_, r)| r.unblocks),
+                why: ready.map(|(_, r)| r.why.clone()),
+            }
+        })
+        .collect();
+    BacklogTable {
+        rows,
+        cycles: ready.cycles,
     }
 }
 

@@ -4,16 +4,20 @@
 //! [`crate::store::postings`]). With `sqlite_fts = true` it also has a contentless FTS5
 //! table over the sections' stemmed title, heading and body for SQL users' own `MATCH`
 //! queries; mdgraph never reads it, and it doubles the mirror's build time, so it is off
-//! by default (BENCHMARKS.md, "Cold index at 10k").
+//! by default (BENCHMARKS.md, "Cold index at 10k"). The `backlog` table holds, per
+//! document, what `list` filters on and `ready`'s whole answer, made under the `[states]`
+//! config by the caller's code ([`Spec`]), so that those commands read only the rows they
+//! print.
 //!
 //! It is derived from the JSONL sidecar, built into a temporary file and renamed into
-//! place, and records the digests of the sidecar files it mirrors and whether it has the
-//! FTS5 table: when either differs (or the file is missing, of another schema, or
-//! corrupt) it is rebuilt, or, when the searchable rows are the same sections as before,
-//! updated on a copy ([`update`]) to exactly what a rebuild would hold. Sections are keyed
-//! by their position in the sorted node list (`rowid`), the same numbering the in-memory
-//! fallback uses, so both engines rank identically.
+//! place, and records the digests of the sidecar files it mirrors and of the state
+//! groups, and whether it has the FTS5 table: when any differs (or the file is missing,
+//! of another schema, or corrupt) it is rebuilt, or, when the searchable rows are the
+//! same sections as before, updated on a copy ([`update`]) to exactly what a rebuild
+//! would hold. Sections are keyed by their position in the sorted node list (`rowid`),
+//! the same numbering the in-memory fallback uses, so both engines rank identically.
 
+use crate::config::StateGroups;
 use crate::error::Error;
 use crate::model::section::{SectionRow, section_name, sections, title_text};
 use crate::model::{Edge, EdgeType, Kind, Node};
@@ -34,8 +38,10 @@ pub const DB_FILE: &str = "index.sqlite";
 /// rewrote the rows of both its ends). 11: the edge indexes cover what the graph walk and
 /// a pack's relations read (no table row per edge), and the sections' index is in line
 /// order (no sort per document); the corpus's document ids are one blob
-/// ([`postings::Strings`]); the navigation pages have an index of their own.
-pub const DB_SCHEMA: i64 = 11;
+/// ([`postings::Strings`]); the navigation pages have an index of their own. 12: the
+/// `backlog` table, made under the `[states]` config named by the `states` meta key
+/// ([`Spec`]).
+pub const DB_SCHEMA: i64 = 12;
 
 /// What the terms in a mirror depend on: the mdgraph version and the terms the tokenizer
 /// makes of a fixed text (case folding, diacritics, scripts, the stemmer). A mirror
@@ -61,23 +67,100 @@ fn sql_err(path: &Path, e: rusqlite::Error) -> Error {
     Error::Other(format!("{}: sqlite: {e}", path.display()))
 }
 
+/// What a mirror is made for besides the sidecar it mirrors: with the FTS5 table or
+/// not, and the `backlog` table under which `[states]` config.
+#[derive(Clone, Copy)]
+pub struct Spec<'a> {
+    /// Add the FTS5 table (`sqlite_fts`).
+    pub fts: bool,
+    /// The state groups the `backlog` table is made under. They are query-time config,
+    /// outside the config digest the sidecar records: the mirror records their digest,
+    /// and a mirror made under other groups is stale.
+    pub states: &'a StateGroups,
+    /// Makes the `backlog` table from the graph: the backlog questions' own code, which
+    /// lives a layer above this one.
+    pub backlog: fn(&[Node], &[Edge], &StateGroups) -> BacklogTable,
+}
+
+impl Spec<'_> {
+    /// The digest of the state groups (the `states` meta key).
+    fn states_digest(&self) -> String {
+        let json = serde_json::to_vec(self.states).unwrap_or_default();
+        blake3::hash(&json).to_hex().to_string()
+    }
+}
+
+/// What the `backlog` table holds: per document, what `list` filters on and what `ready`
+/// answers, computed once when the mirror is written so that those questions read only
+/// the rows they print.
+#[derive(Debug, Default)]
+pub struct BacklogTable {
+    /// One row per document.
+    pub rows: Vec<BacklogRow>,
+    /// The blocker cycles `ready` reports.
+    pub cycles: Vec<Vec<String>>,
+}
+
+/// One document's row of the `backlog` table. It repeats the document's columns that
+/// `list` and `ready` print, so that they read one table and only the rows they print.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BacklogRow {
+    /// Node id.
+    pub id: String,
+    /// Node kind.
+    pub kind: &'static str,
+    /// Root-relative path.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Work item type or document type.
+    pub r#type: Option<String>,
+    /// State as written.
+    pub state: Option<String>,
+    /// Its `priority` field.
+    pub priority: Option<String>,
+    /// Its state group's name.
+    pub group: &'static str,
+    /// Its state folded as `list --state` compares states.
+    pub folded: Option<String>,
+    /// Its parent.
+    pub parent: Option<String>,
+    /// Its place in `ready`'s answer (from 0), when it is ready.
+    pub ready: Option<usize>,
+    /// Unfinished items waiting on it (when it is ready).
+    pub unblocks: usize,
+    /// Why it is ready (when it is).
+    pub why: Option<String>,
+}
+
 /// True when the mirror exists, opens, has the current schema, has the FTS5 table exactly
-/// when `fts` asks for it, and mirrors exactly the sidecar described by `meta`. Any error
-/// (corrupt or truncated file) means "not fresh".
-pub fn is_fresh(index_dir: &Path, outputs: &BTreeMap<String, String>, fts: bool) -> bool {
-    mirrors(index_dir, &sidecar_digest(outputs), fts)
+/// when `spec` asks for it, was made under its state groups, and mirrors exactly the
+/// sidecar described by `meta`. Any error (corrupt or truncated file) means "not fresh".
+pub fn is_fresh(index_dir: &Path, outputs: &BTreeMap<String, String>, spec: &Spec) -> bool {
+    mirrors(index_dir, &sidecar_digest(outputs), spec)
 }
 
 /// True when the mirror exists, opens, has the current schema and tokenizer
-/// ([`tokenizer_id`]), has the FTS5 table exactly when `fts` asks for it, and was built
-/// from the sidecar with this digest.
-pub fn mirrors(index_dir: &Path, sidecar: &str, fts: bool) -> bool {
+/// ([`tokenizer_id`]), has the FTS5 table exactly when `spec` asks for it, was made under
+/// its state groups, and was built from the sidecar with this digest.
+pub fn mirrors(index_dir: &Path, sidecar: &str, spec: &Spec) -> bool {
     let path = db_path(index_dir);
     path.is_file()
         && Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .ok()
-            .and_then(|conn| built_from(&conn, fts))
-            .is_some_and(|d| d == sidecar)
+            .is_some_and(|conn| current(&conn, sidecar, spec))
+}
+
+/// Is the open mirror the one `spec` asks for, built from the sidecar `sidecar`?
+fn current(conn: &Connection, sidecar: &str, spec: &Spec) -> bool {
+    built_from(conn, spec.fts).is_some_and(|d| d == sidecar) && meta_value(conn, "states") == Some(spec.states_digest())
+}
+
+fn meta_value(conn: &Connection, key: &str) -> Option<String> {
+    conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| {
+        r.get::<_, String>(0)
+    })
+    .ok()
 }
 
 /// The value of the `fts` meta key: whether the mirror has the FTS5 table.
@@ -89,10 +172,7 @@ fn fts_flag(fts: bool) -> &'static str {
 /// and FTS5 table (present exactly when `fts`) are the ones asked for (None otherwise, or
 /// when it cannot be read).
 fn built_from(conn: &Connection, fts: bool) -> Option<String> {
-    let get = |k: &str| {
-        conn.query_row("SELECT value FROM meta WHERE key = ?1", [k], |r| r.get::<_, String>(0))
-            .ok()
-    };
+    let get = |k: &str| meta_value(conn, k);
     (get("schema")? == DB_SCHEMA.to_string() && get("tokenizer")? == tokenizer_id() && get("fts")? == fts_flag(fts))
         .then(|| get("sidecar"))
         .flatten()
@@ -109,10 +189,9 @@ pub fn sidecar_digest(outputs: &BTreeMap<String, String>) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// Rebuild the mirror from nodes and edges (sorted as in the sidecar), with the FTS5
-/// table when `fts`.
-pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool) -> Result<(), Error> {
-    replace(index_dir, |tmp| write_db(tmp, meta, nodes, edges, fts).map(|()| true)).map(|_| ())
+/// Rebuild the mirror from nodes and edges (sorted as in the sidecar), as `spec` asks.
+pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<(), Error> {
+    replace(index_dir, |tmp| write_db(tmp, meta, nodes, edges, spec).map(|()| true)).map(|_| ())
 }
 
 /// Replace the mirror under the index lock with what `fill` writes to a temporary file in
@@ -138,7 +217,9 @@ fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool, Error>) ->
     result
 }
 
-/// The tables every mirror has.
+/// The tables every mirror has. The partial index of `backlog` covers what `ready`
+/// prints: its answer is one range of that index, with no lookup of each row (at 10k
+/// items, 2,300 lookups were a third of the command's time).
 const TABLES: &str = "
     CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE nodes(id TEXT PRIMARY KEY, lid TEXT NOT NULL, raw_lid TEXT NOT NULL, uid TEXT,
@@ -152,7 +233,12 @@ const TABLES: &str = "
                           heading TEXT NOT NULL, level INTEGER NOT NULL,
                           line INTEGER NOT NULL, text TEXT NOT NULL, tokens INTEGER NOT NULL);
     CREATE TABLE postings(term TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
-    CREATE TABLE corpus(key TEXT PRIMARY KEY, value BLOB NOT NULL);";
+    CREATE TABLE corpus(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+    CREATE TABLE backlog(id TEXT PRIMARY KEY, kind TEXT NOT NULL, path TEXT NOT NULL, title TEXT NOT NULL,
+                         type TEXT, state TEXT, priority TEXT, grp TEXT NOT NULL, folded TEXT, parent TEXT,
+                         ready INTEGER, unblocks INTEGER NOT NULL, why TEXT) WITHOUT ROWID;
+    CREATE INDEX backlog_ready ON backlog(ready, path, title, type, state, grp, parent, priority, unblocks, why)
+                 WHERE ready IS NOT NULL;";
 
 /// The full-text table of `sqlite_fts = true`: the stemmed terms of each section's title,
 /// heading and body (contentless: the text is in `sections`), rowid as in `sections`.
@@ -173,7 +259,8 @@ const NODE_INDEXES: &str = "
     CREATE INDEX nodes_raw_lid ON nodes(raw_lid);
     CREATE INDEX nodes_backlog ON nodes(id, kind, path, raw_id, type, title, state, priority);";
 
-fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool) -> Result<(), Error> {
+fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<(), Error> {
+    let fts = spec.fts;
     let mut conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
     let e = |err| sql_err(path, err);
     // A new temporary file that nothing else opens until it is fsynced and renamed into
@@ -200,6 +287,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool)
             // rows) are made on all cores while this thread writes the other tables.
             let worker = scope.spawn(|| {
                 let docs = node_rows(nodes);
+                let backlog = (spec.backlog)(nodes, edges, spec.states);
                 let index = postings::index(nodes, &rows);
                 let mut encoded: Vec<(String, Vec<u8>)> = index
                     .postings
@@ -207,7 +295,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool)
                     .map(|(term, list)| (term, postings::encode(&list)))
                     .collect();
                 encoded.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                (docs, encoded, index.corpus)
+                (docs, encoded, index.corpus, backlog)
             });
             let mut put_section = tx
                 .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
@@ -243,7 +331,8 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool)
             }
             insert_edges(&tx, edges).map_err(e)?;
             tx.execute_batch(INDEXES).map_err(e)?;
-            let (docs, encoded, corpus) = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let (docs, encoded, corpus, backlog) =
+                worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             let mut put_node = tx
                 .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
                 .map_err(e)?;
@@ -251,6 +340,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool)
                 put_node.execute(rusqlite::params_from_iter(row.values())).map_err(e)?;
             }
             tx.execute_batch(NODE_INDEXES).map_err(e)?;
+            put_backlog(&tx, &backlog, spec).map_err(e)?;
             let mut put_posting = tx.prepare("INSERT INTO postings VALUES (?1, ?2)").map_err(e)?;
             for (term, data) in &encoded {
                 put_posting.execute(params![term, data]).map_err(e)?;
@@ -346,6 +436,56 @@ fn insert_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Make the `backlog` table hold `table`'s rows and its meta keys: rows that differ
+/// from what the table holds are written, rows of documents gone are removed (an edit
+/// changes a few rows; a rebuild starts from an empty table).
+fn put_backlog(conn: &Connection, table: &BacklogTable, spec: &Spec) -> rusqlite::Result<()> {
+    use rusqlite::types::Value;
+    let text = |s: &str| Value::Text(s.to_string());
+    let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, text);
+    let mut old: HashMap<String, Vec<Value>> = HashMap::new();
+    {
+        let mut st = conn.prepare("SELECT * FROM backlog")?;
+        let width = st.column_count();
+        let mut q = st.query([])?;
+        while let Some(r) = q.next()? {
+            let values = (0..width).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?;
+            old.insert(r.get(0)?, values);
+        }
+    }
+    let mut put =
+        conn.prepare("INSERT OR REPLACE INTO backlog VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")?;
+    for r in &table.rows {
+        let values = vec![
+            text(&r.id),
+            text(r.kind),
+            text(&r.path),
+            text(&r.title),
+            opt(&r.r#type),
+            opt(&r.state),
+            opt(&r.priority),
+            text(r.group),
+            opt(&r.folded),
+            opt(&r.parent),
+            r.ready.map_or(Value::Null, |i| Value::Integer(i as i64)),
+            Value::Integer(r.unblocks as i64),
+            opt(&r.why),
+        ];
+        if old.remove(&r.id).as_ref() != Some(&values) {
+            put.execute(rusqlite::params_from_iter(values))?;
+        }
+    }
+    let mut drop = conn.prepare("DELETE FROM backlog WHERE id = ?1")?;
+    for id in old.keys() {
+        drop.execute([id])?;
+    }
+    let cycles = serde_json::to_string(&table.cycles).unwrap_or_default();
+    let mut put_meta = conn.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)")?;
+    put_meta.execute(params!["states", spec.states_digest()])?;
+    put_meta.execute(params!["cycles", cycles])?;
+    Ok(())
+}
+
 /// Write the row statistics (replacing any).
 fn put_corpus(conn: &Connection, c: &postings::Corpus) -> rusqlite::Result<()> {
     let json = |v: &Vec<String>| serde_json::to_vec(v).unwrap_or_default();
@@ -368,16 +508,17 @@ fn put_corpus(conn: &Connection, c: &postings::Corpus) -> rusqlite::Result<()> {
 /// exactly what [`rebuild`] would write (a test compares every table and the full-text
 /// index), so both answer every query alike. Like a rebuild it works on a copy that is
 /// renamed into place. Returns false, having changed nothing, when it cannot: no mirror,
-/// another schema or tokenizer ([`tokenizer_id`]), the FTS5 table not as `fts` asks, sections
-/// added, removed or reordered; then [`rebuild`].
-pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool) -> Result<bool, Error> {
+/// another schema or tokenizer ([`tokenizer_id`]), the FTS5 table not as `spec` asks,
+/// sections added, removed or reordered; then [`rebuild`]. Other state groups are no
+/// obstacle: the `backlog` table is always written whole.
+pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<bool, Error> {
     let path = db_path(index_dir);
     if !path.is_file() {
         return Ok(false);
     }
     replace(index_dir, |tmp| {
         std::fs::copy(&path, tmp).map_err(|e| Error::io(tmp, e))?;
-        update_db(tmp, meta, nodes, edges, fts)
+        update_db(tmp, meta, nodes, edges, spec)
     })
 }
 
@@ -513,8 +654,26 @@ fn merge_postings(
     Ok(())
 }
 
-fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool) -> Result<bool, Error> {
+fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<bool, Error> {
+    // The backlog table is made on another core while the sections are compared.
+    std::thread::scope(|scope| {
+        let backlog = scope.spawn(|| (spec.backlog)(nodes, edges, spec.states));
+        let backlog = || backlog.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        update_tables(path, meta, nodes, edges, spec, backlog)
+    })
+}
+
+/// [`update_db`] once `backlog` gives the backlog table.
+fn update_tables(
+    path: &Path,
+    meta: &Meta,
+    nodes: &[Node],
+    edges: &[Edge],
+    spec: &Spec,
+    backlog: impl FnOnce() -> BacklogTable,
+) -> Result<bool, Error> {
     let e = |err| sql_err(path, err);
+    let fts = spec.fts;
     let mut conn = Connection::open(path).map_err(e)?;
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")
         .map_err(e)?;
@@ -629,6 +788,9 @@ fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], fts: bool
             tx.execute("DELETE FROM edges", []).map_err(e)?;
             insert_edges(&tx, edges).map_err(e)?;
         }
+        // The backlog table depends on every document and edge and on the state groups
+        // of `spec`: made whole, written where it differs.
+        put_backlog(&tx, &backlog(), spec).map_err(e)?;
         tx.execute(
             "UPDATE meta SET value = ?1 WHERE key = 'sidecar'",
             [sidecar_digest(&meta.outputs)],
@@ -679,13 +841,14 @@ pub fn load_corpus(conn: &Connection) -> Result<postings::Corpus, String> {
     Ok(c)
 }
 
-/// Make sure the mirror matches the sidecar (with the FTS5 table when `fts`), rebuilding
-/// it from the sidecar files when needed. Returns whether it was rebuilt.
-pub fn sync(index_dir: &Path, fts: bool) -> Result<bool, Error> {
+/// Make sure the mirror matches the sidecar and `spec`, updating it in place or
+/// rebuilding it from the sidecar files when needed (a change of the state groups alone
+/// is an update that rewrites the backlog table). Returns whether it was written.
+pub fn sync(index_dir: &Path, spec: &Spec) -> Result<bool, Error> {
     let outputs = sidecar::read_meta_head(index_dir)
         .map(|h| h.outputs)
         .ok_or_else(|| Error::Other(format!("{}: no index to mirror", index_dir.display())))?;
-    if is_fresh(index_dir, &outputs, fts) {
+    if is_fresh(index_dir, &outputs, spec) {
         return Ok(false);
     }
     let loaded = sidecar::load(index_dir).ok_or_else(|| {
@@ -694,7 +857,10 @@ pub fn sync(index_dir: &Path, fts: bool) -> Result<bool, Error> {
             index_dir.display()
         ))
     })?;
-    rebuild(index_dir, &loaded.meta, &loaded.nodes, &loaded.edges, fts)?;
+    let (meta, nodes, edges) = (&loaded.meta, &loaded.nodes, &loaded.edges);
+    if !update(index_dir, meta, nodes, edges, spec).unwrap_or(false) {
+        rebuild(index_dir, meta, nodes, edges, spec)?;
+    }
     Ok(true)
 }
 
@@ -703,14 +869,8 @@ pub fn sync(index_dir: &Path, fts: bool) -> Result<bool, Error> {
 /// `fields`, the documents are whole (their frontmatter too, parsed from each row's JSON);
 /// without, they are read from the columns (id, kind, path, raw id, type, title, state),
 /// and the priority of each is in [`Docs::priorities`].
-pub fn load_docs(index_dir: &Path, types: &[EdgeType], fts: bool, fields: bool) -> Option<Docs> {
-    let head = sidecar::read_meta_head(index_dir)?;
-    if !is_fresh(index_dir, &head.outputs, fts) {
-        return None;
-    }
-    // One thread reads: no SQLite mutex taken per column read.
-    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let conn = Connection::open_with_flags(db_path(index_dir), flags).ok()?;
+pub fn load_docs(index_dir: &Path, types: &[EdgeType], spec: &Spec, fields: bool) -> Option<Docs> {
+    let conn = open_current(index_dir, spec)?;
     let (nodes, priorities) = if fields {
         let mut st = conn
             .prepare("SELECT json FROM nodes WHERE kind <> 'chunk' ORDER BY id")
@@ -724,31 +884,11 @@ pub fn load_docs(index_dir: &Path, types: &[EdgeType], fts: bool, fields: bool) 
     } else {
         // From the covering index, in id order, never the rows with their JSON.
         let mut st = conn
-            .prepare(
-                "SELECT id, kind, path, raw_id, type, title, state, priority FROM nodes \
-                 INDEXED BY nodes_backlog WHERE kind <> 'chunk' ORDER BY id",
-            )
+            .prepare(&format!(
+                "SELECT {DOC_COLUMNS} FROM nodes INDEXED BY nodes_backlog WHERE kind <> 'chunk' ORDER BY id"
+            ))
             .ok()?;
-        let mut rows = st.query([]).ok()?;
-        let (mut nodes, mut priorities) = (Vec::with_capacity(1024), Vec::with_capacity(1024));
-        while let Some(r) = rows.next().ok()? {
-            let text = |i: usize| r.get::<_, String>(i).ok();
-            let opt = |i: usize| r.get::<_, Option<String>>(i).ok();
-            let kind = text(1)?;
-            nodes.push(Node {
-                id: text(0)?,
-                kind: [Kind::WorkItem, Kind::Adr, Kind::Doc, Kind::Chunk]
-                    .into_iter()
-                    .find(|k| k.as_str() == kind)?,
-                path: text(2)?,
-                raw_id: opt(3)?,
-                r#type: opt(4)?,
-                title: Some(text(5)?),
-                state: opt(6)?,
-                ..Node::default()
-            });
-            priorities.push(opt(7)?);
-        }
+        let (nodes, priorities) = doc_columns(st.query([]).ok()?)?;
         (nodes, Some(priorities))
     };
     let list = types
@@ -781,6 +921,9 @@ pub fn load_docs(index_dir: &Path, types: &[EdgeType], fts: bool, fields: bool) 
     })
 }
 
+/// The columns [`load_docs`] reads of each document (all in the `nodes_backlog` index).
+const DOC_COLUMNS: &str = "id, kind, path, raw_id, type, title, state, priority";
+
 /// The documents and edges the backlog questions read ([`load_docs`]).
 #[derive(Debug, Default)]
 pub struct Docs {
@@ -812,4 +955,214 @@ impl From<&Edge> for Link {
             r#type: e.r#type,
         }
     }
+}
+
+/// The columns of documents ([`DOC_COLUMNS`]) as nodes without their frontmatter, and
+/// each one's priority.
+fn doc_columns(mut rows: rusqlite::Rows) -> Option<(Vec<Node>, Vec<Option<String>>)> {
+    let (mut nodes, mut priorities) = (Vec::with_capacity(1024), Vec::with_capacity(1024));
+    while let Some(r) = rows.next().ok()? {
+        let text = |i: usize| r.get::<_, String>(i).ok();
+        let opt = |i: usize| r.get::<_, Option<String>>(i).ok();
+        let kind = text(1)?;
+        nodes.push(Node {
+            id: text(0)?,
+            kind: [Kind::WorkItem, Kind::Adr, Kind::Doc, Kind::Chunk]
+                .into_iter()
+                .find(|k| k.as_str() == kind)?,
+            path: text(2)?,
+            raw_id: opt(3)?,
+            r#type: opt(4)?,
+            title: Some(text(5)?),
+            state: opt(6)?,
+            ..Node::default()
+        });
+        priorities.push(opt(7)?);
+    }
+    Some((nodes, priorities))
+}
+
+/// The mirror opened read-only, when it mirrors the current sidecar as `spec` asks.
+fn open_current(index_dir: &Path, spec: &Spec) -> Option<Connection> {
+    let head = sidecar::read_meta_head(index_dir)?;
+    // One thread reads: no SQLite mutex taken per column read.
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(db_path(index_dir), flags).ok()?;
+    current(&conn, &sidecar_digest(&head.outputs), spec).then_some(conn)
+}
+
+/// A document as `list` and `ready` print it: its `backlog` row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BacklogItem {
+    /// Node id.
+    pub id: String,
+    /// Root-relative path.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Work item type or document type.
+    pub r#type: Option<String>,
+    /// State as written.
+    pub state: Option<String>,
+    /// Its state group's name.
+    pub group: String,
+    /// Its parent.
+    pub parent: Option<String>,
+    /// Its `priority` field.
+    pub priority: Option<String>,
+    /// Unfinished items waiting on it (when it is ready).
+    pub unblocks: usize,
+    /// Why it is ready (when it is).
+    pub why: Option<String>,
+}
+
+/// The columns of a [`BacklogItem`].
+const ITEM_COLUMNS: &str = "id, path, title, type, state, grp, parent, priority, unblocks, why FROM backlog";
+
+fn items(mut rows: rusqlite::Rows) -> Option<Vec<BacklogItem>> {
+    let mut out = Vec::new();
+    while let Some(r) = rows.next().ok()? {
+        let text = |i: usize| r.get::<_, String>(i).ok();
+        let opt = |i: usize| r.get::<_, Option<String>>(i).ok();
+        out.push(BacklogItem {
+            id: text(0)?,
+            path: text(1)?,
+            title: text(2)?,
+            r#type: opt(3)?,
+            state: opt(4)?,
+            group: text(5)?,
+            parent: opt(6)?,
+            priority: opt(7)?,
+            unblocks: r.get::<_, i64>(8).ok()? as usize,
+            why: opt(9)?,
+        });
+    }
+    Some(out)
+}
+
+/// `ready`'s items in its order and its blocker cycles, as the `backlog` table holds
+/// them; None without a mirror of the current sidecar made as `spec` asks.
+pub fn load_ready(index_dir: &Path, spec: &Spec) -> Option<(Vec<BacklogItem>, Vec<Vec<String>>)> {
+    let conn = open_current(index_dir, spec)?;
+    let cycles = serde_json::from_str(&meta_value(&conn, "cycles")?).ok()?;
+    let mut st = conn
+        .prepare(&format!("SELECT {ITEM_COLUMNS} WHERE ready IS NOT NULL ORDER BY ready"))
+        .ok()?;
+    Some((items(st.query([]).ok()?)?, cycles))
+}
+
+/// Is `id` a document's id? False too without a mirror of the current sidecar made as
+/// `spec` asks.
+pub fn is_document(index_dir: &Path, spec: &Spec, id: &str) -> bool {
+    open_current(index_dir, spec).is_some_and(|conn| {
+        conn.query_row("SELECT 1 FROM nodes WHERE id = ?1", [id], |_| Ok(()))
+            .is_ok()
+    })
+}
+
+/// The filters of `list` that the `backlog` table answers.
+#[derive(Debug, Default)]
+pub struct ListQuery<'a> {
+    /// Types as typed, each with its lowercase form: a type equal ignoring ASCII case, or
+    /// a kind equal to the lowercase form, matches.
+    pub types: Vec<(&'a str, String)>,
+    /// States folded (see [`BacklogRow::folded`]), each with the state as typed: a
+    /// folded state equal to the first, or a group named by the second, matches.
+    pub states: Vec<(String, &'a str)>,
+    /// Under this parent: its children, or with `true` every descendant (never itself).
+    pub parent: Option<(&'a str, bool)>,
+}
+
+/// The documents matching `q`, in id order; None without a mirror of the current
+/// sidecar made as `spec` asks.
+pub fn load_list(index_dir: &Path, spec: &Spec, q: &ListQuery) -> Option<Vec<BacklogItem>> {
+    use rusqlite::types::Value;
+    let conn = open_current(index_dir, spec)?;
+    let mut values: Vec<Value> = Vec::new();
+    let mut arg = |v: &str| {
+        values.push(Value::Text(v.to_string()));
+        format!("?{}", values.len())
+    };
+    let mut with = String::new();
+    let mut clauses = Vec::new();
+    if !q.types.is_empty() {
+        let any: Vec<String> = q
+            .types
+            .iter()
+            .map(|(t, lower)| format!("type = {} COLLATE NOCASE OR kind = {}", arg(t), arg(lower)))
+            .collect();
+        clauses.push(format!("({})", any.join(" OR ")));
+    }
+    if !q.states.is_empty() {
+        let any: Vec<String> = q
+            .states
+            .iter()
+            .map(|(folded, s)| format!("folded = {} OR grp = {}", arg(folded), arg(s)))
+            .collect();
+        clauses.push(format!("({})", any.join(" OR ")));
+    }
+    if let Some((parent, deep)) = q.parent {
+        let p = arg(parent);
+        let children =
+            format!("SELECT source FROM edges INDEXED BY edges_target WHERE type = 'parent' AND target = {p}");
+        let under = if deep {
+            // Breadth first over parent edges; UNION visits each node once, cycles too.
+            with = format!(
+                "WITH RECURSIVE under(id) AS ({children} UNION \
+                 SELECT e.source FROM under u JOIN edges e INDEXED BY edges_target ON e.target = u.id WHERE e.type = 'parent') "
+            );
+            "SELECT id FROM under".to_string()
+        } else {
+            children
+        };
+        clauses.push(format!("id IN ({under}) AND id <> {p}"));
+    }
+    let filter = if clauses.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", clauses.join(" AND "))
+    };
+    let mut st = conn
+        .prepare(&format!("{with}SELECT {ITEM_COLUMNS}{filter} ORDER BY id"))
+        .ok()?;
+    items(st.query(rusqlite::params_from_iter(values)).ok()?)
+}
+
+/// The document `root` and its descendants along parent edges (by id, without their
+/// frontmatter) with the parent edges from each, for `tree`; None when `root` is no
+/// document's id or without a mirror of the current sidecar made as `spec` asks.
+pub fn load_subtree(index_dir: &Path, spec: &Spec, root: &str) -> Option<Docs> {
+    let conn = open_current(index_dir, spec)?;
+    let under = "WITH RECURSIVE under(id) AS (SELECT id FROM nodes WHERE id = ?1 UNION \
+                 SELECT e.source FROM under u JOIN edges e INDEXED BY edges_target ON e.target = u.id WHERE e.type = 'parent') ";
+    let mut st = conn
+        .prepare(&format!(
+            "{under}SELECT {DOC_COLUMNS} FROM nodes WHERE id IN (SELECT id FROM under) ORDER BY id"
+        ))
+        .ok()?;
+    let (nodes, priorities) = doc_columns(st.query([root]).ok()?)?;
+    if nodes.is_empty() {
+        return None;
+    }
+    // Each source's parents by target, as `load_docs` reads them.
+    let mut st = conn
+        .prepare(&format!(
+            "{under}SELECT source, target FROM edges WHERE type = 'parent' \
+             AND source IN (SELECT id FROM under) ORDER BY source, target"
+        ))
+        .ok()?;
+    let mut rows = st.query([root]).ok()?;
+    let mut links = Vec::new();
+    while let Some(r) = rows.next().ok()? {
+        links.push(Link {
+            source: r.get(0).ok()?,
+            target: r.get(1).ok()?,
+            r#type: EdgeType::Parent,
+        });
+    }
+    Some(Docs {
+        nodes,
+        links,
+        priorities: Some(priorities),
+    })
 }

@@ -238,3 +238,210 @@ fn backlog_md_archive_completed_and_drafts_are_not_ready() {
         bad.stderr
     );
 }
+
+/// Every answer of `list`, `ready` and `tree` three ways: from the mirror's backlog table
+/// (the fast paths), from the whole graph loaded, and from the JSONL files without a
+/// mirror. They must be the same bytes.
+fn assert_paths_agree(cfg: mdgraph::Config, parents: &[&str]) {
+    use mdgraph::{Index, ListFilter};
+    let fast = Index::open(cfg.clone()).unwrap();
+    let whole = Index::open(cfg.clone()).unwrap();
+    // With the graph loaded, the questions walk it.
+    whole.graph().unwrap();
+    let jsonl = Index::open(mdgraph::Config { sqlite: false, ..cfg }).unwrap();
+    let f = |types: &[&str], states: &[&str], parent: Option<&str>, deep: bool, sort: Option<&str>| ListFilter {
+        types: types.iter().map(|s| s.to_string()).collect(),
+        states: states.iter().map(|s| s.to_string()).collect(),
+        parent: parent.map(str::to_string),
+        deep,
+        sort: sort.map(str::to_string),
+        ..ListFilter::default()
+    };
+    let mut filters = vec![
+        f(&[], &[], None, false, None),
+        f(&["Task"], &["InProgress"], None, false, None),
+        f(&["task", "BUG"], &["in_progress", "blocked"], None, false, None),
+        f(&["adr"], &[], None, false, None),
+        f(&["doc", "work_item"], &["open"], None, false, None),
+        f(&[], &["done", "Won't Do", "parked"], None, false, Some("state")),
+        f(&[], &["dropped"], None, false, Some("title")),
+        f(&["Task"], &[], None, false, Some("priority")),
+        f(&[], &["open"], None, false, Some("TYPE")),
+    ];
+    for p in parents {
+        filters.push(f(&[], &[], Some(p), false, None));
+        filters.push(f(&[], &[], Some(p), true, Some("priority")));
+        filters.push(f(&[], &["open", "done"], Some(p), true, None));
+    }
+    let json = |v: &dyn erased::Json| v.json();
+    let mut listed = 0;
+    for filter in &filters {
+        let want = json(&fast.list(filter).unwrap());
+        assert_eq!(want, json(&whole.list(filter).unwrap()), "{filter:?}");
+        assert_eq!(want, json(&jsonl.list(filter).unwrap()), "{filter:?}");
+        listed += fast.list(filter).unwrap().count;
+    }
+    assert!(listed > 0);
+    let ready = json(&fast.ready().unwrap());
+    assert_eq!(ready, json(&whole.ready().unwrap()));
+    assert_eq!(ready, json(&jsonl.ready().unwrap()));
+    for p in parents {
+        let tree = json(&fast.tree(p).unwrap());
+        assert_eq!(tree, json(&whole.tree(p).unwrap()), "{p}");
+        assert_eq!(tree, json(&jsonl.tree(p).unwrap()), "{p}");
+    }
+}
+
+mod erased {
+    /// A report as JSON text, for comparing reports of different types alike.
+    pub trait Json {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).unwrap()
+        }
+    }
+}
+
+#[test]
+fn fast_paths_agree_with_the_graph_on_the_fixtures() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_paths_agree(f.config(), &["QRY-EPIC-0001", "QRY-EPIC-0003", "QRY-FTR-0006"]);
+    let f = Fixture::new("tests/fixtures/ready");
+    assert_paths_agree(f.config(), &["RDY-EPIC-0001", "RDY-TSK-0004"]);
+    let f = Fixture::new("tests/fixtures/backlog-md-folders");
+    std::fs::write(
+        f.dir.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n[states]\n\
+         paths = { \"archive/**\" = \"dropped\", \"completed/**\" = \"done\", \"drafts/**\" = \"draft\" }\n",
+    )
+    .unwrap();
+    let cfg = mdgraph::Config::load(f.dir.path(), &mdgraph::Overrides::default()).unwrap();
+    assert!(!cfg.states.paths.is_empty());
+    assert_paths_agree(cfg, &["BACK-5"]);
+}
+
+/// A random backlog: parents (cycles among them too), blockers of three kinds (cycles
+/// too, and ids that are no document), priorities, states of every group and one the
+/// config adds, and path rules.
+#[test]
+fn fast_paths_agree_with_the_graph_on_a_generated_backlog() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let n = 240;
+    let types = ["Epic", "Feature", "UserStory", "Task", "Bug"];
+    let states = [
+        "Proposed",
+        "Planned",
+        "InProgress",
+        "Review",
+        "Blocked",
+        "Done",
+        "Dropped",
+        "Parked",
+        "Won't Do",
+        "In Progress",
+    ];
+    let id = |i: u64| format!("G-{i:04}");
+    for i in 0..n {
+        let folder = ["items", "items", "items", "items/old", "items/drafts"][next(5) as usize];
+        let mut fm = format!(
+            "---\nid: {}\ntype: {}\ntitle: \"Item {i}\"\nstate: {}\n",
+            id(i),
+            types[next(5) as usize],
+            states[next(states.len() as u64) as usize]
+        );
+        if next(3) > 0 {
+            fm += &format!("priority: P{}\n", next(4));
+        }
+        if next(5) > 0 {
+            // Mostly an earlier item (a tree), sometimes any (cycles).
+            let p = if next(10) == 0 { next(n) } else { next(i.max(1)) };
+            fm += &format!("parent: {}\n", id(p));
+        }
+        let pick = |k: u64| id(k);
+        fm += &format!(
+            "links:\n  blocked_by: [{}]\n  blocks: [{}]\ndepends_on: [{}]\n---\n\n# Goal\n\nItem {i}.\n",
+            (0..next(4) / 3)
+                .map(|_| pick(next(n + 5)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            (0..next(6) / 5).map(|_| pick(next(n))).collect::<Vec<_>>().join(", "),
+            (0..next(6) / 5).map(|_| pick(next(n))).collect::<Vec<_>>().join(", "),
+        );
+        let path = dir.path().join("backlog").join(folder).join(format!("{}.md", id(i)));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, fm).unwrap();
+    }
+    // Two open items blocking each other: a cycle `ready` reports.
+    for (a, b) in [(9001, 9002), (9002, 9001)] {
+        std::fs::write(
+            dir.path().join(format!("backlog/items/{}.md", id(a))),
+            format!(
+                "---\nid: {}\ntype: Task\nstate: Planned\nlinks:\n  blocked_by: [{}]\n---\n",
+                id(a),
+                id(b)
+            ),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n[states]\ndone = [\"Parked\"]\n\
+         paths = { \"items/old/**\" = \"dropped\", \"items/drafts/**\" = \"draft\" }\n",
+    )
+    .unwrap();
+    let cfg = mdgraph::Config::load(dir.path(), &mdgraph::Overrides::default()).unwrap();
+    let ready = mdgraph::Index::open(cfg.clone()).unwrap().ready().unwrap();
+    assert!(ready.count > 5 && !ready.cycles.is_empty(), "{ready:?}");
+    assert_paths_agree(cfg, &["G-0000", "G-0001", "G-0003", "G-0010"]);
+}
+
+/// The `[states]` config is read at query time, outside the config digest the index
+/// records: changing it must change `list` and `ready` at once (the mirror's backlog
+/// table is made again), with or without `--no-refresh`, and changing it back must
+/// bring the first answers back.
+#[test]
+fn a_states_change_is_never_answered_from_a_stale_backlog_table() {
+    let f = Fixture::new("tests/fixtures/ready");
+    std::fs::write(f.dir.path().join("plain.toml"), "").unwrap();
+    std::fs::write(
+        f.dir.path().join("planned-done.toml"),
+        "[states]\ndone = [\"Planned\"]\n",
+    )
+    .unwrap();
+    let run = |config: &str, args: &[&str]| {
+        let mut full = vec!["--config", config];
+        full.extend_from_slice(args);
+        full.extend_from_slice(&["--format", "json"]);
+        let out = f.run(&full);
+        assert!(out.code < 2, "{}", out.stderr);
+        ids(&json(&out))
+    };
+    let answers = |config: &str, extra: &[&str]| {
+        let mut ready = vec!["ready"];
+        ready.extend_from_slice(extra);
+        let mut done = vec!["list", "--state", "done"];
+        done.extend_from_slice(extra);
+        (run(config, &ready), run(config, &done))
+    };
+    let (ready, done) = answers("plain.toml", &[]);
+    assert!(!done.contains(&"RDY-TSK-0005".to_string()), "{done:?}");
+    for extra in [&[][..], &["--no-refresh"][..]] {
+        let (ready2, done2) = answers("planned-done.toml", extra);
+        assert_ne!(ready, ready2, "{extra:?}");
+        assert!(done2.contains(&"RDY-TSK-0005".to_string()), "{extra:?}: {done2:?}");
+        // The same answers as without a mirror.
+        let mut no_sqlite = vec!["--no-sqlite"];
+        no_sqlite.extend_from_slice(extra);
+        assert_eq!((ready2, done2), answers("planned-done.toml", &no_sqlite), "{extra:?}");
+        assert_eq!((ready.clone(), done.clone()), answers("plain.toml", extra), "{extra:?}");
+    }
+}

@@ -170,6 +170,7 @@ fn mirror_dump(index: &Path) -> Vec<String> {
         "SELECT rowid, * FROM sections ORDER BY rowid",
         "SELECT term, data FROM postings ORDER BY term",
         "SELECT key, value FROM corpus ORDER BY key",
+        "SELECT * FROM backlog ORDER BY id",
     ];
     if tables.iter().any(|t| t == "sections_fts") {
         conn.execute_batch("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, sections_fts, instance);")
@@ -289,7 +290,7 @@ fn in_place_updates_equal_rebuilds(fts: bool) {
     assert!(!mdgraph::internal::store::mirrors(
         &dir.join("_index"),
         &mdgraph::internal::store::sidecar_digest(&inc_meta(dir).outputs),
-        fts
+        &mdgraph::internal::store::mirror_spec(&inc)
     ));
     edit(3, &|t| format!("{t}\nOne more line.\n"));
     assert!(

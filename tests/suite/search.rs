@@ -151,7 +151,7 @@ fn sqlite_and_memory_engines_agree_on_labeled_queries() {
     let f = Fixture::new("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
     let cfg = f.config();
-    mdgraph::internal::store::sync(&cfg.index_dir, cfg.sqlite_fts).unwrap();
+    mdgraph::internal::store::sync(&cfg.index_dir, &mdgraph::internal::store::mirror_spec(&cfg)).unwrap();
     let sql = SqliteEngine::open(&cfg.index_dir).unwrap();
     let mem: MemoryEngine = search::memory_engine(&cfg.index_dir).unwrap();
     let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
