@@ -1,12 +1,12 @@
 //! An o200k_base token counter that needs no load step: the vocabulary is a hash table
 //! written by `build.rs` and read in place from the binary, the pre-tokenizer is the
-//! o200k regex (compiled once, ≈3 ms), and each piece is merged as tiktoken does (the
-//! adjacent pair of lowest rank first). `bpe-openai`, which produces tiktoken's tokens,
+//! o200k regex compiled into a DFA by `build.rs` (read in place too), and each piece is
+//! merged as tiktoken does (the adjacent pair of lowest rank first). `bpe-openai`, which produces tiktoken's tokens,
 //! spends ≈45 ms deserializing its tables before the first count; a pack paid that on
 //! every run. Tests compare every count with `bpe-openai` (unit tests here, the fixtures
 //! and, when present, the EIP corpus).
 
-use regex_automata::meta::Regex;
+use regex_automata::dfa::{Automaton, dense};
 use regex_automata::{Anchored, Input};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -111,24 +111,23 @@ impl Vocab {
 }
 
 /// The o200k pre-tokenizer: tiktoken's pattern, with its look-ahead `\s+(?!\S)` written
-/// as `\s+\s` whose last character is given back (as bpe-openai does).
-fn pretokenizer() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        let pat1 = [
-            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-            "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-            "\\p{N}{1,3}",
-            " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
-            "\\s*[\\r\\n]+",
-            "\\s+$",
-        ]
-        .join("|");
-        Regex::new_many(&[pat1.as_str(), "\\s+\\s", "\\s+"]).expect("the o200k pattern compiles")
+/// as `\s+\s` whose last character is given back (as bpe-openai does), compiled by
+/// build.rs into a DFA (the patterns are in `o200k_pattern.rs`) that is read in place.
+fn pretokenizer() -> &'static dense::DFA<&'static [u32]> {
+    /// The DFA's bytes, aligned as its tables of u32s need.
+    #[repr(C, align(4))]
+    struct Aligned<B: ?Sized>(B);
+    static BYTES: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/o200k_pretokenizer.dfa")));
+    static DFA: OnceLock<dense::DFA<&'static [u32]>> = OnceLock::new();
+    DFA.get_or_init(|| {
+        dense::DFA::from_bytes(&BYTES.0)
+            .expect("build.rs wrote the pre-tokenizer DFA")
+            .0
     })
 }
 
-/// Compile the pre-tokenizer and touch the table now (for a thread started early).
+/// Check the pre-tokenizer's tables and touch the vocabulary now (for a thread started
+/// early).
 pub fn warm() {
     let _ = pretokenizer();
     let _ = Vocab::get();
@@ -162,13 +161,13 @@ fn pieces(text: &str, mut f: impl FnMut(usize, usize)) {
     let mut last = 0;
     while last < text.len() {
         let input = Input::new(&text[last..]).anchored(Anchored::Yes);
-        let Some(m) = re.find(input) else {
+        let Ok(Some(m)) = re.try_search_fwd(&input) else {
             // Every character matches one of the patterns; should one not, count the
             // rest byte by byte rather than stop.
             f(text.len(), text.len() - last);
             return;
         };
-        let mut end = last + m.range().end;
+        let mut end = last + m.offset();
         if m.pattern().as_usize() == 1 {
             // The look-ahead pattern: give its last character back.
             let back = text[last..end].chars().next_back().map_or(0, char::len_utf8);
