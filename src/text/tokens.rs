@@ -52,7 +52,7 @@ pub fn count_cached(t: Tokenizer, text: &str) -> u32 {
 }
 
 /// Where each o200k piece of `text` ends, with the tokens up to there (see
-/// [`super::bpe::piece_ends`]); None for the approximate counter.
+/// `bpe::piece_ends`); None for the approximate counter.
 pub fn piece_ends(t: Tokenizer, text: &str) -> Option<Vec<(usize, u32)>> {
     (t == Tokenizer::O200k).then(|| super::bpe::piece_ends(text))
 }
