@@ -595,7 +595,7 @@ fn render_pack(
             r#type: c.hit.r#type.clone(),
             state: c.hit.state.clone(),
             mode,
-            // Counted for the pack the fit keeps (`finish`), not in every round.
+            // Counted for the pack the fit keeps (in `pack`), not in every round.
             tokens: 0,
             sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
             relations: c.relations,
