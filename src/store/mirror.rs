@@ -1085,22 +1085,14 @@ pub fn load_list(index_dir: &Path, spec: &Spec, q: &ListQuery) -> Option<Vec<Bac
     };
     let mut with = String::new();
     let mut clauses = Vec::new();
-    if !q.types.is_empty() {
-        let any: Vec<String> = q
-            .types
-            .iter()
-            .map(|(t, lower)| format!("type = {} COLLATE NOCASE OR kind = {}", arg(t), arg(lower)))
-            .collect();
-        clauses.push(format!("({})", any.join(" OR ")));
-    }
-    if !q.states.is_empty() {
-        let any: Vec<String> = q
-            .states
-            .iter()
-            .map(|(folded, s)| format!("folded = {} OR grp = {}", arg(folded), arg(s)))
-            .collect();
-        clauses.push(format!("({})", any.join(" OR ")));
-    }
+    // A filter given several values matches any of them.
+    let any = |parts: Vec<String>| (!parts.is_empty()).then(|| format!("({})", parts.join(" OR ")));
+    let types = q.types.iter();
+    let types = types.map(|(t, lower)| format!("type = {} COLLATE NOCASE OR kind = {}", arg(t), arg(lower)));
+    clauses.extend(any(types.collect()));
+    let states = q.states.iter();
+    let states = states.map(|(folded, s)| format!("folded = {} OR grp = {}", arg(folded), arg(s)));
+    clauses.extend(any(states.collect()));
     if let Some((parent, deep)) = q.parent {
         let p = arg(parent);
         let children =
