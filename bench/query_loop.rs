@@ -56,7 +56,7 @@ fn main() {
             } else {
                 format!("pack {budget}")
             };
-            if !only.is_empty() && !name.starts_with(&only) {
+            if !only.is_empty() && !format!("{engine} {name}").contains(&only) {
                 continue;
             }
             let mut xs: Vec<f64> = (0..runs)
@@ -67,7 +67,7 @@ fn main() {
                     if budget == 0 {
                         index.search_with(query, SearchOptions::default()).expect("search");
                     } else {
-                        index.pack_with(query, budget, SearchOptions::default()).expect("pack");
+                        index.pack(query, budget).expect("pack");
                     }
                     t.elapsed().as_secs_f64() * 1000.0
                 })
