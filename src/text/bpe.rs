@@ -75,6 +75,9 @@ impl Vocab {
         if n <= 1 || self.rank(piece).is_some() {
             return usize::from(n > 0);
         }
+        if n <= SMALL {
+            return self.count_small(piece);
+        }
         // Parts start at the alive positions; next[i] is where the part at i ends.
         let mut next: Vec<usize> = (1..=n).collect();
         let mut prev: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
@@ -108,7 +111,55 @@ impl Vocab {
         }
         parts
     }
+
+    /// [`Self::count_piece`] for a piece of at most [`SMALL`] bytes, as tiktoken merges
+    /// one: parts and pair ranks in arrays on the stack, the lowest rank found by a
+    /// scan. Most pieces that are not one token are short, and for them the heap's three
+    /// allocations cost more than the merges.
+    fn count_small(&self, piece: &[u8]) -> usize {
+        let n = piece.len();
+        // starts[..=m]: where the m parts start, then n; ranks[i]: the rank of parts i
+        // and i + 1 merged (u32::MAX when that is no token).
+        let mut starts = [0u8; SMALL + 1];
+        let mut ranks = [u32::MAX; SMALL];
+        for (i, s) in starts.iter_mut().enumerate().take(n + 1) {
+            *s = i as u8;
+        }
+        let pair = |starts: &[u8; SMALL + 1], i: usize| {
+            self.rank(&piece[starts[i] as usize..starts[i + 2] as usize])
+                .unwrap_or(u32::MAX)
+        };
+        for (i, r) in ranks.iter_mut().enumerate().take(n - 1) {
+            *r = pair(&starts, i);
+        }
+        let mut m = n;
+        while m > 1 {
+            let mut best = 0;
+            for i in 1..m - 1 {
+                if ranks[i] < ranks[best] {
+                    best = i;
+                }
+            }
+            if ranks[best] == u32::MAX {
+                break;
+            }
+            // Part best + 1 joins part best.
+            starts.copy_within(best + 2..=m, best + 1);
+            ranks.copy_within(best + 1..m - 1, best);
+            m -= 1;
+            if best + 1 < m {
+                ranks[best] = pair(&starts, best);
+            }
+            if best > 0 {
+                ranks[best - 1] = pair(&starts, best - 1);
+            }
+        }
+        m
+    }
 }
+
+/// Pieces up to this many bytes are merged by [`Vocab::count_small`].
+const SMALL: usize = 32;
 
 /// The o200k pre-tokenizer: tiktoken's pattern, with its look-ahead `\s+(?!\S)` written
 /// as `\s+\s` whose last character is given back (as bpe-openai does), compiled by
