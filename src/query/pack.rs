@@ -21,6 +21,7 @@ use crate::text::render;
 use crate::text::tokens::{self, JOIN, Tokenizer};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 /// Version of the pack's JSON shape (`schema` field).
 pub const SCHEMA: &str = "mdgraph.pack/2";
@@ -149,7 +150,8 @@ struct Cand<'a> {
     head_cost: u32,
     relations: Vec<Relation>,
     relations_more: BTreeMap<&'static str, usize>,
-    sections: Vec<SectionText>,
+    /// Shared by the copies each round of the fit allocates.
+    sections: Rc<Vec<SectionText>>,
     /// Section indexes, most relevant first.
     order: Vec<usize>,
     /// Chosen sections: index and, when cut, the cut text and its tokens.
@@ -172,14 +174,10 @@ impl Cand<'_> {
 
 /// Fit `results` into `budget` tokens (at most [`MAX_BUDGET`]).
 pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
-    let mut p = fit(engine, query, results, budget.min(MAX_BUDGET), tokenizer);
-    for item in &mut p.items {
-        item.tokens = tokens::count_cached(tokenizer, &item.text);
-    }
-    p
+    fit(engine, query, results, budget.min(MAX_BUDGET), tokenizer)
 }
 
-/// The pack that fills `budget` best; its items' `tokens` are left to count.
+/// The pack that fills `budget` best.
 fn fit(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
     let count = |s: &str| tokens::count_cached(tokenizer, s);
     let title = format!("# Context pack: {}", render::one_line(query));
@@ -191,7 +189,7 @@ fn fit(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer
         .filter_map(|h| candidate(engine, h, query, tokenizer))
         .collect();
     if fixed > budget {
-        return render_pack(query, budget, tokenizer, title, cands, true);
+        return render_pack(query, budget, tokenizer, &title, &mut cands.clone(), true, true);
     }
     // Allocate for a target and render; the target that fills the budget best without
     // going over is searched for (as aider fits its repository map): what the allocation
@@ -201,28 +199,32 @@ fn fit(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer
     // budget instead of halving the bracket: the same largest fitting target in fewer
     // renders (at 10k items pack p50 33.6 → 29.6 ms, identical output; stopping at the
     // first render within 0.5 % saved 2 ms more but lost Backlog.md content recall).
+    // A round counts its pack without writing it; the pack kept is written at the end.
     let attempt = |target: u32| {
         let mut cands = cands.clone();
         let mut used = fixed;
         allocate(&mut cands, target, &mut used, tokenizer);
-        render_pack(query, budget, tokenizer, title.clone(), cands, false)
+        let p = render_pack(query, budget, tokenizer, &title, &mut cands, false, false);
+        (p, cands)
     };
+    let write =
+        |(_, mut cands): (Pack, Vec<Cand>)| render_pack(query, budget, tokenizer, &title, &mut cands, false, true);
     let first = attempt(budget);
-    if first.not_included.is_empty() && first.used <= budget {
-        return first;
+    if first.0.not_included.is_empty() && first.0.used <= budget {
+        return write(first);
     }
     // (target, used) of the closest rounds under and over the budget.
     let mut under: (u32, u32) = (fixed, fixed);
     let mut over: Option<(u32, u32)> = None;
-    let mut best: Option<Pack> = None;
-    if first.used <= budget {
-        under = (budget, first.used);
-        if first.used >= budget - budget / 100 {
-            return first;
+    let mut best: Option<(Pack, Vec<Cand>)> = None;
+    if first.0.used <= budget {
+        under = (budget, first.0.used);
+        if first.0.used >= budget - budget / 100 {
+            return write(first);
         }
         best = Some(first);
     } else {
-        over = Some((budget, first.used));
+        over = Some((budget, first.0.used));
     }
     let ceiling = budget.saturating_mul(2).min(MAX_BUDGET);
     for _ in 0..8 {
@@ -237,16 +239,16 @@ fn fit(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer
         };
         let mid = u32::try_from(guess).unwrap_or(hi).clamp(under.0 + 1, hi - 1);
         let p = attempt(mid);
-        if p.used <= budget {
-            under = (mid, p.used);
-            if best.as_ref().is_none_or(|b| p.used > b.used) {
+        if p.0.used <= budget {
+            under = (mid, p.0.used);
+            if best.as_ref().is_none_or(|b| p.0.used > b.0.used) {
                 best = Some(p);
             }
         } else {
-            over = Some((mid, p.used));
+            over = Some((mid, p.0.used));
         }
     }
-    best.unwrap_or_else(|| attempt(fixed))
+    write(best.unwrap_or_else(|| attempt(fixed)))
 }
 
 /// Choose what each candidate contributes, in the passes the module doc describes.
@@ -367,7 +369,7 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         head_cost: 0,
         relations,
         relations_more,
-        sections,
+        sections: Rc::new(sections),
         order,
         chosen: Vec::new(),
         included: false,
@@ -549,13 +551,17 @@ fn stats_line(budget: u32, used: u32, counts: [usize; 4]) -> String {
     )
 }
 
+/// The pack of the candidates as `allocate` left them. `text`: write the items' text and
+/// the Markdown; without it (a round of the fit) only what is counted is made: `used`,
+/// the modes and what is not included come out the same.
 fn render_pack(
     query: &str,
     budget: u32,
     tokenizer: Tokenizer,
-    title: String,
-    cands: Vec<Cand>,
+    title: &str,
+    cands: &mut [Cand],
     nothing_fits: bool,
+    text: bool,
 ) -> Pack {
     let count = |s: &str| tokens::count_cached(tokenizer, s);
     if nothing_fits {
@@ -570,24 +576,30 @@ fn render_pack(
             markdown: String::new(),
         };
     }
+    // Every item starts with its head (`## ID — Title`): the pack's count is the sum of
+    // its blocks' (see `starts_piece`), and those are counted from their parts.
+    let apart = tokenizer == Tokenizer::O200k && cands.iter().filter(|c| c.included).all(|c| starts_piece(&c.head));
     let mut items = Vec::new();
+    // Each item's block counted from its parts, when they add up.
+    let mut counted: Vec<Option<Counted>> = Vec::new();
     let mut left_out = Vec::new();
-    for mut c in cands {
+    for c in cands.iter_mut() {
         if !c.included {
             left_out.push(c.hit);
             continue;
         }
         c.chosen.sort_by_key(|(i, _)| *i);
         let mode = c.mode();
-        let header = c.head.lines().take(2).collect::<Vec<_>>().join("\n");
-        let mut text = head_text(&header, &c.relations, &c.relations_more, mode, &c.hit.why);
-        for (i, cut) in &c.chosen {
-            text.push_str("\n\n");
-            match cut {
-                Some((t, _)) => text.push_str(t),
-                None => text.push_str(&render::section_block(&c.sections[*i].heading, &c.sections[*i].text)),
-            }
-        }
+        let parts = if apart { block_counts(tokenizer, c) } else { None };
+        let item_text = if text || parts.is_none() {
+            item_text(c, mode)
+        } else {
+            String::new()
+        };
+        let tokens = match &parts {
+            Some(p) => p.alone,
+            None => count(&item_text),
+        };
         items.push(PackItem {
             id: c.hit.id.clone(),
             path: c.hit.path.clone(),
@@ -595,14 +607,14 @@ fn render_pack(
             r#type: c.hit.r#type.clone(),
             state: c.hit.state.clone(),
             mode,
-            // Counted for the pack the fit keeps (in `pack`), not in every round.
-            tokens: 0,
+            tokens,
             sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
-            relations: c.relations,
-            relations_more: c.relations_more,
+            relations: c.relations.clone(),
+            relations_more: c.relations_more.clone(),
             why: c.hit.why.clone(),
-            text,
+            text: item_text,
         });
+        counted.push(parts);
     }
     let counts = [
         items.iter().filter(|i| i.mode == Mode::Full).count(),
@@ -610,13 +622,13 @@ fn render_pack(
         items.iter().filter(|i| i.mode == Mode::Reference).count(),
         left_out.len(),
     ];
-    let mut blocks: Vec<String> = vec![title, String::new()];
-    blocks.extend(items.iter().map(|i| i.text.clone()));
-    // Each block alone and a join: at most one token over (a block ending in punctuation
-    // may share a token with the blank line after it), so the list below never runs over.
-    let body_cost: u32 = blocks.iter().map(|b| count(b) + JOIN).sum::<u32>();
+    // Each block alone and a join (the title, the stats line to come, the items): at most
+    // one token over (a block ending in punctuation may share a token with the blank line
+    // after it), so the list below never runs over.
+    let body_cost: u32 = count(title) + JOIN + JOIN + items.iter().map(|i| i.tokens + JOIN).sum::<u32>();
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
     // The list of what did not fit, as far as the budget allows.
+    let mut list = None;
     if !left_out.is_empty() {
         let mut lines = vec!["## Not included".to_string()];
         let mut cost = body_cost + stats_reserve + count(&lines[0]);
@@ -636,30 +648,51 @@ fn render_pack(
             }
         }
         if lines.len() > 1 {
-            blocks.push(lines.join("\n"));
+            list = Some(lines.join("\n"));
         }
     }
     // The stats line names the count of the whole pack, itself included: settle it. The
-    // rest of the pack is counted once, block by block (see `blocks_count`), so a round
-    // of the fit recounts only what it changed and the settling only the stats line.
-    let apart = blocks.len() > 2 && blocks[2..].iter().all(|b| starts_piece(b));
-    let title_and_rest = blocks_count(tokenizer, &blocks[..1], false)
-        .zip(blocks_count(tokenizer, &blocks[2..], true))
-        .filter(|_| apart);
+    // rest of the pack is counted once, block by block, each with the newlines after it
+    // (see `starts_piece`), so the settling recounts only the stats line.
+    let title_and_rest = (apart && (!items.is_empty() || list.is_some())).then(|| {
+        let last = items.len() - usize::from(list.is_none());
+        let mut rest: u32 = items
+            .iter()
+            .zip(&counted)
+            .enumerate()
+            .map(|(i, (item, parts))| {
+                let sep = if i == last { "\n" } else { "\n\n" };
+                match parts {
+                    Some(p) if i == last => p.newline(tokenizer),
+                    Some(p) => p.blank,
+                    None => count(&format!("{}{sep}", item.text)),
+                }
+            })
+            .sum();
+        if let Some(list) = &list {
+            rest += count(&format!("{list}\n"));
+        }
+        (count(&format!("{title}\n\n")), rest)
+    });
+    let mut stats = String::new();
     let mut used = budget;
     for _ in 0..4 {
-        blocks[1] = stats_line(budget, used, counts);
+        stats = stats_line(budget, used, counts);
         // The stats line starts with a letter: it starts a piece too.
         let real = match title_and_rest {
-            Some((t, r)) => t + count(&format!("{}\n\n", blocks[1])) + r,
-            None => count(&(blocks.join("\n\n") + "\n")),
+            Some((t, r)) => t + count(&format!("{stats}\n\n")) + r,
+            None => count(&markdown(title, &stats, &items, list.as_deref())),
         };
         if real == used {
             break;
         }
         used = real;
     }
-    let markdown = blocks.join("\n\n") + "\n";
+    let markdown = if text {
+        markdown(title, &stats, &items, list.as_deref())
+    } else {
+        String::new()
+    };
     Pack {
         schema: SCHEMA,
         query: query.to_string(),
@@ -672,36 +705,110 @@ fn render_pack(
     }
 }
 
-/// Tokens of `blocks` joined by blank lines (and a final newline when `last`), as the sum
-/// of each block counted with the newlines after it; None when that sum could differ
-/// from the count of the joined text (the approximate counter, which rounds per text, or
-/// a block after the first that does not start a piece of its own).
+/// The pack's Markdown: its blocks joined by blank lines, and a final newline.
+fn markdown(title: &str, stats: &str, items: &[PackItem], list: Option<&str>) -> String {
+    let blocks: Vec<&str> = [title, stats]
+        .into_iter()
+        .chain(items.iter().map(|i| i.text.as_str()))
+        .chain(list)
+        .collect();
+    blocks.join("\n\n") + "\n"
+}
+
+/// An item as the pack prints it: its head with the mode, then its chosen sections.
+fn item_text(c: &Cand, mode: Mode) -> String {
+    let header = c.head.lines().take(2).collect::<Vec<_>>().join("\n");
+    let mut text = head_text(&header, &c.relations, &c.relations_more, mode, &c.hit.why);
+    for (i, cut) in &c.chosen {
+        text.push_str("\n\n");
+        match cut {
+            Some((t, _)) => text.push_str(t),
+            None => text.push_str(&render::section_block(&c.sections[*i].heading, &c.sections[*i].text)),
+        }
+    }
+    text
+}
+
+/// An item's block counted from its parts: alone, with the blank line after it, and
+/// (see [`Counted::newline`]) with one newline.
+struct Counted {
+    alone: u32,
+    blank: u32,
+    /// The block's last line that starts a piece (see [`last_piece_line`]).
+    tail: String,
+}
+
+impl Counted {
+    fn newline(&self, tokenizer: Tokenizer) -> u32 {
+        with_sep(tokenizer, self.alone, &self.tail, "\n")
+    }
+}
+
+/// The tokens of an item's block from its parts: the head (counted with the candidate;
+/// every mode word is one token) and each chosen section (counted at index time) or
+/// excerpt (counted when cut). Each part after the head starts an o200k piece, so the
+/// parts add up as blocks do (see [`starts_piece`]), each counted with the blank line
+/// after it; a part's count with a separator after it differs from its count alone
+/// only in its last line ([`with_sep`]). None when a section does not start a piece.
+fn block_counts(tokenizer: Tokenizer, c: &Cand) -> Option<Counted> {
+    // The parts before the last, each with its blank line, and the last alone.
+    let mut before = 0;
+    let mut last = (c.head_cost, last_piece_line(&c.head).to_string());
+    for (i, cut) in &c.chosen {
+        let (alone, block) = match cut {
+            Some((t, n)) => (*n, std::borrow::Cow::Borrowed(t.as_str())),
+            None => {
+                let s = &c.sections[*i];
+                (
+                    s.tokens,
+                    std::borrow::Cow::Owned(render::section_block(&s.heading, &s.text)),
+                )
+            }
+        };
+        if !starts_piece(&block) {
+            return None;
+        }
+        before += with_sep(tokenizer, last.0, &last.1, "\n\n");
+        last = (alone, last_piece_line(&block).to_string());
+    }
+    Some(Counted {
+        alone: before + last.0,
+        blank: before + with_sep(tokenizer, last.0, &last.1, "\n\n"),
+        tail: last.1,
+    })
+}
+
+/// The tokens of a text followed by `sep` (newlines), from its count alone (`alone`)
+/// and its last line that starts a piece (`tail`): the pieces before that line are the
+/// same with or without what follows (see [`starts_piece`]).
+fn with_sep(tokenizer: Tokenizer, alone: u32, tail: &str, sep: &str) -> u32 {
+    let count = |s: &str| i64::from(tokens::count_cached(tokenizer, s));
+    let n = i64::from(alone) - count(tail) + count(&format!("{tail}{sep}"));
+    u32::try_from(n).unwrap_or(0)
+}
+
+/// The last line of `text` that starts an o200k piece (it follows a newline and starts
+/// as [`starts_piece`] says), or all of `text`.
+fn last_piece_line(text: &str) -> &str {
+    let mut end = text.len();
+    while let Some(i) = text[..end].rfind('\n') {
+        if starts_piece(&text[i + 1..]) {
+            return &text[i + 1..];
+        }
+        end = i;
+    }
+    text
+}
+
+/// Does an o200k piece start at the start of `block` when a newline comes before it?
 ///
 /// o200k's pre-tokenizer cuts the text into pieces and counts each piece apart. No piece
 /// runs from a newline into a following character that is not whitespace or `/` (the
 /// letter pattern's optional first character excludes newlines, and the only patterns
 /// that take a newline end with newlines, or `/`), and none of its patterns looks back.
 /// So when every block after the first starts with such a character, the joined text's
-/// pieces are each block's pieces with the newlines after it, and the counts add up.
-/// Each block's count is remembered (`count_cached`): a block the fit rendered in an
-/// earlier round is not counted again.
-fn blocks_count(tokenizer: Tokenizer, blocks: &[String], last: bool) -> Option<u32> {
-    if tokenizer != Tokenizer::O200k {
-        return None;
-    }
-    if !blocks.iter().skip(1).all(|b| starts_piece(b)) {
-        return None;
-    }
-    let mut total = 0;
-    for (i, b) in blocks.iter().enumerate() {
-        let sep = if last && i + 1 == blocks.len() { "\n" } else { "\n\n" };
-        total += tokens::count_cached(tokenizer, &format!("{b}{sep}"));
-    }
-    Some(total)
-}
-
-/// Does an o200k piece start at the start of `block` when a newline comes before it
-/// (see [`blocks_count`])?
+/// pieces are each block's pieces with the newlines after it, and the counts add up:
+/// the pack is counted block by block, and each item's block part by part.
 fn starts_piece(block: &str) -> bool {
     block.chars().next().is_some_and(|c| !c.is_whitespace() && c != '/')
 }
@@ -736,6 +843,20 @@ mod tests {
     /// The joined text counted at once.
     fn joined(blocks: &[String]) -> u32 {
         tokens::count(Tokenizer::O200k, &(blocks.join("\n\n") + "\n"))
+    }
+
+    /// The blocks counted as `render_pack` counts them: each with the newlines after it,
+    /// when every block after the first starts a piece.
+    fn blocks_count(tokenizer: Tokenizer, blocks: &[String], last: bool) -> Option<u32> {
+        if tokenizer != Tokenizer::O200k || !blocks.iter().skip(1).all(|b| starts_piece(b)) {
+            return None;
+        }
+        let mut total = 0;
+        for (i, b) in blocks.iter().enumerate() {
+            let sep = if last && i + 1 == blocks.len() { "\n" } else { "\n\n" };
+            total += tokens::count(tokenizer, &format!("{b}{sep}"));
+        }
+        Some(total)
     }
 
     #[test]
@@ -788,6 +909,34 @@ mod tests {
             blocks.extend(rest.iter().map(|(c, t)| format!("{c}{}", t.trim_end())));
             proptest::prop_assert_eq!(blocks_count(Tokenizer::O200k, &blocks, true), Some(joined(&blocks)));
         }
+
+        /// A part's count with newlines after it, from its count alone and its last line
+        /// that starts a piece.
+        #[test]
+        fn with_sep_equals_the_count_with_the_newlines(
+            lines in proptest::collection::vec("([ a-zA-Zé0-9#*`.,:;'()/-]|\\PC){0,30}", 1..5),
+            blank in proptest::bool::ANY,
+        ) {
+            let text = lines.join("\n");
+            let text = text.trim();
+            let o = Tokenizer::O200k;
+            let sep = if blank { "\n\n" } else { "\n" };
+            let alone = tokens::count(o, text);
+            proptest::prop_assert_eq!(
+                with_sep(o, alone, last_piece_line(text), sep),
+                tokens::count(o, &format!("{text}{sep}")),
+                "{:?}", text
+            );
+        }
+    }
+
+    /// A candidate's head is counted once, with the word `excerpt`: the pack relies on
+    /// every mode word costing the same.
+    #[test]
+    fn every_mode_word_costs_the_same() {
+        let line = |m: Mode| tokens::count(Tokenizer::O200k, &format!("{} · why: matched", m.as_str()));
+        assert_eq!(line(Mode::Full), line(Mode::Excerpt));
+        assert_eq!(line(Mode::Reference), line(Mode::Excerpt));
     }
 
     #[test]

@@ -47,6 +47,9 @@ fn budget_holds_for_every_query_and_budget() {
                     .contains(&format!("budget {budget} tokens · used {}", p.used))
             );
             for it in &p.items {
+                // Items are counted from their parts: the count is the text's.
+                let real = mdgraph::internal::tokens::count(mdgraph::internal::tokens::Tokenizer::O200k, &it.text);
+                assert_eq!(it.tokens, real, "{query} @ {budget}: {}", it.id);
                 modes.insert(format!("{:?}", it.mode));
                 assert!(
                     p.markdown.contains(&format!("## {} — ", it.id)),
