@@ -20,6 +20,7 @@ use crate::query::search::{Engine, Hit, SectionText, Why};
 use crate::text::render;
 use crate::text::tokens::{self, JOIN, Tokenizer};
 use serde::Serialize;
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
@@ -145,13 +146,18 @@ pub const MAX_BUDGET: u32 = u32::MAX / 4;
 #[derive(Clone)]
 struct Cand<'a> {
     hit: &'a Hit,
-    /// Header, relations line and reason line, and their tokens.
+    /// Header, relations line and reason line, and their tokens: alone, then followed by
+    /// a blank line and by a newline (see [`with_sep`]).
     head: String,
     head_cost: u32,
+    head_blank: u32,
+    head_newline: u32,
     relations: Vec<Relation>,
     relations_more: BTreeMap<&'static str, usize>,
     /// Shared by the copies each round of the fit allocates.
     sections: Rc<Vec<SectionText>>,
+    /// Counts made for the sections, shared as they are.
+    counts: Rc<Counts>,
     /// Section indexes, most relevant first.
     order: Vec<usize>,
     /// Chosen sections: index and, when cut, the cut text and its tokens.
@@ -363,22 +369,44 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         _ => None,
     };
     order.sort_by_key(|&i| (Some(i) != best, section_rank(&sections[i].heading), i));
-    let mut c = Cand {
+    // The mode is not known yet; every mode word costs the same one token.
+    let head = head_text(&header, &relations, &relations_more, Mode::Excerpt, &hit.why);
+    // The reason line starts a piece: the lines above it (the same in every pack that
+    // has this document) and it are counted apart, and only it again with the newlines
+    // that may follow.
+    let why = last_piece_line(&head);
+    let above = &head[..head.len() - why.len()];
+    let (head_cost, head_blank, head_newline) = if tokenizer == Tokenizer::O200k && !above.is_empty() {
+        let count = |s: &str| tokens::count_cached(tokenizer, s);
+        let above = count(above);
+        let alone = above + count(why);
+        (
+            alone,
+            with_sep(tokenizer, alone, why, "\n\n"),
+            with_sep(tokenizer, alone, why, "\n"),
+        )
+    } else {
+        (tokens::count_cached(tokenizer, &head), 0, 0)
+    };
+    let counts = Rc::new(Counts {
+        parts: vec![Cell::new(None); sections.len()],
+        line: OnceCell::new(),
+    });
+    Some(Cand {
         hit,
-        head: String::new(),
-        head_cost: 0,
+        head,
+        head_cost,
+        head_blank,
+        head_newline,
         relations,
         relations_more,
         sections: Rc::new(sections),
+        counts,
         order,
         chosen: Vec::new(),
         included: false,
         cost: 0,
-    };
-    // The mode is not known yet; every mode word costs the same one token.
-    c.head = head_text(&header, &c.relations, &c.relations_more, Mode::Excerpt, &hit.why);
-    c.head_cost = tokens::count_cached(tokenizer, &c.head);
-    Some(c)
+    })
 }
 
 /// Header (`## ID — Title`, `Type · State · path`), relations line, reason line.
@@ -551,9 +579,9 @@ fn stats_line(budget: u32, used: u32, counts: [usize; 4]) -> String {
     )
 }
 
-/// The pack of the candidates as `allocate` left them. `text`: write the items' text and
-/// the Markdown; without it (a round of the fit) only what is counted is made: `used`,
-/// the modes and what is not included come out the same.
+/// The pack of the candidates as `allocate` left them. `text`: write the items and the
+/// Markdown; without it (a round of the fit) only what is counted is made: `used` and
+/// what is not included come out the same, and `items` is empty.
 fn render_pack(
     query: &str,
     budget: u32,
@@ -579,16 +607,18 @@ fn render_pack(
     // Every item starts with its head (`## ID — Title`): the pack's count is the sum of
     // its blocks' (see `starts_piece`), and those are counted from their parts.
     let apart = tokenizer == Tokenizer::O200k && cands.iter().filter(|c| c.included).all(|c| starts_piece(&c.head));
-    let mut items = Vec::new();
-    // Each item's block counted from its parts, when they add up.
-    let mut counted: Vec<Option<Counted>> = Vec::new();
+    // Per included candidate: its mode, its block counted from its parts when they add
+    // up, else its text.
+    let mut laid: Vec<(&Cand, Mode, Option<Counted>, String)> = Vec::new();
     let mut left_out = Vec::new();
     for c in cands.iter_mut() {
+        c.chosen.sort_by_key(|(i, _)| *i);
+    }
+    for c in cands.iter() {
         if !c.included {
-            left_out.push(c.hit);
+            left_out.push(c);
             continue;
         }
-        c.chosen.sort_by_key(|(i, _)| *i);
         let mode = c.mode();
         let parts = if apart { block_counts(tokenizer, c) } else { None };
         let item_text = if text || parts.is_none() {
@@ -596,50 +626,39 @@ fn render_pack(
         } else {
             String::new()
         };
-        let tokens = match &parts {
-            Some(p) => p.alone,
-            None => count(&item_text),
-        };
-        items.push(PackItem {
-            id: c.hit.id.clone(),
-            path: c.hit.path.clone(),
-            title: c.hit.title.clone(),
-            r#type: c.hit.r#type.clone(),
-            state: c.hit.state.clone(),
-            mode,
-            tokens,
-            sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
-            relations: c.relations.clone(),
-            relations_more: c.relations_more.clone(),
-            why: c.hit.why.clone(),
-            text: item_text,
-        });
-        counted.push(parts);
+        laid.push((c, mode, parts, item_text));
     }
-    let counts = [
-        items.iter().filter(|i| i.mode == Mode::Full).count(),
-        items.iter().filter(|i| i.mode == Mode::Excerpt).count(),
-        items.iter().filter(|i| i.mode == Mode::Reference).count(),
-        left_out.len(),
-    ];
+    let alone: Vec<u32> = laid
+        .iter()
+        .map(|(_, _, parts, text)| parts.as_ref().map_or_else(|| count(text), |p| p.alone))
+        .collect();
+    let counts = [Mode::Full, Mode::Excerpt, Mode::Reference]
+        .map(|m| laid.iter().filter(|l| l.1 == m).count())
+        .into_iter()
+        .chain([left_out.len()])
+        .collect::<Vec<_>>();
+    let counts = [counts[0], counts[1], counts[2], counts[3]];
     // Each block alone and a join (the title, the stats line to come, the items): at most
     // one token over (a block ending in punctuation may share a token with the blank line
     // after it), so the list below never runs over.
-    let body_cost: u32 = count(title) + JOIN + JOIN + items.iter().map(|i| i.tokens + JOIN).sum::<u32>();
+    let body_cost: u32 = count(title) + JOIN + JOIN + alone.iter().map(|t| t + JOIN).sum::<u32>();
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
     // The list of what did not fit, as far as the budget allows.
     let mut list = None;
     if !left_out.is_empty() {
         let mut lines = vec!["## Not included".to_string()];
         let mut cost = body_cost + stats_reserve + count(&lines[0]);
-        for (n, h) in left_out.iter().enumerate() {
-            let line = format!("- {} — {}", h.id, render::one_line(&h.title));
+        for (n, c) in left_out.iter().enumerate() {
+            let (line, line_cost) = c.counts.line.get_or_init(|| {
+                let line = format!("- {} — {}", c.hit.id, render::one_line(&c.hit.title));
+                let n = count(&line);
+                (line, n)
+            });
             let more = format!("- … and {} more", left_out.len() - n);
-            let c = JOIN + count(&line);
             let tail = JOIN + count(&format!("- … and {} more", left_out.len()));
-            if cost + c + if n + 1 < left_out.len() { tail } else { 0 } <= budget {
-                cost += c;
-                lines.push(line);
+            if cost + JOIN + line_cost + if n + 1 < left_out.len() { tail } else { 0 } <= budget {
+                cost += JOIN + line_cost;
+                lines.push(line.clone());
             } else {
                 if cost + JOIN + count(&more) <= budget {
                     lines.push(more);
@@ -654,19 +673,16 @@ fn render_pack(
     // The stats line names the count of the whole pack, itself included: settle it. The
     // rest of the pack is counted once, block by block, each with the newlines after it
     // (see `starts_piece`), so the settling recounts only the stats line.
-    let title_and_rest = (apart && (!items.is_empty() || list.is_some())).then(|| {
-        let last = items.len() - usize::from(list.is_none());
-        let mut rest: u32 = items
+    let title_and_rest = (apart && (!laid.is_empty() || list.is_some())).then(|| {
+        let last = laid.len().wrapping_sub(usize::from(list.is_none()));
+        let mut rest: u32 = laid
             .iter()
-            .zip(&counted)
             .enumerate()
-            .map(|(i, (item, parts))| {
-                let sep = if i == last { "\n" } else { "\n\n" };
-                match parts {
-                    Some(p) if i == last => p.newline(tokenizer),
-                    Some(p) => p.blank,
-                    None => count(&format!("{}{sep}", item.text)),
-                }
+            .map(|(i, (c, _, parts, text))| match parts {
+                Some(p) if i == last => p.newline(tokenizer, c),
+                Some(p) => p.blank,
+                None if i == last => count(&format!("{text}\n")),
+                None => count(&format!("{text}\n\n")),
             })
             .sum();
         if let Some(list) = &list {
@@ -674,6 +690,7 @@ fn render_pack(
         }
         (count(&format!("{title}\n\n")), rest)
     });
+    let texts = || laid.iter().map(|l| l.3.as_str());
     let mut stats = String::new();
     let mut used = budget;
     for _ in 0..4 {
@@ -681,17 +698,36 @@ fn render_pack(
         // The stats line starts with a letter: it starts a piece too.
         let real = match title_and_rest {
             Some((t, r)) => t + count(&format!("{stats}\n\n")) + r,
-            None => count(&markdown(title, &stats, &items, list.as_deref())),
+            None => count(&markdown(title, &stats, texts(), list.as_deref())),
         };
         if real == used {
             break;
         }
         used = real;
     }
-    let markdown = if text {
-        markdown(title, &stats, &items, list.as_deref())
+    let (markdown, items) = if text {
+        let md = markdown(title, &stats, texts(), list.as_deref());
+        let items = laid
+            .into_iter()
+            .zip(alone)
+            .map(|((c, mode, _, text), tokens)| PackItem {
+                id: c.hit.id.clone(),
+                path: c.hit.path.clone(),
+                title: c.hit.title.clone(),
+                r#type: c.hit.r#type.clone(),
+                state: c.hit.state.clone(),
+                mode,
+                tokens,
+                sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
+                relations: c.relations.clone(),
+                relations_more: c.relations_more.clone(),
+                why: c.hit.why.clone(),
+                text,
+            })
+            .collect();
+        (md, items)
     } else {
-        String::new()
+        (String::new(), Vec::new())
     };
     Pack {
         schema: SCHEMA,
@@ -700,19 +736,24 @@ fn render_pack(
         used,
         tokenizer,
         items,
-        not_included: left_out.into_iter().map(omitted).collect(),
+        not_included: left_out.into_iter().map(|c| omitted(c.hit)).collect(),
         markdown,
     }
 }
 
 /// The pack's Markdown: its blocks joined by blank lines, and a final newline.
-fn markdown(title: &str, stats: &str, items: &[PackItem], list: Option<&str>) -> String {
-    let blocks: Vec<&str> = [title, stats]
-        .into_iter()
-        .chain(items.iter().map(|i| i.text.as_str()))
-        .chain(list)
-        .collect();
-    blocks.join("\n\n") + "\n"
+fn markdown<'t>(title: &str, stats: &str, items: impl Iterator<Item = &'t str>, list: Option<&str>) -> String {
+    let mut out = format!("{title}\n\n{stats}");
+    for block in items {
+        out.push_str("\n\n");
+        out.push_str(block);
+    }
+    if let Some(list) = list {
+        out.push_str("\n\n");
+        out.push_str(list);
+    }
+    out.push('\n');
+    out
 }
 
 /// An item as the pack prints it: its head with the mode, then its chosen sections.
@@ -729,58 +770,110 @@ fn item_text(c: &Cand, mode: Mode) -> String {
     text
 }
 
+/// Counts a candidate's copies share: per section, its block's with the newlines after
+/// it, and the candidate's line in the "Not included" list; each made when first needed.
+struct Counts {
+    parts: Vec<Cell<Option<Part>>>,
+    line: OnceCell<(String, u32)>,
+}
+
+/// A section's block counted with a blank line after it and with a newline, and
+/// whether it starts a piece.
+#[derive(Clone, Copy)]
+struct Part {
+    blank: u32,
+    newline: u32,
+    starts: bool,
+}
+
 /// An item's block counted from its parts: alone, with the blank line after it, and
 /// (see [`Counted::newline`]) with one newline.
 struct Counted {
     alone: u32,
     blank: u32,
-    /// The block's last line that starts a piece (see [`last_piece_line`]).
-    tail: String,
+    /// The parts before the last, each with its blank line.
+    before: u32,
+    last: Last,
+}
+
+/// An item's last part.
+enum Last {
+    Head,
+    Section(usize),
+    /// The excerpt at this position of `chosen`.
+    Cut(usize),
 }
 
 impl Counted {
-    fn newline(&self, tokenizer: Tokenizer) -> u32 {
-        with_sep(tokenizer, self.alone, &self.tail, "\n")
+    fn newline(&self, tokenizer: Tokenizer, c: &Cand) -> u32 {
+        self.before
+            + match self.last {
+                Last::Head => c.head_newline,
+                Last::Section(i) => part(tokenizer, c, i).newline,
+                Last::Cut(k) => match &c.chosen[k].1 {
+                    Some((t, n)) => with_sep(tokenizer, *n, last_piece_line(t), "\n"),
+                    None => 0,
+                },
+            }
     }
+}
+
+/// The counts of a candidate's section `i`, made once per pack.
+fn part(tokenizer: Tokenizer, c: &Cand, i: usize) -> Part {
+    let cell = &c.counts.parts[i];
+    if let Some(p) = cell.get() {
+        return p;
+    }
+    let s = &c.sections[i];
+    let block = render::section_block(&s.heading, &s.text);
+    let tail = last_piece_line(&block);
+    let p = Part {
+        blank: with_sep(tokenizer, s.tokens, tail, "\n\n"),
+        newline: with_sep(tokenizer, s.tokens, tail, "\n"),
+        starts: starts_piece(&block),
+    };
+    cell.set(Some(p));
+    p
 }
 
 /// The tokens of an item's block from its parts: the head (counted with the candidate;
 /// every mode word is one token) and each chosen section (counted at index time) or
 /// excerpt (counted when cut). Each part after the head starts an o200k piece, so the
 /// parts add up as blocks do (see [`starts_piece`]), each counted with the blank line
-/// after it; a part's count with a separator after it differs from its count alone
-/// only in its last line ([`with_sep`]). None when a section does not start a piece.
+/// after it; a part's count with newlines after it differs from its count alone only
+/// in its last line ([`with_sep`]). None when a section does not start a piece.
 fn block_counts(tokenizer: Tokenizer, c: &Cand) -> Option<Counted> {
-    // The parts before the last, each with its blank line, and the last alone.
     let mut before = 0;
-    let mut last = (c.head_cost, last_piece_line(&c.head).to_string());
-    for (i, cut) in &c.chosen {
-        let (alone, block) = match cut {
-            Some((t, n)) => (*n, std::borrow::Cow::Borrowed(t.as_str())),
+    let (mut alone, mut blank, mut last) = (c.head_cost, c.head_blank, Last::Head);
+    for (k, (i, cut)) in c.chosen.iter().enumerate() {
+        before += blank;
+        (alone, blank, last) = match cut {
+            Some((t, n)) => {
+                if !starts_piece(t) {
+                    return None;
+                }
+                (*n, with_sep(tokenizer, *n, last_piece_line(t), "\n\n"), Last::Cut(k))
+            }
             None => {
-                let s = &c.sections[*i];
-                (
-                    s.tokens,
-                    std::borrow::Cow::Owned(render::section_block(&s.heading, &s.text)),
-                )
+                let p = part(tokenizer, c, *i);
+                if !p.starts {
+                    return None;
+                }
+                (c.sections[*i].tokens, p.blank, Last::Section(*i))
             }
         };
-        if !starts_piece(&block) {
-            return None;
-        }
-        before += with_sep(tokenizer, last.0, &last.1, "\n\n");
-        last = (alone, last_piece_line(&block).to_string());
     }
     Some(Counted {
-        alone: before + last.0,
-        blank: before + with_sep(tokenizer, last.0, &last.1, "\n\n"),
-        tail: last.1,
+        alone: before + alone,
+        blank: before + blank,
+        before,
+        last,
     })
 }
 
 /// The tokens of a text followed by `sep` (newlines), from its count alone (`alone`)
-/// and its last line that starts a piece (`tail`): the pieces before that line are the
-/// same with or without what follows (see [`starts_piece`]).
+/// and its last line that starts a piece (`tail`, see [`last_piece_line`]): the pieces
+/// before that line are the same with or without what follows (see [`starts_piece`]).
 fn with_sep(tokenizer: Tokenizer, alone: u32, tail: &str, sep: &str) -> u32 {
     let count = |s: &str| i64::from(tokens::count_cached(tokenizer, s));
     let n = i64::from(alone) - count(tail) + count(&format!("{tail}{sep}"));
