@@ -17,7 +17,7 @@ use crate::store::postings::{Corpus, Posting};
 
 /// Score the rows matching any of the terms (each term's postings, in query order) and
 /// return the best `max` as (row, score), score descending then row ascending.
-pub fn score(corpus: &Corpus, terms: &[Vec<Posting>], f: FieldWeights, max: usize) -> Vec<(u32, f64)> {
+pub fn score<P: AsRef<[Posting]>>(corpus: &Corpus, terms: &[P], f: FieldWeights, max: usize) -> Vec<(u32, f64)> {
     const K1: f64 = 1.2;
     const B: f64 = 0.75;
     let n = corpus.rows() as f64;
@@ -28,6 +28,7 @@ pub fn score(corpus: &Corpus, terms: &[Vec<Posting>], f: FieldWeights, max: usiz
     let mut acc = vec![0f64; corpus.rows()];
     let mut touched: Vec<u32> = Vec::new();
     for postings in terms {
+        let postings = postings.as_ref();
         let hits = postings.len() as f64;
         let idf = ((n - hits + 0.5) / (hits + 0.5)).ln();
         let idf = if idf <= 0.0 { 1e-6 } else { idf };

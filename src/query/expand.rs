@@ -19,12 +19,13 @@ use crate::config::GraphSettings;
 use crate::model::EdgeType;
 pub use crate::model::graph::GraphEdge;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 /// Where the graph comes from (the SQLite mirror or the sidecar in memory).
 pub trait GraphSource {
     /// Document-level edges touching `id`, either direction (no `section_of`).
-    fn edges(&self, id: &str) -> Vec<GraphEdge>;
+    fn edges(&self, id: &str) -> Cow<'_, [GraphEdge]>;
 }
 
 /// One step of a path, as walked: `from —edge→ to`. Walking an edge backwards is named
@@ -179,7 +180,7 @@ pub fn expand_focused(
                         .count()
                 };
                 let (fan_out, fan_in) = (fan(true), fan(false));
-                for mut e in edges {
+                for e in edges.iter() {
                     let focused = focus.contains(&e.r#type);
                     if !allowed.contains(&e.r#type)
                         || (!e.forward && !g.backwards)
@@ -188,6 +189,7 @@ pub fn expand_focused(
                     {
                         continue;
                     }
+                    let mut e = e.clone();
                     if focused {
                         // As strong as the strongest edges, never above the seed.
                         e.weight = (e.weight * FOCUS_BOOST).min(1.0);
@@ -305,8 +307,8 @@ mod tests {
 
     struct Map(HashMap<String, Vec<GraphEdge>>);
     impl GraphSource for Map {
-        fn edges(&self, id: &str) -> Vec<GraphEdge> {
-            self.0.get(id).cloned().unwrap_or_default()
+        fn edges(&self, id: &str) -> Cow<'_, [GraphEdge]> {
+            Cow::Borrowed(self.0.get(id).map_or(&[], Vec::as_slice))
         }
     }
 

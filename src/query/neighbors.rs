@@ -83,7 +83,7 @@ pub fn neighborhood(engine: &dyn Engine, root: &str, depth: usize, types: &[Edge
     for hop in 1..=depth {
         let mut next = BTreeSet::new();
         for id in &frontier {
-            for e in engine.edges(id) {
+            for e in engine.edges(id).into_owned() {
                 if !allowed(e.r#type) || hop_of.contains_key(&e.other) {
                     continue;
                 }
@@ -102,11 +102,11 @@ pub fn neighborhood(engine: &dyn Engine, root: &str, depth: usize, types: &[Edge
     }
     let mut edges = BTreeSet::new();
     for id in hop_of.keys() {
-        for e in engine.edges(id) {
+        for e in engine.edges(id).iter() {
             if allowed(e.r#type) && e.forward && hop_of.contains_key(&e.other) {
                 edges.insert(HoodEdge {
                     source: id.clone(),
-                    target: e.other,
+                    target: e.other.clone(),
                     r#type: e.r#type,
                 });
             }

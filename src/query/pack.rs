@@ -146,12 +146,11 @@ pub const MAX_BUDGET: u32 = u32::MAX / 4;
 #[derive(Clone)]
 struct Cand<'a> {
     hit: &'a Hit,
-    /// Header, relations line and reason line, and their tokens: alone, then followed by
-    /// a blank line and by a newline (see [`with_sep`]).
+    /// Header, relations line and reason line, and their tokens: alone, and followed by
+    /// a blank line (see [`with_sep`]).
     head: String,
     head_cost: u32,
     head_blank: u32,
-    head_newline: u32,
     relations: Vec<Relation>,
     relations_more: BTreeMap<&'static str, usize>,
     /// Shared by the copies each round of the fit allocates.
@@ -376,17 +375,12 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
     // that may follow.
     let why = last_piece_line(&head);
     let above = &head[..head.len() - why.len()];
-    let (head_cost, head_blank, head_newline) = if tokenizer == Tokenizer::O200k && !above.is_empty() {
+    let (head_cost, head_blank) = if tokenizer == Tokenizer::O200k && !above.is_empty() {
         let count = |s: &str| tokens::count_cached(tokenizer, s);
-        let above = count(above);
-        let alone = above + count(why);
-        (
-            alone,
-            with_sep(tokenizer, alone, why, "\n\n"),
-            with_sep(tokenizer, alone, why, "\n"),
-        )
+        let alone = count(above) + count(why);
+        (alone, with_sep(tokenizer, alone, why, "\n\n"))
     } else {
-        (tokens::count_cached(tokenizer, &head), 0, 0)
+        (tokens::count_cached(tokenizer, &head), 0)
     };
     let counts = Rc::new(Counts {
         parts: vec![Cell::new(None); sections.len()],
@@ -397,7 +391,6 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         head,
         head_cost,
         head_blank,
-        head_newline,
         relations,
         relations_more,
         sections: Rc::new(sections),
@@ -479,10 +472,11 @@ fn relation_name(t: EdgeType, forward: bool) -> Option<(&'static str, u8)> {
 /// A document's relations with their targets' states, grouped in a fixed order, targets
 /// by id: at most [`MAX_TARGETS`] of each relation, and how many more each has.
 pub fn relations(engine: &dyn Engine, id: &str) -> (Vec<Relation>, BTreeMap<&'static str, usize>) {
-    let mut seen: BTreeMap<(u8, String), &'static str> = BTreeMap::new();
-    for e in engine.edges(id) {
+    let edges = engine.edges(id);
+    let mut seen: BTreeMap<(u8, &str), &'static str> = BTreeMap::new();
+    for e in edges.iter() {
         if let Some((rel, order)) = relation_name(e.r#type, e.forward) {
-            seen.entry((order, e.other.clone())).or_insert(rel);
+            seen.entry((order, e.other.as_str())).or_insert(rel);
         }
     }
     // States only for the targets the line shows: an epic with a thousand children
@@ -499,8 +493,8 @@ pub fn relations(engine: &dyn Engine, id: &str) -> (Vec<Relation>, BTreeMap<&'st
         }
         list.push(Relation {
             rel,
-            state: engine.doc(&other).and_then(|d| d.state),
-            id: other,
+            state: engine.state(other),
+            id: other.to_string(),
         });
     }
     (list, more)
@@ -808,7 +802,7 @@ impl Counted {
     fn newline(&self, tokenizer: Tokenizer, c: &Cand) -> u32 {
         self.before
             + match self.last {
-                Last::Head => c.head_newline,
+                Last::Head => with_sep(tokenizer, c.head_cost, last_piece_line(&c.head), "\n"),
                 Last::Section(i) => part(tokenizer, c, i).newline,
                 Last::Cut(k) => match &c.chosen[k].1 {
                     Some((t, n)) => with_sep(tokenizer, *n, last_piece_line(t), "\n"),

@@ -21,6 +21,7 @@ use crate::text::mentions::mention_candidates;
 use crate::text::tokenize::{self, QueryTerm};
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
@@ -187,7 +188,7 @@ pub trait Engine: GraphSource {
     /// Row statistics.
     fn corpus(&self) -> &Corpus;
     /// Postings of an index term (empty when no row has it).
-    fn postings(&self, term: &str) -> Result<Vec<Posting>, Error>;
+    fn postings(&self, term: &str) -> Result<Cow<'_, [Posting]>, Error>;
     /// Identity of a row (0-based).
     fn row(&self, row: u32) -> Option<RowInfo>;
     /// Facts about a document.
@@ -195,6 +196,10 @@ pub trait Engine: GraphSource {
     /// Is `id` a navigation page? (Asked of every node the walk leaves; few documents are.)
     fn is_nav(&self, id: &str) -> bool {
         self.doc(id).is_some_and(|d| d.nav)
+    }
+    /// A document's state (asked for every target a pack's relations lines show).
+    fn state(&self, id: &str) -> Option<String> {
+        self.doc(id).and_then(|d| d.state)
     }
     /// The document an id-like token names exactly (any case, `ID@uidprefix`).
     fn exact_id(&self, token: &str) -> Option<String>;
@@ -505,7 +510,7 @@ fn expand_and_rank(
         .map(|h| (h.id.clone(), h.score))
         .collect();
     for (id, score) in superseded {
-        for e in engine.edges(&id) {
+        for e in engine.edges(&id).iter() {
             let successor =
                 (e.forward && e.r#type == EdgeType::SupersededBy) || (!e.forward && e.r#type == EdgeType::Supersedes);
             if successor && !out.iter().any(|h| h.id == e.other) {
@@ -575,8 +580,9 @@ fn pull_focus(
         for h in out.iter().take(limit) {
             let mut edges: Vec<GraphEdge> = engine
                 .edges(&h.id)
-                .into_iter()
+                .iter()
                 .filter(|e| focus.contains(&e.r#type) && e.other != h.id && answers(e))
+                .cloned()
                 .collect();
             edges.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.other.cmp(&b.other)));
             for e in edges.into_iter().take(r.graph.max_neighbors_per_seed) {
@@ -719,13 +725,13 @@ fn sqlerr(e: rusqlite::Error) -> Error {
 }
 
 impl GraphSource for SqliteEngine {
-    fn edges(&self, id: &str) -> Vec<GraphEdge> {
+    fn edges(&self, id: &str) -> Cow<'_, [GraphEdge]> {
         let Ok(mut st) = self.conn.prepare_cached(
             "SELECT target, type, weight, 1 FROM edges WHERE source = ?1 AND type <> 'section_of'
              UNION ALL
              SELECT source, type, weight, 0 FROM edges WHERE target = ?1 AND type <> 'section_of'",
         ) else {
-            return Vec::new();
+            return Cow::Borrowed(&[]);
         };
         let rows = st.query_map([id], |r| {
             Ok((
@@ -747,7 +753,7 @@ impl GraphSource for SqliteEngine {
                 })
                 .collect()
         })
-        .unwrap_or_default()
+        .map_or(Cow::Borrowed(&[]), Cow::Owned)
     }
 }
 
@@ -756,7 +762,7 @@ impl Engine for SqliteEngine {
         &self.corpus
     }
 
-    fn postings(&self, term: &str) -> Result<Vec<Posting>, Error> {
+    fn postings(&self, term: &str) -> Result<Cow<'_, [Posting]>, Error> {
         let mut st = self
             .conn
             .prepare_cached("SELECT data FROM postings WHERE term = ?1")
@@ -764,14 +770,16 @@ impl Engine for SqliteEngine {
         // Decoded where SQLite holds the blob (no copy of it first).
         let mut rows = st.query([term]).map_err(sqlerr)?;
         let Some(row) = rows.next().map_err(sqlerr)? else {
-            return Ok(Vec::new());
+            return Ok(Cow::Borrowed(&[]));
         };
         let blob = row
             .get_ref(0)
             .map_err(sqlerr)?
             .as_blob()
             .map_err(|e| Error::Store(e.to_string()))?;
-        postings::decode(blob).ok_or_else(|| Error::Store(format!("damaged postings for `{term}`")))
+        postings::decode(blob)
+            .map(Cow::Owned)
+            .ok_or_else(|| Error::Store(format!("damaged postings for `{term}`")))
     }
 
     fn row(&self, row: u32) -> Option<RowInfo> {
@@ -973,8 +981,8 @@ impl MemoryEngine {
 }
 
 impl GraphSource for MemoryEngine {
-    fn edges(&self, id: &str) -> Vec<GraphEdge> {
-        self.adjacency.get(id).cloned().unwrap_or_default()
+    fn edges(&self, id: &str) -> Cow<'_, [GraphEdge]> {
+        Cow::Borrowed(self.adjacency.get(id).map_or(&[], Vec::as_slice))
     }
 }
 
@@ -983,8 +991,8 @@ impl Engine for MemoryEngine {
         &self.index.corpus
     }
 
-    fn postings(&self, term: &str) -> Result<Vec<Posting>, Error> {
-        Ok(self.index.postings.get(term).cloned().unwrap_or_default())
+    fn postings(&self, term: &str) -> Result<Cow<'_, [Posting]>, Error> {
+        Ok(Cow::Borrowed(self.index.postings.get(term).map_or(&[], Vec::as_slice)))
     }
 
     fn row(&self, row: u32) -> Option<RowInfo> {
@@ -997,6 +1005,10 @@ impl Engine for MemoryEngine {
 
     fn is_nav(&self, id: &str) -> bool {
         self.docs.get(id).is_some_and(|d| d.nav)
+    }
+
+    fn state(&self, id: &str) -> Option<String> {
+        self.docs.get(id).and_then(|d| d.state.clone())
     }
 
     fn exact_id(&self, token: &str) -> Option<String> {
