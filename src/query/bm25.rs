@@ -23,31 +23,44 @@ pub fn score<P: AsRef<[Posting]>>(corpus: &Corpus, terms: &[P], f: FieldWeights,
     let n = corpus.rows() as f64;
     let avgdl = corpus.avgdl();
     let w = [f.title, f.heading, f.body];
-    // Dense accumulators: a row's contributions are added in query-term order, as FTS5
-    // adds its phrases.
-    let mut acc = vec![0f64; corpus.rows()];
-    let mut touched: Vec<u32> = Vec::new();
-    for postings in terms {
-        let postings = postings.as_ref();
-        let hits = postings.len() as f64;
-        let idf = ((n - hits + 0.5) / (hits + 0.5)).ln();
-        let idf = if idf <= 0.0 { 1e-6 } else { idf };
-        for p in postings {
-            let freq = w[0] * p.tf[0] as f64 + w[1] * p.tf[1] as f64 + w[2] * p.tf[2] as f64;
-            let Some(&len) = corpus.row_len.get(p.row as usize) else {
-                continue;
-            };
-            let d = len as f64;
-            let slot = &mut acc[p.row as usize];
-            if *slot == 0.0 {
-                touched.push(p.row);
-            }
-            *slot += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1.0 - B + B * d / avgdl)));
+    let mut out: Vec<(u32, f64)> = SCRATCH.with_borrow_mut(|(acc, seen)| {
+        let rows = corpus.rows();
+        if acc.len() < rows {
+            acc.resize(rows, 0.0);
+            seen.resize(rows.div_ceil(64), 0);
         }
-    }
-    touched.sort_unstable();
-    touched.dedup();
-    let mut out: Vec<(u32, f64)> = touched.into_iter().map(|r| (r, acc[r as usize])).collect();
+        // Dense accumulators: a row's contributions are added in query-term order, as
+        // FTS5 adds its phrases. `touched` lists each matching row once.
+        let mut touched: Vec<u32> = Vec::new();
+        for postings in terms {
+            let postings = postings.as_ref();
+            let hits = postings.len() as f64;
+            let idf = ((n - hits + 0.5) / (hits + 0.5)).ln();
+            let idf = if idf <= 0.0 { 1e-6 } else { idf };
+            for p in postings {
+                let freq = w[0] * p.tf[0] as f64 + w[1] * p.tf[1] as f64 + w[2] * p.tf[2] as f64;
+                let Some(&len) = corpus.row_len.get(p.row as usize) else {
+                    continue;
+                };
+                let d = len as f64;
+                let r = p.row as usize;
+                let bit = 1u64 << (r % 64);
+                if seen[r / 64] & bit == 0 {
+                    seen[r / 64] |= bit;
+                    touched.push(p.row);
+                }
+                acc[r] += idf * ((freq * (K1 + 1.0)) / (freq + K1 * (1.0 - B + B * d / avgdl)));
+            }
+        }
+        let out = touched.iter().map(|&r| (r, acc[r as usize])).collect();
+        // Left all zero for the next query.
+        for &r in &touched {
+            acc[r as usize] = 0.0;
+            seen[r as usize / 64] = 0;
+        }
+        out
+    });
+    // A total order: the order rows were found in does not matter.
     let cmp = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
     if out.len() > max {
         out.select_nth_unstable_by(max, cmp);
@@ -55,6 +68,14 @@ pub fn score<P: AsRef<[Posting]>>(corpus: &Corpus, terms: &[P], f: FieldWeights,
     }
     out.sort_by(cmp);
     out
+}
+
+thread_local! {
+    /// Accumulators and the set of rows touched, kept between the queries of a thread
+    /// (a server answers many) and all zero between them: a query touches a fraction
+    /// of the rows, and allocating and zeroing a slot for every row, then sorting the
+    /// touched rows, cost as much as the scoring.
+    static SCRATCH: std::cell::RefCell<(Vec<f64>, Vec<u64>)> = const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
 #[cfg(test)]
@@ -79,11 +100,19 @@ mod tests {
             heading: 2.0,
             body: 1.0,
         };
-        let s = score(&corpus, &[t], f, 2);
+        let s = score(&corpus, std::slice::from_ref(&t), f, 2);
         assert_eq!(
             s.iter().map(|x| x.0).collect::<Vec<_>>(),
             [2, 1],
             "best first, ties by row"
         );
+        // The scratch space is left zero: the same query scores the same again, and a
+        // row two terms match (here with nothing from either: a zero column weight) is
+        // listed once.
+        assert_eq!(score(&corpus, std::slice::from_ref(&t), f, 2), s);
+        let zero = FieldWeights { body: 0.0, ..f };
+        let twice = score(&corpus, &[t.clone(), t], zero, 10);
+        assert_eq!(twice.iter().map(|x| x.0).collect::<Vec<_>>(), [1, 2, 3]);
+        assert!(twice.iter().all(|x| x.1 == 0.0));
     }
 }
