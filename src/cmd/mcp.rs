@@ -310,9 +310,11 @@ impl Server {
             used: p.used,
             budget: p.budget,
         };
-        let mut result = structured(&out)?;
-        // The model reads the Markdown as it is, not escaped inside JSON.
-        result.content = vec![ContentBlock::text(p.markdown.clone())];
+        let value = serde_json::to_value(&out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        // The model reads the Markdown as it is, not escaped inside JSON (which
+        // `CallToolResult::structured` would also write, only to be replaced).
+        let mut result = CallToolResult::success(vec![ContentBlock::text(p.markdown)]);
+        result.structured_content = Some(value);
         Ok(result)
     }
 
