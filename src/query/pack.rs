@@ -283,7 +283,7 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
                 c.chosen.push((s, None));
                 cost += full;
             } else if k == 0 || i == 0 {
-                if let Some((text, t)) = cut(&c.sections[s], limit.saturating_sub(JOIN), tokenizer) {
+                if let Some((text, t)) = cut(c, s, limit.saturating_sub(JOIN), tokenizer) {
                     c.chosen.push((s, Some((text, t))));
                     cost += JOIN + t;
                 }
@@ -323,7 +323,7 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
                     c.cost += full;
                 } else if pass == 1
                     && room(*used) > JOIN + 16
-                    && let Some((text, t)) = cut(&c.sections[s], room(*used) - JOIN, tokenizer)
+                    && let Some((text, t)) = cut(c, s, room(*used) - JOIN, tokenizer)
                 {
                     c.chosen.push((s, Some((text, t))));
                     *used += JOIN + t;
@@ -384,6 +384,7 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
     };
     let counts = Rc::new(Counts {
         parts: vec![Cell::new(None); sections.len()],
+        wholes: (0..sections.len()).map(|_| OnceCell::new()).collect(),
         line: OnceCell::new(),
     });
     Some(Cand {
@@ -503,28 +504,44 @@ pub fn relations(engine: &dyn Engine, id: &str) -> (Vec<Relation>, BTreeMap<&'st
 /// The longest head of a section within `max` tokens, cut at the end of a line or a
 /// sentence when one is near, else between words, with `…` saying it was cut. None when
 /// not even a few words of text fit.
-fn cut(s: &SectionText, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)> {
+fn cut(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)> {
     if max < 12 {
         return None;
     }
-    let whole = render::section_block(&s.heading, &s.text);
-    // Text starts after the heading line (if any): a heading alone is no excerpt.
-    let start = if s.heading.is_empty() {
-        0
-    } else {
-        whole.find('\n').unwrap_or(whole.len())
-    };
-    let cuts: Vec<usize> = whole
-        .char_indices()
-        .filter(|&(i, c)| i > start && c.is_whitespace())
-        .map(|(i, _)| i)
-        .collect();
+    let Whole {
+        text: whole,
+        start,
+        cuts,
+        ends,
+    } = c.counts.wholes[s].get_or_init(|| {
+        let sec = &c.sections[s];
+        let text = render::section_block(&sec.heading, &sec.text);
+        // Text starts after the heading line (if any): a heading alone is no excerpt.
+        let start = if sec.heading.is_empty() {
+            0
+        } else {
+            text.find('\n').unwrap_or(text.len())
+        };
+        let cuts = text
+            .char_indices()
+            .filter(|&(i, c)| i > start && c.is_whitespace())
+            .map(|(i, _)| i)
+            .collect();
+        // A prefix that ends where a piece of the whole section ends has the tokens up
+        // to there (and ` …` is a piece of its own): the section is counted once, not
+        // once per step of the search (nor per round of the fit).
+        let ends = tokens::piece_ends(tokenizer, &text).unwrap_or_default();
+        Whole {
+            text,
+            start,
+            cuts,
+            ends,
+        }
+    });
+    let start = *start;
     let text_at = |i: usize| format!("{} …", whole[..cuts[i]].trim_end());
-    // A prefix that ends where a piece of the whole section ends has the tokens up to
-    // there (and ` …` is a piece of its own): the section is counted once, not once per
-    // step of the search. Other prefixes (one ending in `.` before a newline, which the
-    // whole section counts as one piece) are counted as they are.
-    let ends = tokens::piece_ends(tokenizer, &whole).unwrap_or_default();
+    // Other prefixes (one ending in `.` before a newline, which the whole section counts
+    // as one piece) are counted as they are.
     let ellipsis = tokens::count(tokenizer, " …");
     let tokens_at = |i: usize| {
         let q = whole[..cuts[i]].trim_end().len();
@@ -556,10 +573,7 @@ fn cut(s: &SectionText, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)>
     let i = nicer.unwrap_or(best);
     let text = text_at(i);
     let words = whole[start..cuts[i]].split_whitespace().count();
-    (words >= 8).then(|| {
-        let t = tokens::count_cached(tokenizer, &text);
-        (text, t)
-    })
+    (words >= 8).then(|| (text, tokens_at(i)))
 }
 
 fn stats_line(budget: u32, used: u32, counts: [usize; 4]) -> String {
@@ -768,7 +782,17 @@ fn item_text(c: &Cand, mode: Mode) -> String {
 /// it, and the candidate's line in the "Not included" list; each made when first needed.
 struct Counts {
     parts: Vec<Cell<Option<Part>>>,
+    wholes: Vec<OnceCell<Whole>>,
     line: OnceCell<(String, u32)>,
+}
+
+/// A section as excerpts are cut from it: its block, where its text starts, the ends
+/// of its words, and the ends of its o200k pieces with the tokens up to each.
+struct Whole {
+    text: String,
+    start: usize,
+    cuts: Vec<usize>,
+    ends: Vec<(usize, u32)>,
 }
 
 /// A section's block counted with a blank line after it and with a newline, and
