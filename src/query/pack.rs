@@ -376,9 +376,9 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
     let why = last_piece_line(&head);
     let above = &head[..head.len() - why.len()];
     let (head_cost, head_blank) = if tokenizer == Tokenizer::O200k && !above.is_empty() {
-        let count = |s: &str| tokens::count_cached(tokenizer, s);
-        let alone = count(above) + count(why);
-        (alone, with_sep(tokenizer, alone, why, "\n\n"))
+        let (why_alone, why_blank) = tokens::count_with_cached(tokenizer, why, "\n\n");
+        let above = tokens::count_cached(tokenizer, above);
+        (above + why_alone, above + why_blank)
     } else {
         (tokens::count_cached(tokenizer, &head), 0)
     };
@@ -893,8 +893,8 @@ fn block_counts(tokenizer: Tokenizer, c: &Cand) -> Option<Counted> {
 /// and its last line that starts a piece (`tail`, see [`last_piece_line`]): the pieces
 /// before that line are the same with or without what follows (see [`starts_piece`]).
 fn with_sep(tokenizer: Tokenizer, alone: u32, tail: &str, sep: &str) -> u32 {
-    let count = |s: &str| i64::from(tokens::count_cached(tokenizer, s));
-    let n = i64::from(alone) - count(tail) + count(&format!("{tail}{sep}"));
+    let (tail_alone, tail_with) = tokens::count_with_cached(tokenizer, tail, sep);
+    let n = i64::from(alone) - i64::from(tail_alone) + i64::from(tail_with);
     u32::try_from(n).unwrap_or(0)
 }
 

@@ -191,6 +191,28 @@ pub fn count(text: &str) -> usize {
     total
 }
 
+/// o200k_base tokens in `text` and in `text` followed by `sep` (newlines), in one pass:
+/// only the last piece is counted again, with `sep`. The pieces before it are the same
+/// with or without the newlines after them: a piece that ends before the text does
+/// either was stopped by a character of the text (no pattern consumes a newline
+/// after what it has matched, except the punctuation run's tail, which would have
+/// taken the text up to its end), or was a letter run waiting for a contraction that a
+/// newline cannot complete; and no pattern looks back. Text that ends in whitespace
+/// (where the look-ahead pattern would decide otherwise) is counted twice.
+pub fn count_with(text: &str, sep: &str) -> (usize, usize) {
+    if text.is_empty() || text.ends_with(char::is_whitespace) {
+        return (count(text), count(&format!("{text}{sep}")));
+    }
+    let (mut total, mut last_start, mut last_end, mut last_n) = (0, 0, 0, 0);
+    pieces(text, |end, n| {
+        total += n;
+        last_start = last_end;
+        last_end = end;
+        last_n = n;
+    });
+    (total, total - last_n + count(&format!("{}{sep}", &text[last_start..])))
+}
+
 /// Where each pre-tokenized piece of `text` ends, with the tokens up to there. A prefix
 /// of `text` that ends at a piece end and does not end in whitespace has exactly those
 /// tokens: the pre-tokenizer matches the same pieces in it (the one pattern that looks
@@ -291,6 +313,13 @@ mod tests {
             assert_eq!(count(&text), reference(&text), "{}", entry.path().display());
             for line in text.lines() {
                 assert_eq!(count(line), reference(line), "{}: {line:?}", entry.path().display());
+                let with = format!("{line}\n\n");
+                assert_eq!(
+                    count_with(line, "\n\n"),
+                    (reference(line), reference(&with)),
+                    "{}: {line:?}",
+                    entry.path().display()
+                );
             }
             files += 1;
         }
@@ -324,6 +353,13 @@ mod tests {
         #[test]
         fn counts_equal_bpe_openai_on_markdownish_text(s in "[ a-zA-Z0-9\\n\\t#*_`.,:;'()\\[\\]/-]{0,120}") {
             proptest::prop_assert_eq!(count(&s), reference(&s));
+        }
+
+        #[test]
+        fn count_with_equals_both_counts(s in "([ a-zA-Zé0-9\n\t#*`.,:;'’()\\[\\]/!?-]|\\PC){0,100}", blank in proptest::bool::ANY) {
+            let sep = if blank { "\n\n" } else { "\n" };
+            let with = format!("{s}{sep}");
+            proptest::prop_assert_eq!(count_with(&s, sep), (reference(&s), reference(&with)), "{:?}", s);
         }
 
         /// A pack cuts a section after a word and adds ` …`: where the cut falls on a

@@ -51,6 +51,45 @@ pub fn count_cached(t: Tokenizer, text: &str) -> u32 {
     }
 }
 
+/// The tokens of `text` and of `text` followed by `sep` (newlines), remembered as
+/// [`count_cached`] remembers them: o200k counts both in one pass (`bpe::count_with`).
+pub fn count_with_cached(t: Tokenizer, text: &str, sep: &str) -> (u32, u32) {
+    match t {
+        Tokenizer::O200k if text.len() < MEMO_MIN => {
+            let (a, b) = super::bpe::count_with(text, sep);
+            (a as u32, b as u32)
+        }
+        Tokenizer::O200k => {
+            let key = |parts: &[&str]| {
+                let mut h = blake3::Hasher::new();
+                for p in parts {
+                    h.update(p.as_bytes());
+                }
+                *h.finalize().as_bytes()
+            };
+            let (alone, with) = (key(&[text]), key(&[text, sep]));
+            let memo = memo();
+            let known = {
+                let m = memo.lock().unwrap_or_else(|p| p.into_inner());
+                m.get(&alone).copied().zip(m.get(&with).copied())
+            };
+            if let Some(both) = known {
+                return both;
+            }
+            let (a, b) = super::bpe::count_with(text, sep);
+            let (a, b) = (a as u32, b as u32);
+            let mut m = memo.lock().unwrap_or_else(|p| p.into_inner());
+            if m.len() + 2 > MEMO_MAX {
+                m.clear();
+            }
+            m.insert(alone, a);
+            m.insert(with, b);
+            (a, b)
+        }
+        Tokenizer::Approx => (count(t, text), count(t, &format!("{text}{sep}"))),
+    }
+}
+
 /// Where each o200k piece of `text` ends, with the tokens up to there (see
 /// `bpe::piece_ends`); None for the approximate counter.
 pub fn piece_ends(t: Tokenizer, text: &str) -> Option<Vec<(usize, u32)>> {
@@ -60,17 +99,22 @@ pub fn piece_ends(t: Tokenizer, text: &str) -> Option<Vec<(usize, u32)>> {
 /// Texts counted at most this often between two clears of the memo.
 const MEMO_MAX: usize = 1 << 16;
 
-/// o200k counts memoized by the text's blake3 digest, cleared when it holds
-/// [`MEMO_MAX`] texts.
+/// Texts shorter than this cost less to count than to look up.
+const MEMO_MIN: usize = 64;
+
+/// o200k counts by the text's blake3 digest, cleared when it holds [`MEMO_MAX`] texts.
+fn memo() -> &'static std::sync::Mutex<std::collections::HashMap<[u8; 32], u32>> {
+    static MEMO: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<[u8; 32], u32>>> =
+        std::sync::OnceLock::new();
+    MEMO.get_or_init(Default::default)
+}
+
+/// o200k counts memoized (see [`memo`]).
 fn counted(text: &str) -> u32 {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    // Short texts cost less to count than to look up.
-    if text.len() < 64 {
+    if text.len() < MEMO_MIN {
         return super::bpe::count(text) as u32;
     }
-    static MEMO: OnceLock<Mutex<HashMap<[u8; 32], u32>>> = OnceLock::new();
-    let memo = MEMO.get_or_init(Default::default);
+    let memo = memo();
     let key = *blake3::hash(text.as_bytes()).as_bytes();
     if let Some(&n) = memo.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return n;
