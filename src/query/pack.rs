@@ -148,17 +148,18 @@ struct Cand<'a> {
     hit: &'a Hit,
     /// Header, relations line and reason line, and their tokens: alone, and followed by
     /// a blank line (see [`with_sep`]).
-    head: String,
+    /// What is fixed for the candidate is shared by the copies each round of the fit
+    /// allocates.
+    head: Rc<str>,
     head_cost: u32,
     head_blank: u32,
-    relations: Vec<Relation>,
-    relations_more: BTreeMap<&'static str, usize>,
-    /// Shared by the copies each round of the fit allocates.
+    relations: Rc<[Relation]>,
+    relations_more: Rc<BTreeMap<&'static str, usize>>,
     sections: Rc<Vec<SectionText>>,
     /// Counts made for the sections, shared as they are.
     counts: Rc<Counts>,
     /// Section indexes, most relevant first.
-    order: Vec<usize>,
+    order: Rc<[usize]>,
     /// Chosen sections: index and, when cut, the cut text and its tokens.
     chosen: Vec<(usize, Option<(String, u32)>)>,
     included: bool,
@@ -389,14 +390,14 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
     });
     Some(Cand {
         hit,
-        head,
+        head: head.into(),
         head_cost,
         head_blank,
-        relations,
-        relations_more,
+        relations: relations.into(),
+        relations_more: relations_more.into(),
         sections: Rc::new(sections),
         counts,
-        order,
+        order: order.into(),
         chosen: Vec::new(),
         included: false,
         cost: 0,
@@ -727,8 +728,8 @@ fn render_pack(
                 mode,
                 tokens,
                 sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
-                relations: c.relations.clone(),
-                relations_more: c.relations_more.clone(),
+                relations: c.relations.to_vec(),
+                relations_more: (*c.relations_more).clone(),
                 why: c.hit.why.clone(),
                 text,
             })
