@@ -155,7 +155,14 @@ pub fn expand_focused(
     focus: &[EdgeType],
     nav: Option<&NavOrder>,
 ) -> BTreeMap<String, Neighbor> {
-    let allowed: HashSet<EdgeType> = g.edge_allowlist.iter().copied().chain(focus.iter().copied()).collect();
+    // The allowed edge types as a bit set (asked of every edge the walk sees).
+    const _: () = assert!(crate::model::EDGE_TYPES.len() <= 64);
+    let mask = g
+        .edge_allowlist
+        .iter()
+        .chain(focus)
+        .fold(0u64, |m, &t| m | 1 << t as u64);
+    let allowed = |t: EdgeType| mask & (1 << t as u64) != 0;
     let max_hop = if focus.is_empty() {
         g.k_hop
     } else {
@@ -170,19 +177,20 @@ pub fn expand_focused(
             let mut next = Vec::new();
             for (node, path) in &frontier {
                 // The strongest edge to each other document.
-                let mut best: BTreeMap<String, GraphEdge> = BTreeMap::new();
+                let mut best: BTreeMap<&str, GraphEdge> = BTreeMap::new();
                 let edges = src.edges(node);
                 // The branching of a step out of this node, in the direction walked.
                 let fan = |forward: bool| {
                     edges
                         .iter()
-                        .filter(|e| e.forward == forward && allowed.contains(&e.r#type))
+                        .filter(|e| e.forward == forward && allowed(e.r#type))
                         .count()
                 };
                 let (fan_out, fan_in) = (fan(true), fan(false));
-                for e in edges.iter() {
+                for edge in edges.iter() {
+                    let e = edge;
                     let focused = focus.contains(&e.r#type);
-                    if !allowed.contains(&e.r#type)
+                    if !allowed(e.r#type)
                         || (!e.forward && !g.backwards)
                         || visited.contains(&e.other)
                         || (hop > g.k_hop && !focused)
@@ -199,9 +207,9 @@ pub fn expand_focused(
                     // Strongest edge; equal weights by type, then forward first, so both
                     // engines (which list edges in different orders) pick the same one.
                     let rank = |x: &GraphEdge| (std::cmp::Reverse(OrdF64(x.weight)), x.r#type, !x.forward);
-                    let keep = best.get(&e.other).is_none_or(|b| rank(&e) < rank(b));
+                    let keep = best.get(edge.other.as_str()).is_none_or(|b| rank(&e) < rank(b));
                     if keep {
-                        best.insert(e.other.clone(), e);
+                        best.insert(edge.other.as_str(), e);
                     }
                 }
                 let by_relevance = nav.filter(|n| (n.is_nav)(node));
