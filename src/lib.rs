@@ -71,7 +71,7 @@ pub use query::backlog::{
 };
 pub use query::eval::{Options as EvalOptions, Query as EvalQuery, Report as EvalReport, parse_queries};
 pub use query::neighbors::Hood as Neighborhood;
-pub use query::pack::{Pack, PackItem};
+pub use query::pack::{Mode as PackMode, Pack, PackItem};
 pub use query::search::{Hit, Results as SearchResults, Why};
 pub use query::show::Shown;
 pub use store::sidecar::MetaCounts;

@@ -102,7 +102,10 @@ async def exercise(bin_path: str, root: str, index_dir: str) -> None:
             check(md.startswith("# Context pack: what is blocking the PDF export"), f"pack text: {md[:200]}")
             check("QRY-TSK-0013" in md, "pack names the blocker QRY-TSK-0013")
             sc = field(r, "structuredContent")
-            check(sc["text"] == md and sc["budget"] == 2000 and 0 < sc["used"] <= 2000, f"pack used/budget: {sc['used']}/{sc['budget']}")
+            check("text" not in sc and sc["budget"] == 2000 and 0 < sc["used"] <= 2000, f"pack used/budget: {sc['used']}/{sc['budget']}")
+            check([i["id"] for i in sc["items"]] == [l[3:].split(" — ")[0] for l in md.splitlines() if l.startswith("## ") and " — " in l],
+                  f"pack items are the Markdown's, in order: {sc['items']}")
+            check(all(i["mode"] in ("full", "excerpt", "reference") and i["tokens"] > 0 for i in sc["items"]), "pack item modes and tokens")
             await call(session, "pack", {"query": "what is blocking the PDF export", "budget": 5}, ok=False)
 
             # show: one document, any case.

@@ -306,13 +306,22 @@ impl Server {
             ))]));
         }
         let out = PackOut {
-            text: &p.markdown,
             used: p.used,
             budget: p.budget,
+            items: p
+                .items
+                .iter()
+                .map(|i| PackItemOut {
+                    id: &i.id,
+                    mode: i.mode,
+                    tokens: i.tokens,
+                })
+                .collect(),
+            not_included: p.not_included.iter().map(|o| o.id.as_str()).collect(),
         };
         let value = serde_json::to_value(&out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         // The model reads the Markdown as it is, not escaped inside JSON (which
-        // `CallToolResult::structured` would also write, only to be replaced).
+        // `CallToolResult::structured` would write).
         let mut result = CallToolResult::success(vec![ContentBlock::text(p.markdown)]);
         result.structured_content = Some(value);
         Ok(result)
@@ -501,11 +510,22 @@ struct Hit<'a> {
     why: String,
 }
 
+/// The pack's shape; its Markdown is the text content only (the pack is most of the
+/// reply, and a client that shows the model both would pay for it twice).
 #[derive(Serialize)]
 struct PackOut<'a> {
-    text: &'a str,
     used: u32,
     budget: u32,
+    items: Vec<PackItemOut<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_included: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct PackItemOut<'a> {
+    id: &'a str,
+    mode: mdgraph::PackMode,
+    tokens: u32,
 }
 
 #[derive(Serialize)]
