@@ -641,12 +641,13 @@ fn render_pack(
         .iter()
         .map(|(_, _, parts, text)| parts.as_ref().map_or_else(|| count(text), |p| p.alone))
         .collect();
-    let counts = [Mode::Full, Mode::Excerpt, Mode::Reference]
-        .map(|m| laid.iter().filter(|l| l.1 == m).count())
-        .into_iter()
-        .chain([left_out.len()])
-        .collect::<Vec<_>>();
-    let counts = [counts[0], counts[1], counts[2], counts[3]];
+    let in_mode = |m: Mode| laid.iter().filter(|l| l.1 == m).count();
+    let counts = [
+        in_mode(Mode::Full),
+        in_mode(Mode::Excerpt),
+        in_mode(Mode::Reference),
+        left_out.len(),
+    ];
     // Each block alone and a join (the title, the stats line to come, the items): at most
     // one token over (a block ending in punctuation may share a token with the blank line
     // after it), so the list below never runs over.
@@ -716,6 +717,12 @@ fn render_pack(
     }
     let (markdown, items) = if text {
         let md = markdown(title, &stats, texts(), list.as_deref());
+        // Counted from its parts, the pack has the count of its text (tests run with
+        // this check on every pack they make).
+        debug_assert!(
+            title_and_rest.is_none() || used == count(&md),
+            "{used} ≠ the count of {md:?}"
+        );
         let items = laid
             .into_iter()
             .zip(alone)
