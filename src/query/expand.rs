@@ -188,16 +188,15 @@ pub fn expand_focused(
                 };
                 let (fan_out, fan_in) = (fan(true), fan(false));
                 for edge in edges.iter() {
-                    let e = edge;
-                    let focused = focus.contains(&e.r#type);
-                    if !allowed(e.r#type)
-                        || (!e.forward && !g.backwards)
-                        || visited.contains(&e.other)
+                    let focused = focus.contains(&edge.r#type);
+                    if !allowed(edge.r#type)
+                        || (!edge.forward && !g.backwards)
+                        || visited.contains(&edge.other)
                         || (hop > g.k_hop && !focused)
                     {
                         continue;
                     }
-                    let mut e = e.clone();
+                    let mut e = edge.clone();
                     if focused {
                         // As strong as the strongest edges, never above the seed.
                         e.weight = (e.weight * FOCUS_BOOST).min(1.0);
