@@ -373,10 +373,11 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
     let head = head_text(&header, &relations, &relations_more, Mode::Excerpt, &hit.why);
     // The reason line starts a piece: the lines above it (the same in every pack that
     // has this document) and it are counted apart, and only it again with the newlines
-    // that may follow.
+    // that may follow. (Were no line to start a piece, `why` would be the whole head and
+    // `above` empty.)
     let why = last_piece_line(&head);
     let above = &head[..head.len() - why.len()];
-    let (head_cost, head_blank) = if tokenizer == Tokenizer::O200k && !above.is_empty() {
+    let (head_cost, head_blank) = if tokenizer == Tokenizer::O200k {
         let (why_alone, why_blank) = tokens::count_with_cached(tokenizer, why, "\n\n");
         let above = tokens::count_cached(tokenizer, above);
         (above + why_alone, above + why_blank)
