@@ -147,9 +147,8 @@ pub const MAX_BUDGET: u32 = u32::MAX / 4;
 struct Cand<'a> {
     hit: &'a Hit,
     /// Header, relations line and reason line, and their tokens: alone, and followed by
-    /// a blank line (see [`with_sep`]).
-    /// What is fixed for the candidate is shared by the copies each round of the fit
-    /// allocates.
+    /// a blank line (see [`with_sep`]). What is fixed for the candidate (behind `Rc`) is
+    /// shared by the copies each round of the fit allocates.
     head: Rc<str>,
     head_cost: u32,
     head_blank: u32,
@@ -190,12 +189,12 @@ fn fit(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer
     // Title, stats line (its longest form), the joins and the final newline.
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
     let fixed = count(&title) + JOIN + stats_reserve + JOIN;
-    let cands: Vec<Cand> = results
+    let mut cands: Vec<Cand> = results
         .iter()
         .filter_map(|h| candidate(engine, h, query, tokenizer))
         .collect();
     if fixed > budget {
-        return render_pack(query, budget, tokenizer, &title, &mut cands.clone(), true, true);
+        return render_pack(query, budget, tokenizer, &title, &mut cands, true, true);
     }
     // Allocate for a target and render; the target that fills the budget best without
     // going over is searched for (as aider fits its repository map): what the allocation
@@ -385,6 +384,7 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         (tokens::count_cached(tokenizer, &head), 0)
     };
     let counts = Rc::new(Counts {
+        blocks: (0..sections.len()).map(|_| OnceCell::new()).collect(),
         parts: vec![Cell::new(None); sections.len()],
         wholes: (0..sections.len()).map(|_| OnceCell::new()).collect(),
         line: OnceCell::new(),
@@ -510,21 +510,15 @@ fn cut(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u3
     if max < 12 {
         return None;
     }
-    let Whole {
-        text: whole,
-        start,
-        cuts,
-        ends,
-    } = c.counts.wholes[s].get_or_init(|| {
-        let sec = &c.sections[s];
-        let text = render::section_block(&sec.heading, &sec.text);
+    let whole = block(c, s);
+    let Whole { start, cuts, ends } = c.counts.wholes[s].get_or_init(|| {
         // Text starts after the heading line (if any): a heading alone is no excerpt.
-        let start = if sec.heading.is_empty() {
+        let start = if c.sections[s].heading.is_empty() {
             0
         } else {
-            text.find('\n').unwrap_or(text.len())
+            whole.find('\n').unwrap_or(whole.len())
         };
-        let cuts = text
+        let cuts = whole
             .char_indices()
             .filter(|&(i, c)| i > start && c.is_whitespace())
             .map(|(i, _)| i)
@@ -532,13 +526,8 @@ fn cut(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u3
         // A prefix that ends where a piece of the whole section ends has the tokens up
         // to there (and ` …` is a piece of its own): the section is counted once, not
         // once per step of the search (nor per round of the fit).
-        let ends = tokens::piece_ends(tokenizer, &text).unwrap_or_default();
-        Whole {
-            text,
-            start,
-            cuts,
-            ends,
-        }
+        let ends = tokens::piece_ends(tokenizer, whole).unwrap_or_default();
+        Whole { start, cuts, ends }
     });
     let start = *start;
     let text_at = |i: usize| format!("{} …", whole[..cuts[i]].trim_end());
@@ -781,24 +770,30 @@ fn item_text(c: &Cand, mode: Mode) -> String {
         text.push_str("\n\n");
         match cut {
             Some((t, _)) => text.push_str(t),
-            None => text.push_str(&render::section_block(&c.sections[*i].heading, &c.sections[*i].text)),
+            None => text.push_str(block(c, *i)),
         }
     }
     text
 }
 
-/// Counts a candidate's copies share: per section, its block's with the newlines after
-/// it, and the candidate's line in the "Not included" list; each made when first needed.
+/// A candidate's section `i` as the pack prints it, made once per pack.
+fn block<'c>(c: &'c Cand, i: usize) -> &'c str {
+    c.counts.blocks[i].get_or_init(|| render::section_block(&c.sections[i].heading, &c.sections[i].text))
+}
+
+/// What a candidate's copies share, each made when first needed: per section, its block,
+/// the block's counts with the newlines after it and what excerpts are cut by; and the
+/// candidate's line in the "Not included" list.
 struct Counts {
+    blocks: Vec<OnceCell<String>>,
     parts: Vec<Cell<Option<Part>>>,
     wholes: Vec<OnceCell<Whole>>,
     line: OnceCell<(String, u32)>,
 }
 
-/// A section as excerpts are cut from it: its block, where its text starts, the ends
-/// of its words, and the ends of its o200k pieces with the tokens up to each.
+/// A section's block as excerpts are cut from it: where its text starts, the ends of
+/// its words, and the ends of its o200k pieces with the tokens up to each.
 struct Whole {
-    text: String,
     start: usize,
     cuts: Vec<usize>,
     ends: Vec<(usize, u32)>,
@@ -851,13 +846,12 @@ fn part(tokenizer: Tokenizer, c: &Cand, i: usize) -> Part {
     if let Some(p) = cell.get() {
         return p;
     }
-    let s = &c.sections[i];
-    let block = render::section_block(&s.heading, &s.text);
-    let tail = last_piece_line(&block);
+    let (tokens, block) = (c.sections[i].tokens, block(c, i));
+    let tail = last_piece_line(block);
     let p = Part {
-        blank: with_sep(tokenizer, s.tokens, tail, "\n\n"),
-        newline: with_sep(tokenizer, s.tokens, tail, "\n"),
-        starts: starts_piece(&block),
+        blank: with_sep(tokenizer, tokens, tail, "\n\n"),
+        newline: with_sep(tokenizer, tokens, tail, "\n"),
+        starts: starts_piece(block),
     };
     cell.set(Some(p));
     p
