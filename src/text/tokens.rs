@@ -55,35 +55,11 @@ pub fn count_cached(t: Tokenizer, text: &str) -> u32 {
 /// [`count_cached`] remembers them: o200k counts both in one pass (`bpe::count_with`).
 pub fn count_with_cached(t: Tokenizer, text: &str, sep: &str) -> (u32, u32) {
     match t {
-        Tokenizer::O200k if text.len() < MEMO_MIN => {
-            let (a, b) = super::bpe::count_with(text, sep);
-            (a as u32, b as u32)
-        }
         Tokenizer::O200k => {
-            let key = |parts: &[&str]| {
-                let mut h = blake3::Hasher::new();
-                for p in parts {
-                    h.update(p.as_bytes());
-                }
-                *h.finalize().as_bytes()
-            };
-            let (alone, with) = (key(&[text]), key(&[text, sep]));
-            let memo = memo();
-            let known = {
-                let m = memo.lock().unwrap_or_else(|p| p.into_inner());
-                m.get(&alone).copied().zip(m.get(&with).copied())
-            };
-            if let Some(both) = known {
-                return both;
-            }
-            let (a, b) = super::bpe::count_with(text, sep);
-            let (a, b) = (a as u32, b as u32);
-            let mut m = memo.lock().unwrap_or_else(|p| p.into_inner());
-            if m.len() + 2 > MEMO_MAX {
-                m.clear();
-            }
-            m.insert(alone, a);
-            m.insert(with, b);
+            let [a, b] = remembered([text, &format!("{text}{sep}")], || {
+                let (a, b) = super::bpe::count_with(text, sep);
+                [a as u32, b as u32]
+            });
             (a, b)
         }
         Tokenizer::Approx => (count(t, text), count(t, &format!("{text}{sep}"))),
@@ -111,21 +87,34 @@ fn memo() -> &'static std::sync::Mutex<std::collections::HashMap<[u8; 32], u32>>
 
 /// o200k counts memoized (see [`memo`]).
 fn counted(text: &str) -> u32 {
-    if text.len() < MEMO_MIN {
-        return super::bpe::count(text) as u32;
+    let [n] = remembered([text], || [super::bpe::count(text) as u32]);
+    n
+}
+
+/// The o200k counts of `texts` from the memo, or made by `count` (all at once) and
+/// remembered. Texts shorter than [`MEMO_MIN`] are counted, not looked up.
+fn remembered<const N: usize>(texts: [&str; N], count: impl FnOnce() -> [u32; N]) -> [u32; N] {
+    if texts.iter().all(|t| t.len() < MEMO_MIN) {
+        return count();
     }
+    let keys = texts.map(|t| *blake3::hash(t.as_bytes()).as_bytes());
     let memo = memo();
-    let key = *blake3::hash(text.as_bytes()).as_bytes();
-    if let Some(&n) = memo.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
-        return n;
+    {
+        let m = memo.lock().unwrap_or_else(|p| p.into_inner());
+        let known = keys.map(|k| m.get(&k).copied());
+        if known.iter().all(Option::is_some) {
+            return known.map(|n| n.unwrap_or(0));
+        }
     }
-    let n = super::bpe::count(text) as u32;
+    let counts = count();
     let mut m = memo.lock().unwrap_or_else(|p| p.into_inner());
-    if m.len() >= MEMO_MAX {
+    if m.len() + N > MEMO_MAX {
         m.clear();
     }
-    m.insert(key, n);
-    n
+    for (k, n) in keys.into_iter().zip(counts) {
+        m.insert(k, n);
+    }
+    counts
 }
 
 /// Tokens of the newline(s) joining two trimmed blocks (`\n` and `\n\n` are one token).
