@@ -319,7 +319,7 @@ impl Server {
                 .collect(),
             not_included: p.not_included.iter().map(|o| o.id.as_str()).collect(),
         };
-        let value = serde_json::to_value(&out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        let value = json(&out)?;
         // The model reads the Markdown as it is, not escaped inside JSON (which
         // `CallToolResult::structured` would write).
         let mut result = CallToolResult::success(vec![ContentBlock::text(p.markdown)]);
@@ -482,8 +482,12 @@ impl ServerHandler for Server {
 
 /// A result whose structured content is `v`, and its text content `v` serialized.
 fn structured(v: &impl Serialize) -> Result<CallToolResult, ErrorData> {
-    let value = serde_json::to_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-    Ok(CallToolResult::structured(value))
+    Ok(CallToolResult::structured(json(v)?))
+}
+
+/// `v` as a JSON value.
+fn json(v: &impl Serialize) -> Result<serde_json::Value, ErrorData> {
+    serde_json::to_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }
 
 /// A failed call the client shows to the model (an unknown id, an unreadable index).

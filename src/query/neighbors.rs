@@ -83,15 +83,15 @@ pub fn neighborhood(engine: &dyn Engine, root: &str, depth: usize, types: &[Edge
     for hop in 1..=depth {
         let mut next = BTreeSet::new();
         for id in &frontier {
-            for e in engine.edges(id).into_owned() {
+            for e in engine.edges(id).iter() {
                 if !allowed(e.r#type) || hop_of.contains_key(&e.other) {
                     continue;
                 }
                 if hop_of.len() + next.len() >= MAX_NODES && !next.contains(&e.other) {
-                    omitted.insert(e.other);
+                    omitted.insert(e.other.clone());
                     continue;
                 }
-                next.insert(e.other);
+                next.insert(e.other.clone());
             }
         }
         for id in &next {
