@@ -504,7 +504,10 @@ impl Index {
         let root = self
             .backlog_graph(false)?
             .tree(&node.id)
-            .ok_or_else(|| Error::NotFound(id.to_string()))?;
+            .ok_or_else(|| Error::NotFound {
+                query: id.to_string(),
+                close: Vec::new(),
+            })?;
         Ok(TreeReport {
             schema: backlog::TREE_SCHEMA,
             root,

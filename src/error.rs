@@ -31,9 +31,14 @@ pub enum Error {
     /// The SQLite mirror failed while answering (a damaged file); callers rebuild it.
     #[error("sqlite mirror: {0}")]
     Store(String),
-    /// An id or path that matches no node.
-    #[error("no node matches `{0}`")]
-    NotFound(String),
+    /// An id or path that matches no node, with the closest real ids (maybe none).
+    #[error("no node matches `{query}`{}", closest(.close))]
+    NotFound {
+        /// The id or path as given.
+        query: String,
+        /// The closest real node ids, nearest first.
+        close: Vec<String>,
+    },
     /// Anything else, with its explanation.
     #[error("{0}")]
     Other(String),
@@ -49,5 +54,14 @@ impl Error {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// `; closest: a, b` for a not-found message, or nothing.
+fn closest(close: &[String]) -> String {
+    if close.is_empty() {
+        String::new()
+    } else {
+        format!("; closest: {}", close.join(", "))
     }
 }

@@ -122,7 +122,7 @@ pub fn run_with_terminal(
         Err(Failure::Error(e)) => {
             let _ = writeln!(err, "mdgraph: {} {e}", ctx.err_paint.error("error:"));
             match e {
-                Error::NotFound(_) => EXIT_FAIL,
+                Error::NotFound { .. } => EXIT_FAIL,
                 _ => EXIT_ERROR,
             }
         }

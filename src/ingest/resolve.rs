@@ -135,7 +135,7 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
                             Severity::Warning,
                             Code::AmbiguousReference,
                             format!(
-                                "`{}` matches {} files ({}); using the first. Write `ID@uidprefix` to choose",
+                                "`{}` matches {} files ({}); using the first. Write `ID@` and a part of its path (or its uid) to choose",
                                 r.target,
                                 cands.len(),
                                 names.join(", ")
@@ -448,8 +448,8 @@ impl Lookup<'_> {
         Found::None(format!("no such file under the root (tried {})", names.join(", ")))
     }
 
-    /// An id, a node id (`ID@uid…`, `ID@path`) or `ID@uidprefix`.
-    /// An id, or the same id under an aliased prefix (`task-12` → `back-12`).
+    /// An id, a node id (`ID@uid…`, `ID@path`) or `ID@fragment` (a uid prefix or a
+    /// part of the path); or the same id under an aliased prefix (`task-12` → `back-12`).
     fn by_id(&self, target: &str) -> Found {
         let found = self.by_id_exact(target);
         if !matches!(found, Found::None(_)) {
@@ -490,16 +490,16 @@ impl Lookup<'_> {
                     .iter()
                     .copied()
                     .filter(|&c| {
-                        self.files[c]
-                            .doc
-                            .uid
-                            .as_ref()
-                            .is_some_and(|x| x.to_lowercase().starts_with(&u))
+                        let doc = &self.files[c].doc;
+                        doc.uid.as_ref().is_some_and(|x| x.to_lowercase().starts_with(&u))
+                            || doc.path.to_lowercase().contains(&u)
                     })
                     .collect();
                 match hits.as_slice() {
                     [one] => Found::One(*one),
-                    [] => Found::None(format!("no file with id `{id}` has a uid starting with `{u}`")),
+                    [] => Found::None(format!(
+                        "no file with id `{id}` has a uid starting with `{u}` or a path containing it"
+                    )),
                     _ => Found::Many(hits),
                 }
             }

@@ -54,58 +54,58 @@ pub struct Shown {
     pub incoming: Vec<EdgeView>,
 }
 
-/// Find a node by node id, then case-insensitively by id or raw id, then by path.
+/// Find a node by node id, then case-insensitively by id or raw id, then by path (as
+/// written from the backlog root, from a folder above it, or a file name alone), then
+/// by the ways people type ids (other separators, a prefix alias, the number of the
+/// id's own family), then by file name. `ID@fragment` narrows an id to the document
+/// whose path or uid holds the fragment. A typed id never names a document of another
+/// family: `epic-6` is not `task-6`.
 pub fn find<'a>(nodes: &'a [Node], query: &str, aliases: &BTreeMap<String, String>) -> Result<&'a Node, Error> {
     if let Ok(i) = nodes.binary_search_by(|n| n.id.as_str().cmp(query)) {
         return Ok(&nodes[i]);
     }
     let q = query.trim().trim_start_matches("./");
     let docs = || nodes.iter().filter(|n| !n.is_chunk());
-    let hits: Vec<&Node> = docs()
-        .filter(|n| {
-            n.id.eq_ignore_ascii_case(q)
-                || n.raw_id.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(q))
-                || n.path == q
-        })
-        .collect();
-    if !hits.is_empty() {
-        return one_of(query, hits);
+    let all: Vec<&Node> = docs().collect();
+    if let Some(found) = by_id(&all, q, aliases) {
+        return one_of(query, found);
     }
-    // Ids as people type them: the same id with other separators or a prefix alias,
-    // then the number it ends with, then a file name.
-    let forms = ids::forms(q, aliases);
-    let lower = |s: &str| s.to_lowercase();
-    for form in &forms {
-        if let Form::Id(k) = form {
-            let hits: Vec<&Node> = docs()
-                .filter(|n| lower(&n.id) == *k || n.raw_id.as_deref().is_some_and(|r| lower(r) == *k))
-                .collect();
-            if !hits.is_empty() {
-                return one_of(query, hits);
-            }
+    // Paths as people paste them.
+    let by_path: Vec<&Node> = all.iter().copied().filter(|n| path_names(q, &n.path)).collect();
+    if !by_path.is_empty() {
+        return one_of(query, by_path);
+    }
+    // `ID@fragment`: the id's documents whose path or uid holds the fragment.
+    if let Some((id, fragment)) = q.rsplit_once('@')
+        && !id.is_empty()
+        && !fragment.is_empty()
+        && let Some(found) = by_id(&all, id, aliases)
+    {
+        let f = fragment.to_lowercase();
+        let narrowed: Vec<&Node> = found
+            .iter()
+            .copied()
+            .filter(|n| {
+                n.path.to_lowercase().contains(&f) || n.uid.as_deref().is_some_and(|u| u.to_lowercase().starts_with(&f))
+            })
+            .collect();
+        if narrowed.is_empty() {
+            return Err(Error::NotFound {
+                query: query.to_string(),
+                close: found.iter().map(|n| n.id.clone()).collect(),
+            });
         }
+        return one_of(query, narrowed);
     }
-    for form in &forms {
-        if let Form::Number(num) = form {
-            // The document whose id is the number, else the one whose id ends with it.
-            let exact: Vec<&Node> = docs().filter(|n| lower(&n.id) == *num).collect();
-            if !exact.is_empty() {
-                return one_of(query, exact);
-            }
-            let tails: Vec<&Node> = docs()
-                .filter(|n| ids::number_tail(n.raw_id.as_deref().unwrap_or(&n.id)) == Some(num.as_str()))
-                .collect();
-            if !tails.is_empty() {
-                return one_of(query, tails);
-            }
-        }
-    }
-    for form in &forms {
+    // A file name without its extension, or the id part of `ID - Title.md`.
+    for form in ids::forms(q, aliases) {
         if let Form::Id(k) = form {
-            let hits: Vec<&Node> = docs()
+            let hits: Vec<&Node> = all
+                .iter()
+                .copied()
                 .filter(|n| {
-                    let stem = lower(crate::text::path::file_stem(&n.path));
-                    stem == *k || stem.split(" - ").next() == Some(k.as_str())
+                    let stem = crate::text::path::file_stem(&n.path).to_lowercase();
+                    stem == k || stem.split(" - ").next() == Some(k.as_str())
                 })
                 .collect();
             if !hits.is_empty() {
@@ -113,18 +113,177 @@ pub fn find<'a>(nodes: &'a [Node], query: &str, aliases: &BTreeMap<String, Strin
             }
         }
     }
-    Err(Error::NotFound(query.to_string()))
+    Err(Error::NotFound {
+        query: query.to_string(),
+        close: closest(q, &all, aliases),
+    })
 }
 
-/// The one node, or an error listing the candidates.
+/// The documents an id names: its node id or raw id in any case, then its typed
+/// readings (separators, prefix alias), then its number within its own family (or a
+/// document whose id is that bare number, as EIPs are). `None` when nothing matches.
+fn by_id<'a>(docs: &[&'a Node], q: &str, aliases: &BTreeMap<String, String>) -> Option<Vec<&'a Node>> {
+    let some = |v: Vec<&'a Node>| (!v.is_empty()).then_some(v);
+    let raw = |n: &Node| n.raw_id.as_deref().unwrap_or(&n.id).to_string();
+    if let Some(v) = some(
+        docs.iter()
+            .copied()
+            .filter(|n| n.id.eq_ignore_ascii_case(q) || n.raw_id.as_deref().is_some_and(|r| r.eq_ignore_ascii_case(q)))
+            .collect(),
+    ) {
+        return Some(v);
+    }
+    let forms = ids::forms(q, aliases);
+    for form in &forms {
+        if let Form::Id(k) = form
+            && let Some(v) = some(
+                docs.iter()
+                    .copied()
+                    .filter(|n| n.id.to_lowercase() == *k || raw(n).to_lowercase() == *k)
+                    .collect(),
+            )
+        {
+            return Some(v);
+        }
+    }
+    let typed = q
+        .split(|c: char| c.is_whitespace() || c == '_')
+        .collect::<Vec<_>>()
+        .join("-");
+    let family = ids::family(&typed).unwrap_or_default();
+    for form in &forms {
+        if let Form::Number(num) = form {
+            // The document whose id is the number, else those of the typed family
+            // (or of any family, for a bare number) whose id ends with it.
+            if let Some(v) = some(docs.iter().copied().filter(|n| n.id.to_lowercase() == *num).collect()) {
+                return Some(v);
+            }
+            if let Some(v) = some(
+                docs.iter()
+                    .copied()
+                    .filter(|n| ids::number_names(&family, num, &raw(n), aliases))
+                    .collect(),
+            ) {
+                return Some(v);
+            }
+        }
+    }
+    None
+}
+
+/// Whether a pasted path names the document at root-relative `path`: the same path,
+/// the path as written from a folder above the root (`backlog/tasks/x.md`), or the file
+/// name alone.
+fn path_names(q: &str, path: &str) -> bool {
+    if q.eq_ignore_ascii_case(path) {
+        return true;
+    }
+    if !q.contains('.') {
+        return false;
+    }
+    if q.contains('/') {
+        q.len() > path.len() && q.ends_with(path) && q.as_bytes()[q.len() - path.len() - 1] == b'/'
+    } else {
+        path.rsplit('/').next() == Some(q)
+    }
+}
+
+/// The closest real ids to a query that names nothing: the nearest numbers of the same
+/// family, the same number in other families, else the ids nearest in spelling; at
+/// most five.
+fn closest(q: &str, docs: &[&Node], aliases: &BTreeMap<String, String>) -> Vec<String> {
+    let raw = |n: &Node| n.raw_id.clone().unwrap_or_else(|| n.id.clone());
+    let typed = q
+        .split(|c: char| c.is_whitespace() || c == '_')
+        .collect::<Vec<_>>()
+        .join("-");
+    let mut close: Vec<String> = Vec::new();
+    let add = |close: &mut Vec<String>, id: String| {
+        if close.len() < 5 && !close.contains(&id) {
+            close.push(id);
+        }
+    };
+    if let (Some(num), Some(family)) = (ids::number_tail(&typed), ids::family(&typed)) {
+        let want = ids::plain_number(num);
+        let family = aliases.get(&family).map(|a| a.to_lowercase()).unwrap_or(family);
+        // The same family, nearest numbers first.
+        let value = |n: &str| {
+            ids::plain_number(n)
+                .split('.')
+                .next()
+                .and_then(|x| x.parse::<u64>().ok())
+        };
+        if let Some(target) = value(num) {
+            let mut same: Vec<(u64, String)> = docs
+                .iter()
+                .filter_map(|n| {
+                    let id = raw(n);
+                    (ids::family(&id)? == family).then_some(())?;
+                    Some((value(ids::number_tail(&id)?)?.abs_diff(target), n.id.clone()))
+                })
+                .collect();
+            same.sort();
+            for (_, id) in same.into_iter().take(3) {
+                add(&mut close, id);
+            }
+        }
+        for n in docs {
+            if ids::number_tail(&raw(n)).is_some_and(|t| ids::plain_number(t) == want) {
+                add(&mut close, n.id.clone());
+            }
+        }
+    }
+    if close.is_empty() {
+        let lower = typed.to_lowercase();
+        let mut near: Vec<(usize, String)> = docs
+            .iter()
+            .map(|n| (edit_distance(&lower, &raw(n).to_lowercase()), n.id.clone()))
+            .filter(|(d, _)| *d <= 2.max(lower.chars().count() / 4))
+            .collect();
+        near.sort();
+        for (_, id) in near.into_iter().take(5) {
+            add(&mut close, id);
+        }
+    }
+    close
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The one node, or an error listing the candidates (by id, and by path where ids
+/// repeat).
 fn one_of<'a>(query: &str, hits: Vec<&'a Node>) -> Result<&'a Node, Error> {
     match hits.as_slice() {
         [one] => Ok(one),
-        [] => Err(Error::NotFound(query.to_string())),
+        [] => Err(Error::NotFound {
+            query: query.to_string(),
+            close: Vec::new(),
+        }),
         many => {
-            let ids: Vec<&str> = many.iter().map(|n| n.id.as_str()).collect();
+            // Duplicated ids are told apart in the node id already (`ID@path`).
+            let ids: Vec<String> = many
+                .iter()
+                .map(|n| match n.id.contains('@') {
+                    true => n.id.clone(),
+                    false => format!("{} ({})", n.id, n.path),
+                })
+                .collect();
             Err(Error::Other(format!(
-                "`{query}` matches several nodes: {}",
+                "`{query}` matches several nodes: {}. Write one of these ids, or `ID@` and a part of its path",
                 ids.join(", ")
             )))
         }

@@ -50,6 +50,46 @@ pub fn forms(typed: &str, aliases: &BTreeMap<String, String>) -> Vec<Form> {
     out
 }
 
+/// The family an id belongs to: what comes before its number, lowercase, separators
+/// dropped at the end (`BACK-24.1` → `back`, `EIP 721` → `eip`, `721` → ``). `None` when
+/// the id does not end with a number.
+pub fn family(id: &str) -> Option<String> {
+    let tail = number_tail(id)?;
+    let head = &id[..id.len() - tail.len()];
+    Some(
+        head.trim_end_matches(|c: char| c == '-' || c == '_' || c == '.' || c.is_whitespace())
+            .to_lowercase(),
+    )
+}
+
+/// A number with its leading zeros dropped in every dotted part (`0006` → `6`,
+/// `024.01` → `24.1`), so `adr-6` reads as `ADR-0006`.
+pub fn plain_number(n: &str) -> String {
+    n.split('.')
+        .map(|p| {
+            let t = p.trim_start_matches('0');
+            if t.is_empty() { "0" } else { t }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+/// Whether the number read out of `typed` (whose family is `typed_family`) may name the
+/// document whose raw id is `doc_id`: its numbers agree, and the typed family is the
+/// document's own, a configured alias of it, or empty (a bare number). A typed id of
+/// another family never names it (`epic-6` is not `task-6`).
+pub fn number_names(typed_family: &str, number: &str, doc_id: &str, aliases: &BTreeMap<String, String>) -> bool {
+    let (Some(tail), Some(own)) = (number_tail(doc_id), family(doc_id)) else {
+        return false;
+    };
+    if plain_number(tail) != plain_number(number) {
+        return false;
+    }
+    typed_family.is_empty()
+        || typed_family == own
+        || aliases.get(typed_family).is_some_and(|a| a.eq_ignore_ascii_case(&own))
+}
+
 /// The number an id ends with (`BACK-24.1` → `24.1`, `721` → `721`), lowercase.
 pub fn number_tail(id: &str) -> Option<&str> {
     let start = id
@@ -88,5 +128,24 @@ mod tests {
         assert_eq!(number_tail("BACK-24.1"), Some("24.1"));
         assert_eq!(number_tail("721"), Some("721"));
         assert_eq!(number_tail("ADR"), None);
+        assert_eq!(family("BACK-24.1").as_deref(), Some("back"));
+        assert_eq!(family("721").as_deref(), Some(""));
+        assert_eq!(family("ADR"), None);
+        assert_eq!(plain_number("0006"), "6");
+        assert_eq!(plain_number("024.01"), "24.1");
+        assert_eq!(plain_number("0"), "0");
+    }
+
+    #[test]
+    fn a_number_names_only_its_own_family() {
+        let aliases = BTreeMap::from([("task".to_string(), "back".to_string())]);
+        assert!(number_names("task", "6", "task-6", &aliases));
+        assert!(number_names("", "6", "task-6", &aliases));
+        assert!(number_names("adr", "6", "ADR-0006", &aliases));
+        assert!(number_names("task", "200", "BACK-200", &aliases));
+        assert!(!number_names("epic", "6", "task-6", &aliases));
+        assert!(!number_names("foo", "11", "task-11", &aliases));
+        assert!(!number_names("task", "7", "task-6", &aliases));
+        assert!(!number_names("back", "6", "BACKLOG", &aliases));
     }
 }
