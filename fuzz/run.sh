@@ -42,7 +42,7 @@ seed() {
     config)
         cp mdgraph.toml "$dir/mdgraph.toml"
         for f in examples/*.toml; do cp "$f" "$dir/$(basename "$f")"; done
-        sed -n '/^```toml$/,/^```$/p' README.md | sed '1d;$d' >"$dir/readme.toml"
+        sed -n '/^```toml$/,/^```$/p' docs/git.md docs/configuration.md | sed '1d;$d' >"$dir/readme.toml"
         ;;
     esac
 }

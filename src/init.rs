@@ -301,7 +301,7 @@ pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> St
     let _ = writeln!(s, "# Detected {}.", d.describe(shown_root));
     let _ = writeln!(
         s,
-        "# Paths are relative to this file. Every key with its default: README.md, \"Configuration\"."
+        "# Paths are relative to this file. Every key with its default: mdgraph's docs/configuration.md."
     );
     let _ = writeln!(s, "# Next: `mdgraph index`, then `mdgraph pack \"your question\"`.\n");
     let _ = writeln!(s, "root = {:<22} # the folder to index", q(root));

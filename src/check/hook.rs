@@ -320,7 +320,7 @@ pub fn post_rewrite_script(args: &[String], index_dir: &str, root: &str) -> Stri
         name: "post-rewrite",
         about: "# After a rebase (the merge driver kept one side's index files in each picked commit),
 # rebuilds the index from the rebased backlog and folds it into the last commit; the
-# README shows how to rebuild it in every rebased commit. Remove this file to stop.",
+# docs/git.md shows how to rebuild it in every rebased commit. Remove this file to stop.",
         early: r#"[ "$1" = rebase ] || exit 0
 # Rewritten commits, "old new" per line: fold only into a commit this rebase made.
 rewritten=$(cut -d' ' -f2)

@@ -495,7 +495,7 @@ fn tool_error(e: Error) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(e.to_string())])
 }
 
-// Result shapes (README "mdgraph mcp" documents them). Empty fields are left out.
+// Result shapes (docs/commands.md, "mdgraph mcp", documents them). Empty fields are left out.
 
 #[derive(Serialize)]
 struct SearchOut<'a> {

@@ -1,5 +1,5 @@
 //! The docs stay true: the library example quoted in the README is the compiled one, and
-//! `.pre-commit-hooks.yaml` declares the hooks the README describes, running real commands.
+//! `.pre-commit-hooks.yaml` declares the hooks docs/git.md describes, running real commands.
 
 use crate::common::*;
 use yaml_rust2::YamlLoader;

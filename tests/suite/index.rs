@@ -201,9 +201,9 @@ fn oversized_file_is_skipped_with_a_diagnostic() {
 
 #[test]
 fn readme_config_reference_is_valid_and_complete() {
-    // The README documents every key with its default: it must load, and it must give
-    // the same settings as no config at all.
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    // docs/configuration.md documents every key with its default: it must load, and it
+    // must give the same settings as no config at all.
+    let readme = std::fs::read_to_string(repo().join("docs/configuration.md")).unwrap();
     let reference = readme.split("## Configuration (`mdgraph.toml`)").nth(1).unwrap();
     let block = reference
         .split("```toml\n")
