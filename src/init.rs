@@ -15,6 +15,7 @@
 use crate::config::{IdSettings, KindSettings};
 use crate::error::Error;
 use crate::ingest::frontmatter::{self, Parsed};
+use crate::ingest::parse;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -55,6 +56,16 @@ pub enum Layout {
         /// `status: Moved` stubs among them.
         moved: usize,
     },
+    /// A collection of decision records (adr-tools, MADR, log4brains): numbered
+    /// Markdown files in a folder such as `doc/adr` or `docs/decisions`.
+    Adrs {
+        /// The folders holding them, relative to the folder looked at.
+        dirs: Vec<String>,
+        /// The name those folders share (`adr`, `decisions`): the config's `decisions_dir`.
+        name: String,
+        /// Decision records found.
+        adrs: usize,
+    },
     /// No known layout.
     Generic,
 }
@@ -93,6 +104,10 @@ impl Detected {
             Layout::Eip { with_eip, moved } => format!(
                 "EIP-style documents in {shown_root} ({with_eip} with an `eip:` id, {moved} `status: Moved` stubs, of {n} Markdown files)"
             ),
+            Layout::Adrs { dirs, adrs, .. } => format!(
+                "decision records in {shown_root} ({adrs} numbered ADRs in {}; {n} Markdown files in all)",
+                dirs.join(", ")
+            ),
             Layout::Generic => {
                 format!("no known layout in {shown_root} ({n} Markdown files): wrote a generic configuration")
             }
@@ -115,6 +130,9 @@ pub fn detect(dir: &Path) -> Detected {
     }
     if let Some((root, layout)) = kano(dir) {
         return detected(layout, root);
+    }
+    if let Some(layout) = adr_collection(dir) {
+        return detected(layout, dir.to_path_buf());
     }
     let sample = markdown_files(dir, SAMPLE);
     let (mut with_fm, mut with_eip, mut moved) = (0, 0, 0);
@@ -244,6 +262,65 @@ fn kano(dir: &Path) -> Option<(PathBuf, Layout)> {
             extra_adr_states: extra(adr_states, &kinds.adr_states),
         },
     ))
+}
+
+/// Folder names that hold decision records in the common tools' layouts (adr-tools
+/// `doc/adr`, MADR `docs/decisions`, log4brains `docs/adr`, `docs/architecture/adr`).
+const ADR_DIRS: [&str; 6] = [
+    "adr",
+    "adrs",
+    "decisions",
+    "decision-records",
+    "architecture-decisions",
+    "architecture-decision-records",
+];
+
+/// Folders below `dir` named as [`ADR_DIRS`] that hold at least two numbered Markdown
+/// files (`0001-title.md`, `ADR023-title.md`). The first name found wins.
+fn adr_collection(dir: &Path) -> Option<Layout> {
+    let walker = ignore::WalkBuilder::new(dir)
+        .max_depth(Some(DEPTH))
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
+    let mut found: Option<(String, Vec<String>, usize)> = None;
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_dir()) {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
+        if !ADR_DIRS.contains(&name.as_str()) || found.as_ref().is_some_and(|(n, _, _)| *n != name) {
+            continue;
+        }
+        let numbered = std::fs::read_dir(entry.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| {
+                let p = e.path();
+                let md = p.extension().is_some_and(|x| x.eq_ignore_ascii_case("md"));
+                md && p
+                    .file_stem()
+                    .and_then(|s| s.to_str())
+                    .is_some_and(|s| parse::adr_file_number(s).is_some())
+            })
+            .count();
+        if numbered < 2 {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(dir)
+            .unwrap_or(entry.path())
+            .to_string_lossy()
+            .replace('\\', "/");
+        let f = found.get_or_insert_with(|| (name, Vec::new(), 0));
+        f.1.push(rel);
+        f.2 += numbered;
+    }
+    let (name, dirs, adrs) = found?;
+    Some(Layout::Adrs { dirs, name, adrs })
 }
 
 fn common_ancestor(a: &Path, b: &Path) -> PathBuf {
@@ -401,6 +478,21 @@ pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> St
             }
             let _ = writeln!(s, "\n[fields]");
             let _ = writeln!(s, "state = [\"status\"]");
+        }
+        Layout::Adrs { dirs, name, .. } => {
+            let _ = writeln!(s, "\n[kinds]");
+            let _ = writeln!(
+                s,
+                "# Numbered files in {} are ADRs, with or without frontmatter: a `## Status`",
+                dirs.join(", ")
+            );
+            let _ = writeln!(
+                s,
+                "# section or a `Status: X` line gives the state, and its \"Superseded by\" and"
+            );
+            let _ = writeln!(s, "# \"Supersedes\" links become edges.");
+            let _ = writeln!(s, "decisions_dir = {}", q(name));
+            let _ = writeln!(s, "# adr_states = {}", list(&kinds.adr_states));
         }
         Layout::Generic => {
             let _ = writeln!(s, "\n[ids]");

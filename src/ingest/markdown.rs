@@ -24,7 +24,8 @@ pub struct Section {
     pub line: u32,
     /// 1-based line where `text` starts.
     pub text_line: u32,
-    /// The Markdown under the heading, trimmed.
+    /// The Markdown under the heading, trimmed, without HTML comments (Backlog.md's
+    /// `<!-- SECTION:…:BEGIN -->` markers among them).
     pub text: String,
     /// Tokens of the section as a pack prints it (set at index time).
     pub tokens: u32,
@@ -125,11 +126,13 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
     let mut blocks: Vec<(std::ops::Range<usize>, bool)> = Vec::new();
     let mut headings: Vec<std::ops::Range<usize>> = Vec::new();
     let mut link_spans: Vec<std::ops::Range<usize>> = Vec::new();
+    let comments = html_comments(body);
 
     let close = |out: &mut Body, cur: &(String, u8, u32, usize), end: usize| {
-        let raw = &body[cur.3.min(end)..end];
-        let text = raw.trim();
-        let text_line = lines.line(cur.3.min(end) + (raw.len() - raw.trim_start().len()));
+        let start = cur.3.min(end);
+        let kept = without_comments(body, start..end, &comments);
+        let text = kept.text.trim();
+        let text_line = lines.line(kept.first_kept);
         if cur.1 == 0 && text.is_empty() {
             // No text before the first heading.
             return;
@@ -204,6 +207,93 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
     close(&mut out, &current, body.len());
     out.nav = nav_stats(body, &blocks, &headings, &link_spans);
     out
+}
+
+/// Byte ranges of the HTML comments of a body (`<!-- … -->` in HTML blocks and inline
+/// HTML, never in code), in order.
+fn html_comments(body: &str) -> Vec<std::ops::Range<usize>> {
+    if !body.contains("<!--") {
+        return Vec::new();
+    }
+    let mut html: Vec<std::ops::Range<usize>> = Vec::new();
+    for (event, range) in Parser::new_ext(body, cmark_options()).into_offset_iter() {
+        if let Event::Html(_) | Event::InlineHtml(_) = event {
+            match html.last_mut() {
+                Some(last) if last.end >= range.start => last.end = last.end.max(range.end),
+                _ => html.push(range),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for r in html {
+        let mut at = r.start;
+        while let Some(open) = body[at..r.end].find("<!--") {
+            let from = at + open;
+            let end = match body[from + 4..r.end].find("-->") {
+                Some(close) => from + 4 + close + 3,
+                None => r.end,
+            };
+            out.push(from..end);
+            at = end;
+        }
+    }
+    out
+}
+
+/// A section's text with its HTML comments cut out.
+struct Kept {
+    text: String,
+    /// Offset of the first byte kept that is not whitespace (the end when none is).
+    first_kept: usize,
+}
+
+/// The text of `range` without the comments in it; a line that held only comments (and
+/// whitespace) goes with them.
+fn without_comments(body: &str, range: std::ops::Range<usize>, comments: &[std::ops::Range<usize>]) -> Kept {
+    let raw = &body[range.clone()];
+    let inside: Vec<&std::ops::Range<usize>> = comments
+        .iter()
+        .filter(|c| c.start < range.end && c.end > range.start)
+        .collect();
+    if inside.is_empty() {
+        return Kept {
+            text: raw.to_string(),
+            first_kept: range.start + (raw.len() - raw.trim_start().len()),
+        };
+    }
+    let mut text = String::with_capacity(raw.len());
+    let mut first = None;
+    let mut at = range.start;
+    for line in raw.split_inclusive('\n') {
+        let (ls, le) = (at, at + line.len());
+        at = le;
+        let mut kept = String::with_capacity(line.len());
+        let mut pos = ls;
+        let mut cut = false;
+        for c in inside.iter().filter(|c| c.start < le && c.end > ls) {
+            if c.start > pos {
+                kept.push_str(&body[pos..c.start]);
+            }
+            pos = pos.max(c.end.min(le));
+            cut = true;
+        }
+        if pos < le {
+            kept.push_str(&body[pos..le]);
+        }
+        if cut && kept.trim().is_empty() {
+            continue;
+        }
+        if first.is_none() && !kept.trim().is_empty() {
+            // The first kept non-blank byte of this line.
+            let lead = kept.len() - kept.trim_start().len();
+            first = Some(if cut { ls } else { ls + lead });
+        }
+        text.push_str(&kept);
+    }
+    Kept {
+        text,
+        first_kept: first.unwrap_or(range.end),
+    }
 }
 
 /// Count the lines of a body as [`NavStats`] says, from the byte ranges the parser
@@ -389,6 +479,25 @@ mod tests {
                 links: 5,
                 queries: 1
             }
+        );
+    }
+
+    #[test]
+    fn html_comments_are_not_text() {
+        let body = "## Description\n\n<!-- SECTION:DESCRIPTION:BEGIN -->\nParse C sources.\n<!-- SECTION:DESCRIPTION:END -->\n\n\
+                    ## Notes\nKeep <!-- inline --> this.\n<!--\nmulti\nline\n-->\nEnd.\n```\n<!-- in code -->\n```\n";
+        let b = parse_body(body, 1);
+        let got: Vec<(&str, u32, &str)> = b
+            .sections
+            .iter()
+            .map(|s| (s.heading.as_str(), s.text_line, s.text.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Description", 4, "Parse C sources."),
+                ("Notes", 8, "Keep  this.\nEnd.\n```\n<!-- in code -->\n```")
+            ]
         );
     }
 

@@ -91,7 +91,15 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         })
     };
     let fm_id = first_scalar(&s.ids.keys);
-    let from_filename = filename_id(stem);
+    let has_fm = yaml_doc.is_some();
+    let in_dir = |d: &str| rel.split('/').rev().skip(1).any(|c| c.eq_ignore_ascii_case(d));
+    // A decision record written without frontmatter (adr-tools, MADR, log4brains): a
+    // numbered file in the decisions folder.
+    let bare_adr = !has_fm && in_dir(&s.kinds.decisions_dir) && adr_file_number(stem).is_some();
+    let from_filename = match adr_file_number(stem) {
+        Some(n) if bare_adr && stem.starts_with(|c: char| c.is_ascii_digit()) => format!("ADR-{n}"),
+        _ => filename_id(stem),
+    };
     let raw_id = fm_id
         .as_ref()
         .map(|(_, v)| v.clone())
@@ -99,7 +107,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     let id_line = fm_id.as_ref().map(|(k, v)| fm_line(k, v)).unwrap_or(1);
     let uid = first_scalar(&s.ids.uid_keys).map(|(_, v)| v);
     let ty = first_scalar(&s.fields.r#type);
-    let state = first_scalar(&s.fields.state);
+    let mut state = first_scalar(&s.fields.state);
     let title = first_scalar(&s.fields.title)
         .map(|(_, v)| v)
         .or_else(|| {
@@ -110,9 +118,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         })
         .unwrap_or_else(|| stem.to_string());
 
-    let has_fm = yaml_doc.is_some();
     let ci_in = |list: &[String], v: &str| list.iter().any(|x| x.eq_ignore_ascii_case(v));
-    let in_dir = |d: &str| rel.split('/').rev().skip(1).any(|c| c.eq_ignore_ascii_case(d));
     // Byte comparison: `raw_id` may start with multi-byte characters.
     let adr_like = raw_id
         .as_bytes()
@@ -122,11 +128,20 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     let kind =
         if ty.as_ref().is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t)) || (has_fm && in_dir(&s.kinds.items_dir)) {
             Kind::WorkItem
-        } else if (has_fm && in_dir(&s.kinds.decisions_dir)) || adr_like {
+        } else if (has_fm && in_dir(&s.kinds.decisions_dir)) || adr_like || bare_adr {
             Kind::Adr
         } else {
             Kind::Doc
         };
+    // A decision's status written in its body (a `## Status` section, a `Status: X`
+    // line) when the frontmatter has none; the links on it are typed edges.
+    let body_status = match kind {
+        Kind::Adr if state.is_none() => status_in_body(&body.sections, &s.kinds.adr_states),
+        _ => None,
+    };
+    if let Some(st) = &body_status {
+        state = Some((String::new(), st.state.clone()));
+    }
 
     // File-local consistency checks.
     if matches!(kind, Kind::WorkItem | Kind::Adr) && fm_id.is_none() {
@@ -181,7 +196,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             _ => {}
         }
     }
-    if let Some((k, st)) = &state {
+    if let Some((k, st)) = state.as_ref().filter(|(k, _)| !k.is_empty()) {
         let known = match kind {
             Kind::WorkItem => Some(&s.kinds.item_states),
             Kind::Adr => Some(&s.kinds.adr_states),
@@ -243,9 +258,13 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         }
     }
     for link in &body.links {
+        let edge = body_status
+            .as_ref()
+            .and_then(|st| st.edge_on(link.line, EdgeType::Relates))
+            .unwrap_or(EdgeType::LinksTo);
         if link.wiki {
             refs.push(RawRef {
-                edge: EdgeType::LinksTo,
+                edge,
                 target: link.target.trim().to_string(),
                 form: RefForm::Wiki,
                 line: link.line,
@@ -256,7 +275,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         // Kept as written: resolution tries it from the file, then from the repository
         // root (see `resolve`), which needs the other files.
         refs.push(RawRef {
-            edge: EdgeType::LinksTo,
+            edge,
             target: link.target.trim().to_string(),
             form: RefForm::Path,
             line: link.line,
@@ -359,6 +378,107 @@ fn ref_values(v: &Yaml, bad: &mut dyn FnMut(&str)) -> Vec<String> {
     out
 }
 
+/// The number of a decision record's file name: `0005-use-postgres` → `0005`,
+/// `ADR023-title` → `023`, `adr-0005_x` → `0005`, `decision-3 - Title` → `3`.
+pub fn adr_file_number(stem: &str) -> Option<&str> {
+    let lower = stem.to_ascii_lowercase();
+    let skip = ["adr", "decision"]
+        .iter()
+        .find(|p| lower.starts_with(*p))
+        .map_or(0, |p| p.len());
+    let rest = stem[skip..].trim_start_matches(['-', '_', ' ']);
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let after = rest[digits..].chars().next();
+    (digits > 0 && after.is_none_or(|c| matches!(c, '-' | '_' | ' ' | '.'))).then(|| &rest[..digits])
+}
+
+/// A status read from a decision's body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BodyStatus {
+    /// The state (`Accepted`, `Superseded`), spelled as the known state it matches.
+    pub state: String,
+    /// The status lines (1-based file line, lowercase text): links on them are typed.
+    lines: Vec<(u32, String)>,
+}
+
+impl BodyStatus {
+    /// The edge type of a link on `line`, when it sits on a status line that says how:
+    /// "superseded by" → `superseded_by`, "supersedes" → `supersedes`, "amended by",
+    /// "amends", "supplemented by", "supplements" → `amends`.
+    pub fn edge_on(&self, line: u32, amends: EdgeType) -> Option<EdgeType> {
+        let (_, text) = self.lines.iter().find(|(l, _)| *l == line)?;
+        if text.contains("superseded by") || text.contains("replaced by") {
+            Some(EdgeType::SupersededBy)
+        } else if text.contains("supersedes") || text.contains("replaces") {
+            Some(EdgeType::Supersedes)
+        } else if ["amended by", "amends", "supplemented by", "supplements"]
+            .iter()
+            .any(|w| text.contains(w))
+        {
+            Some(amends)
+        } else {
+            None
+        }
+    }
+}
+
+/// The status a decision's body states: the text of a `Status` section, else a
+/// `Status: X` line (list marker and bold allowed) in the text before the second
+/// heading. The state is the known state a status line starts with, else its first word.
+pub fn status_in_body(sections: &[Section], known: &[String]) -> Option<BodyStatus> {
+    let is_status = |h: &str| {
+        let h = h.trim().trim_end_matches(':').to_ascii_lowercase();
+        h == "status" || h == "state"
+    };
+    let lines_of = |sec: &Section| -> Vec<(u32, String)> {
+        sec.text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (sec.text_line + i as u32, l.trim().to_string()))
+            .filter(|(_, l)| !l.is_empty())
+            .collect()
+    };
+    let lines: Vec<(u32, String)> = match sections.iter().find(|s| is_status(&s.heading)) {
+        Some(sec) => lines_of(sec),
+        None => {
+            let found = sections.iter().take(2).flat_map(lines_of).find_map(|(n, l)| {
+                let t = l.trim_start_matches(['-', '*', '+', ' ']).replace("**", "");
+                let (key, value) = t.split_once(':')?;
+                is_status(key).then(|| (n, value.trim().to_string()))
+            })?;
+            vec![found]
+        }
+    };
+    let bare = |l: &str| -> String {
+        l.trim_start_matches(['-', '*', '+', ' ', '['])
+            .replace("**", "")
+            .replace('_', "")
+            .trim()
+            .to_string()
+    };
+    let starts_known = |t: &str| {
+        known.iter().find(|k| {
+            t.get(..k.len()).is_some_and(|h| h.eq_ignore_ascii_case(k))
+                && !t[k.len()..].starts_with(char::is_alphanumeric)
+        })
+    };
+    let first_word = |t: &str| -> Option<String> {
+        let w: String = t.chars().take_while(|c| c.is_alphabetic()).collect();
+        let mut c = w.chars();
+        let f = c.next()?;
+        Some(f.to_uppercase().chain(c.flat_map(char::to_lowercase)).collect())
+    };
+    // A known state on any line wins (a date line may come first); else the first word.
+    let state = lines
+        .iter()
+        .find_map(|(_, l)| starts_known(&bare(l)).cloned())
+        .or_else(|| lines.iter().find_map(|(_, l)| first_word(&bare(l))))?;
+    Some(BodyStatus {
+        state,
+        lines: lines.into_iter().map(|(n, l)| (n, l.to_lowercase())).collect(),
+    })
+}
+
 /// The id a filename carries: `QRY-TSK-0007_slug` → `QRY-TSK-0007`,
 /// `back-12.3 - Title` → `back-12.3`, `back-196-add-nix` → `back-196`, `eip-1559` →
 /// `eip-1559`; a name without such a prefix is its own id (`README`).
@@ -424,6 +544,39 @@ pub fn join_link<'a>(base: impl IntoIterator<Item = &'a str>, target: &str) -> O
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adr_file_numbers() {
+        assert_eq!(adr_file_number("0005-use-postgres"), Some("0005"));
+        assert_eq!(adr_file_number("ADR023-title"), Some("023"));
+        assert_eq!(adr_file_number("adr-0005_x"), Some("0005"));
+        assert_eq!(adr_file_number("decision-3 - Title"), Some("3"));
+        assert_eq!(adr_file_number("20200924-use-log4brains"), Some("20200924"));
+        assert_eq!(adr_file_number("README"), None);
+        assert_eq!(adr_file_number("2fa-login"), None);
+        assert_eq!(adr_file_number("adr"), None);
+    }
+
+    #[test]
+    fn status_from_the_body() {
+        let known: Vec<String> = ["Proposed", "Accepted", "Superseded"].map(String::from).to_vec();
+        let status = |body: &str| status_in_body(&markdown::parse_body(body, 1).sections, &known);
+        let st =
+            status("# 2. X\n\n## Status\n\n2019-01-01\n\nSuperseded by [3](0003-y.md)\n\n## Context\nC\n").unwrap();
+        assert_eq!(st.state, "Superseded");
+        assert_eq!(st.edge_on(7, EdgeType::Relates), Some(EdgeType::SupersededBy));
+        assert_eq!(st.edge_on(11, EdgeType::Relates), None);
+        let st = status("# T\n\n* Status: accepted\n* Date: 2020\n").unwrap();
+        assert_eq!(st.state, "Accepted");
+        let st = status("# T\n\n**Status:** Draft\n\n## Context\n").unwrap();
+        assert_eq!(st.state, "Draft");
+        let st = status("## Status\n\nAccepted, amended by [4](0004-z.md)\n").unwrap();
+        assert_eq!(
+            (st.state.as_str(), st.edge_on(3, EdgeType::Relates)),
+            ("Accepted", Some(EdgeType::Relates))
+        );
+        assert_eq!(status("# T\n\nNo status here.\n"), None);
+    }
 
     #[test]
     fn filename_ids() {

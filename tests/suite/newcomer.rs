@@ -95,3 +95,103 @@ fn a_duplicated_id_is_chosen_by_any_fragment_of_its_path() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("closest: task-12@"), "{err}");
 }
+
+/// Copy a fixture to a temp dir, `init` and `index` there; the folder.
+fn init_and_index(fixture: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join(fixture), dir.path());
+    let init = run_in(dir.path(), &["init"]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    assert!(init.stderr.contains("decision records"), "{}", init.stderr);
+    let index = run_in(dir.path(), &["index", "-q"]);
+    assert_eq!(index.code, 0, "{}", index.stderr);
+    dir
+}
+
+/// (id, kind, state) of every document, and (source, type, target) of every edge
+/// between documents other than body links.
+fn graph(dir: &std::path::Path) -> (Vec<(String, String, String)>, Vec<(String, String, String)>) {
+    let read = |name: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(dir.join("_index").join(name))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or("-").to_string();
+    let nodes = read("graph_nodes.jsonl")
+        .iter()
+        .filter(|n| n["kind"] != "chunk")
+        .map(|n| (s(&n["id"]), s(&n["kind"]), s(&n["state"])))
+        .collect();
+    let edges = read("graph_edges.jsonl")
+        .iter()
+        .filter(|e| !["section_of", "links_to", "mentions"].contains(&e["type"].as_str().unwrap()))
+        .map(|e| (s(&e["source"]), s(&e["type"]), s(&e["target"])))
+        .collect();
+    (nodes, edges)
+}
+
+fn triples(xs: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+    xs.iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect()
+}
+
+#[test]
+fn adr_tools_records_are_typed_with_their_status_and_links() {
+    let dir = init_and_index("tests/fixtures/adr-tools");
+    let (nodes, edges) = graph(dir.path());
+    assert_eq!(
+        nodes,
+        triples(&[
+            ("ADR-0001", "adr", "Accepted"),
+            ("ADR-0002", "adr", "Superseded"),
+            ("ADR-0003", "adr", "Accepted"),
+            ("ADR-0004", "adr", "Accepted"),
+            ("README", "doc", "-"),
+        ])
+    );
+    assert_eq!(
+        edges,
+        triples(&[
+            ("ADR-0002", "superseded_by", "ADR-0003"),
+            ("ADR-0003", "relates", "ADR-0004"),
+            ("ADR-0003", "supersedes", "ADR-0002"),
+            ("ADR-0004", "relates", "ADR-0003"),
+        ])
+    );
+    // Typed as people say them.
+    let show = run_in(dir.path(), &["show", "adr 2"]);
+    assert!(show.stdout.starts_with("ADR-0002"), "{}", show.stderr);
+}
+
+#[test]
+fn madr_status_lines_are_read() {
+    let dir = init_and_index("tests/fixtures/madr");
+    let (nodes, edges) = graph(dir.path());
+    assert_eq!(
+        nodes,
+        triples(&[
+            ("ADR-0001", "adr", "Accepted"),
+            ("ADR-0002", "adr", "Superseded"),
+            ("ADR-0003", "adr", "Proposed"),
+        ])
+    );
+    // The link on the status line is typed; the one in the prose stays a body link.
+    assert_eq!(edges, triples(&[("ADR-0002", "superseded_by", "ADR-0003")]));
+}
+
+#[test]
+fn packs_carry_no_section_markers() {
+    let f = board();
+    let out = f.run(&["pack", "C language support lexer", "--budget", "4000"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("Parse C sources with the new lexer"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("<!--"), "{}", out.stdout);
+    assert!(!out.stdout.contains("SECTION:"), "{}", out.stdout);
+}
