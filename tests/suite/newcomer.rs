@@ -108,9 +108,11 @@ fn init_and_index(fixture: &str) -> tempfile::TempDir {
     dir
 }
 
+type Triple = (String, String, String);
+
 /// (id, kind, state) of every document, and (source, type, target) of every edge
 /// between documents other than body links.
-fn graph(dir: &std::path::Path) -> (Vec<(String, String, String)>, Vec<(String, String, String)>) {
+fn graph(dir: &std::path::Path) -> (Vec<Triple>, Vec<Triple>) {
     let read = |name: &str| -> Vec<serde_json::Value> {
         std::fs::read_to_string(dir.join("_index").join(name))
             .unwrap()
@@ -132,7 +134,7 @@ fn graph(dir: &std::path::Path) -> (Vec<(String, String, String)>, Vec<(String, 
     (nodes, edges)
 }
 
-fn triples(xs: &[(&str, &str, &str)]) -> Vec<(String, String, String)> {
+fn triples(xs: &[(&str, &str, &str)]) -> Vec<Triple> {
     xs.iter()
         .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
         .collect()
