@@ -18,6 +18,7 @@ mod layers;
 mod links;
 mod mcp;
 mod nav;
+mod never_hang;
 mod newcomer;
 mod pack;
 mod search;

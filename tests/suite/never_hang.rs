@@ -1,0 +1,61 @@
+//! Nothing waits forever: the MCP server answers every request it cannot parse.
+
+use crate::common::*;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+#[test]
+fn mcp_answers_requests_it_cannot_parse() {
+    let f = Fixture::new("backlog-fixtures");
+    let mut child = Command::new(BIN)
+        .args(["--root", "backlog", "--index-dir", "_index", "mcp"])
+        .current_dir(f.dir.path())
+        .env_clear()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}{}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let requests: Vec<Vec<u8>> = vec![
+        br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_vec(),
+        // Bad UTF-8, a lone surrogate, nesting past the parser's limit, not JSON at all.
+        b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"show\",\"arguments\":{\"id\":\"\xff\"}}}".to_vec(),
+        br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"show","arguments":{"id":"\ud800"}}}"#.to_vec(),
+        deep.into_bytes(),
+        b"not json".to_vec(),
+        // JSON, with an id, that is no request.
+        br#"{"jsonrpc":"2.0","id":8}"#.to_vec(),
+        // Still serving.
+        br#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#.to_vec(),
+    ];
+    let mut stdin = child.stdin.take().unwrap();
+    for r in &requests {
+        stdin.write_all(r).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let replies: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let parse_errors = replies
+        .iter()
+        .filter(|r| r["error"]["code"] == -32700 && r["id"].is_null())
+        .count();
+    assert_eq!(parse_errors, 4, "{replies:#?}");
+    let invalid = replies.iter().find(|r| r["id"] == 8).expect("a reply to id 8");
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+    assert!(
+        replies.iter().any(|r| r["id"] == 9 && r["result"]["tools"].is_array()),
+        "{replies:#?}"
+    );
+}
