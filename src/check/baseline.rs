@@ -90,7 +90,7 @@ impl Baseline {
     /// Read the baseline file; `None` when there is none. A file that is not a baseline
     /// is an error naming it and the line.
     pub fn load(path: &Path, shown: &str) -> Result<Option<Baseline>, Error> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::text::path::read_regular(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(path, e)),

@@ -3,6 +3,25 @@
 
 use std::path::{Path, PathBuf};
 
+/// Read a file that must be a regular file (a config, a baseline): a FIFO, a device or
+/// a folder in its place is an `InvalidInput` error instead of a read that blocks
+/// forever or returns nonsense. A missing file is `NotFound`, as with `read_to_string`.
+pub fn read_regular(p: &Path) -> std::io::Result<String> {
+    let meta = std::fs::metadata(p)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a folder"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("is {what}"),
+        ));
+    }
+    std::fs::read_to_string(p)
+}
+
 /// Root-relative path with `/` separators.
 pub fn rel_of(root: &Path, p: &Path) -> String {
     let r = p.strip_prefix(root).unwrap_or(p);
