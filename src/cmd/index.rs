@@ -93,9 +93,12 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
 }
 
 /// Refresh the index whenever files under the root change (debounced, so an editor's
-/// write-to-temp-and-rename is one change), until Ctrl-C or SIGTERM.
+/// write-to-temp-and-rename is one change), until Ctrl-C or SIGTERM. An edited config is
+/// loaded again (and the root it names watched); a root deleted and created again is
+/// watched again.
 fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
     use notify_debouncer_mini::{new_debouncer, notify::RecursiveMode};
+    use std::path::{Path, PathBuf};
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, mpsc};
     use std::time::{Duration, Instant};
@@ -107,43 +110,101 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
     let (tx, rx) = mpsc::channel();
     let mut debouncer = new_debouncer(Duration::from_millis(250), tx)
         .map_err(|e| Failure::Error(mdgraph::Error::Other(format!("cannot watch files: {e}"))))?;
-    debouncer
-        .watcher()
-        .watch(&cfg.root, RecursiveMode::Recursive)
-        .map_err(|e| {
-            Failure::Error(mdgraph::Error::Other(format!(
-                "cannot watch {}: {e}",
-                cfg.display(&cfg.root)
-            )))
-        })?;
-    // The config file shapes the index too.
-    if let Some(file) = &cfg.config_file {
-        let _ = debouncer.watcher().watch(file, RecursiveMode::NonRecursive);
-    }
-    let index_dir = std::fs::canonicalize(&cfg.index_dir).unwrap_or_else(|_| cfg.index_dir.clone());
-    if !ctx.cli.quiet {
-        writeln!(err, "watching {} (Ctrl-C to stop)", cfg.display(&cfg.root))?;
-    }
+    let ov = super::overrides(ctx.cli);
+    let mut cfg = cfg.clone();
+    // The folder (its inode) being watched as the root; None while there is none.
+    let identity = |p: &Path| -> Option<u64> {
+        let md = std::fs::metadata(p).ok().filter(|m| m.is_dir())?;
+        #[cfg(unix)]
+        return Some(std::os::unix::fs::MetadataExt::ino(&md));
+        #[cfg(not(unix))]
+        return Some(0);
+    };
+    let mut watched: Option<(PathBuf, u64)> = None;
+    let mut config_stamp = file_stamp(cfg.config_file.as_deref());
+    let mut config_dir: Option<PathBuf> = None;
+    let mut first = true;
+    let mut pending = false;
     while !stop.load(Ordering::SeqCst) {
-        let events = match rx.recv_timeout(Duration::from_millis(200)) {
-            Ok(Ok(events)) => events,
-            Ok(Err(e)) => {
-                ctx.warn(err, &format!("file watch: {e}"))?;
-                continue;
+        // (Re)watch the root when it is new, back, or another folder now.
+        let now = identity(&cfg.root).map(|ino| (cfg.root.clone(), ino));
+        if now != watched {
+            if let Some((old, _)) = watched.take() {
+                let _ = debouncer.watcher().unwatch(&old);
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            if let Some((root, ino)) = now {
+                match debouncer.watcher().watch(&root, RecursiveMode::Recursive) {
+                    Ok(()) => watched = Some((root, ino)),
+                    Err(e) if first => {
+                        return Err(Failure::Error(mdgraph::Error::Other(format!(
+                            "cannot watch {}: {e}",
+                            cfg.display(&cfg.root)
+                        ))));
+                    }
+                    Err(e) => ctx.warn(err, &format!("cannot watch {}: {e}", cfg.display(&cfg.root)))?,
+                }
+                pending |= !first;
+            } else if first {
+                return Err(Failure::Error(mdgraph::Error::NoRoot(cfg.root.clone())));
+            }
+        }
+        // The config file shapes the index too: its folder is watched (an editor
+        // replaces the file, which would end a watch on the file itself).
+        let dir = cfg.config_file.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+        if dir != config_dir {
+            if let Some(old) = config_dir.take() {
+                let _ = debouncer.watcher().unwatch(&old);
+            }
+            if let Some(d) = &dir {
+                let _ = debouncer.watcher().watch(d, RecursiveMode::NonRecursive);
+            }
+            config_dir = dir;
+        }
+        if first && !ctx.cli.quiet {
+            writeln!(err, "watching {} (Ctrl-C to stop)", cfg.display(&cfg.root))?;
+        }
+        first = false;
+        let index_dir = std::fs::canonicalize(&cfg.index_dir).unwrap_or_else(|_| cfg.index_dir.clone());
+        match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(Ok(events)) => {
+                // Reading a file is an event too: the stamp tells an edit.
+                let now = file_stamp(cfg.config_file.as_deref());
+                if now != config_stamp {
+                    config_stamp = now;
+                    match mdgraph::Config::load(ctx.cwd, &ov) {
+                        Ok(new) => {
+                            if !ctx.cli.quiet {
+                                writeln!(err, "config changed: loaded it again")?;
+                            }
+                            cfg = new;
+                            config_stamp = file_stamp(cfg.config_file.as_deref());
+                            pending = true;
+                            continue;
+                        }
+                        Err(e) => ctx.warn(err, &format!("config not loaded again: {e}"))?,
+                    }
+                }
+                // The index folder's own writes (it may live under the root) are not
+                // changes; nor are other files beside the config.
+                let root = std::fs::canonicalize(&cfg.root).unwrap_or_else(|_| cfg.root.clone());
+                let outside = |p: &Path| {
+                    let c = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+                    !c.starts_with(&index_dir)
+                        && !p.starts_with(&cfg.index_dir)
+                        && (c.starts_with(&root) || p.starts_with(&cfg.root))
+                };
+                pending |= events.iter().any(|e| outside(&e.path));
+            }
+            Ok(Err(e)) => ctx.warn(err, &format!("file watch: {e}"))?,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
-        };
-        // The index folder's own writes (it may live under the root) are not changes.
-        let outside = |p: &std::path::Path| {
-            let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-            !p.starts_with(&index_dir) && !p.starts_with(&cfg.index_dir)
-        };
-        if !events.iter().any(|e| outside(&e.path)) {
+        }
+        if !pending || watched.is_none() {
             continue;
         }
+        pending = false;
         let started = Instant::now();
-        match Index::build(cfg, false, None) {
+        match Index::build(&cfg, false, None) {
             Ok(report) if report.up_to_date => {}
             Ok(report) => {
                 let errors = report
@@ -168,4 +229,15 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
         writeln!(err, "stopped watching")?;
     }
     Ok(EXIT_OK)
+}
+
+/// A file's identity and last change (inode, size, modification time), to tell when a
+/// config file was edited or replaced; None when there is no file.
+pub(crate) fn file_stamp(file: Option<&std::path::Path>) -> Option<(u64, u64, std::time::SystemTime)> {
+    let md = std::fs::metadata(file?).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&md);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((ino, md.len(), md.modified().ok()?))
 }

@@ -45,7 +45,13 @@ pub fn run(ctx: &Ctx, _args: &Args, cfg: Config, err: &mut dyn Write) -> Result<
         };
         writeln!(err, "mdgraph: serving MCP on stdio; freshness: {how}")?;
     }
+    let config_stamp = super::index::file_stamp(index.config().config_file.as_deref());
     let server = Server::new(State {
+        reload: Box::new({
+            let (ov, cwd) = (super::overrides(ctx.cli), ctx.cwd.to_path_buf());
+            move || Config::load(&cwd, &ov)
+        }),
+        config_stamp,
         index,
         watch,
         // The watch starts after the index was opened: the first call probes, so an edit
@@ -204,6 +210,10 @@ fn parse_error_reply(line: &[u8]) -> Option<String> {
 
 /// What the server keeps between calls.
 struct State {
+    /// Loads the configuration again, as at start (the same flags and folder).
+    reload: Box<dyn Fn() -> Result<Config, Error> + Send>,
+    /// The config file's stamp when it was last loaded.
+    config_stamp: Option<(u64, u64, std::time::SystemTime)>,
     index: Index,
     watch: Watch,
     /// The watch saw a change that no refresh has taken in yet.
@@ -216,6 +226,23 @@ struct State {
 impl State {
     /// Bring the index up to date when the backlog may have changed.
     fn refresh(&mut self) -> Result<(), Error> {
+        // An edited config shapes everything: load it again and start over with it (a
+        // config that does not load is the call's error; the next call tries again).
+        let now = super::index::file_stamp(self.index.config().config_file.as_deref());
+        if now != self.config_stamp {
+            let cfg = (self.reload)()?;
+            if let Some(report) = Index::refresh(&cfg, None)?
+                && !report.up_to_date
+                && !self.quiet
+            {
+                eprintln!("{}", build_summary(&report));
+            }
+            self.watch = Watch::new(&cfg.root, &cfg.index_dir);
+            self.config_stamp = super::index::file_stamp(cfg.config_file.as_deref());
+            self.index = Index::open_as_is(cfg)?.in_memory();
+            self.stale = false;
+            return Ok(());
+        }
         self.stale |= self.watch.changed();
         if !self.stale {
             return Ok(());

@@ -152,16 +152,22 @@ fn execute(ctx: &Ctx, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, F
     }
 }
 
-/// The configuration the global flags select, validated; a commit a killed run left half
-/// done is finished before anything reads the index.
-fn config(ctx: &Ctx) -> Result<Config, Failure> {
-    let cli = ctx.cli;
-    let ov = Overrides {
+/// The overrides the global flags give (long-running commands, `mcp` and `index
+/// --watch`, load the config again with them when the config file changes).
+pub(crate) fn overrides(cli: &Cli) -> Overrides {
+    Overrides {
         config: cli.config.clone(),
         root: cli.root.clone(),
         index_dir: cli.index_dir.clone(),
         no_sqlite: cli.no_sqlite,
-    };
+    }
+}
+
+/// The configuration the global flags select, validated; a commit a killed run left half
+/// done is finished before anything reads the index.
+fn config(ctx: &Ctx) -> Result<Config, Failure> {
+    let cli = ctx.cli;
+    let ov = overrides(cli);
     let cfg = Config::load(ctx.cwd, &ov)?;
     // Outside any configured backlog a query would index the working directory into a
     // new `_index/` there; say so instead (`index`, `hook` and `--root` ask for it explicitly).

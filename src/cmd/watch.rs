@@ -95,6 +95,9 @@ mod linux {
     pub struct Inotify {
         fd: OwnedFd,
         root: PathBuf,
+        /// The root's own watch; None once the root was deleted or moved away (then
+        /// every look says "changed" until it is back and watched again).
+        root_wd: Option<i32>,
         index_dir: Option<PathBuf>,
         /// Watch descriptor → folder (looked up only, never iterated).
         dirs: HashMap<i32, PathBuf>,
@@ -106,6 +109,7 @@ mod linux {
             let mut w = Inotify {
                 fd,
                 root: root.canonicalize().ok()?,
+                root_wd: None,
                 index_dir: index_dir.canonicalize().ok(),
                 dirs: HashMap::new(),
             };
@@ -130,6 +134,9 @@ mod linux {
                 }
                 match inotify::add_watch(&self.fd, entry.path(), mask()) {
                     Ok(wd) => {
+                        if entry.depth() == 0 {
+                            self.root_wd = Some(wd);
+                        }
                         self.dirs.insert(wd, entry.path().to_path_buf());
                     }
                     // Gone since the walk saw it: its parent's event says so.
@@ -144,6 +151,14 @@ mod linux {
         /// Read every queued event: `Some(true)` when one concerns the backlog, `None`
         /// when the watch broke.
         pub fn drain(&mut self) -> Option<bool> {
+            // The root is gone, or was recreated: no event of the new folder can reach
+            // a watch of the old one. Watch it again once it is back.
+            if self.root_wd.is_none() {
+                if self.root.is_dir() && !self.watch_all() {
+                    return None;
+                }
+                return Some(true);
+            }
             let mut changed = false;
             let mut rewatch = false;
             let mut buf = [MaybeUninit::<u8>::uninit(); 16 * 1024];
@@ -163,6 +178,10 @@ mod linux {
                 }
                 if flags.contains(ReadFlags::IGNORED) {
                     self.dirs.remove(&ev.wd());
+                    if self.root_wd == Some(ev.wd()) {
+                        self.root_wd = None;
+                        changed = true;
+                    }
                     continue;
                 }
                 let Some(dir) = self.dirs.get(&ev.wd()) else {
