@@ -31,7 +31,7 @@
 use crate::check::{self, BaselineReport, CheckOptions, CheckReport};
 use crate::config::Config;
 use crate::error::Error;
-use crate::ingest::build::{self, BuildOptions, BuildReport};
+use crate::ingest::build::{self, BuildReport};
 use crate::model::{EdgeType, Node};
 use crate::progress::Progress;
 use crate::query::backlog::{self, Backlog, Filter as ListFilter, Hold, ListReport, ReadyReport, TreeReport};
@@ -41,7 +41,7 @@ use crate::query::pack::{self, Pack};
 use crate::query::search::{self, Engine, EngineKind, Results};
 use crate::query::show::{self, Shown};
 use crate::store::sidecar::{self, Loaded};
-use crate::store::{mirror, statcache};
+use crate::store::{files, mirror, statcache};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 /// How a query is run.
@@ -107,7 +107,7 @@ impl Index {
     pub fn open_as_is(config: Config) -> Result<Index, Error> {
         // A commit a killed run left half done is finished first (never a mix of builds).
         crate::store::lock::finish_pending(&config.index_dir)?;
-        if !config.index_dir.join(sidecar::META).is_file() {
+        if !config.index_dir.join(files::META).is_file() {
             return Err(no_index(&config));
         }
         let index = Index::new(config);
@@ -156,28 +156,7 @@ impl Index {
     /// Build the index (incrementally unless `full`) and its SQLite mirror, as
     /// `mdgraph index` does.
     pub fn build(config: &Config, full: bool, progress: Option<&Progress>) -> Result<BuildReport, Error> {
-        let mut report = build::build_with_progress(config, BuildOptions { full, write: true }, progress)?;
-        if config.sqlite {
-            let mut phase = "sqlite";
-            let spec = mirror_spec(config);
-            if report.up_to_date {
-                mirror::sync(&config.index_dir, &spec)?;
-            } else if !mirror::is_fresh(&config.index_dir, &report.meta.outputs, &spec) {
-                if let Some(p) = progress {
-                    p.phase("writing the SQLite mirror", 0);
-                }
-                let (dir, meta, graph) = (&config.index_dir, &report.meta, &report.graph);
-                // A mirror that cannot be updated in place (or fails to) is rebuilt, as it
-                // is by `--full`.
-                if !full && mirror::update(dir, meta, &graph.nodes, &graph.edges, &spec).unwrap_or(false) {
-                    phase = "sqlite (updated in place)";
-                } else {
-                    mirror::rebuild(dir, meta, &graph.nodes, &graph.edges, &spec)?;
-                }
-            }
-            report.timings.mark(phase);
-        }
-        Ok(report)
+        build::build_index(config, full, &mirror_spec(config), progress)
     }
 
     /// Is the index fresh and the graph free of errors (and warnings, when `strict`)?
@@ -516,7 +495,7 @@ impl Index {
 
     /// True when `config`'s index folder holds an index (it may be stale).
     pub fn exists(config: &Config) -> bool {
-        config.index_dir.join(sidecar::META).is_file()
+        config.index_dir.join(files::META).is_file()
     }
 
     /// Finish a commit that a killed run left half done, so nothing reads a mix of two

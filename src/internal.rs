@@ -47,6 +47,7 @@ pub mod search {
     pub use crate::query::search::*;
 }
 pub mod sidecar {
+    pub use crate::store::files::*;
     pub use crate::store::sidecar::*;
 }
 pub mod store {

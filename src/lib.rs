@@ -61,6 +61,11 @@ pub use check::baseline::{Baseline, Entry as BaselineEntry, Split as BaselineSpl
 pub use check::hook::{Installed as HooksInstalled, Outcome as HookOutcome, install as install_hook};
 pub use check::{BaselineReport, CheckOptions, CheckReport};
 pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides};
+// The types of `Config`'s fields, so a library user can name what it reads.
+pub use config::{
+    FieldSettings, FieldWeights, GraphSettings, IdSettings, KindSettings, Retrieval, ScanSettings, Settings,
+    StateGroups, Weights,
+};
 pub use error::{Error, Result};
 pub use ingest::build::BuildReport;
 pub use init::{Written as Initialized, init};

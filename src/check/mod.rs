@@ -18,8 +18,8 @@ use crate::error::Error;
 use crate::ingest::build::{BuildOptions, build, file_map};
 use crate::ingest::scan::scan;
 use crate::model::diag::{Code, Diagnostic, Severity};
-use crate::store::sidecar;
 use crate::store::statcache::{self, StatCache};
+use crate::store::{files, sidecar};
 use baseline::{Baseline, Entry};
 use serde::Serialize;
 
@@ -177,7 +177,7 @@ fn current(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
     let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
     let no_index = || {
         stale_diag(
-            format!("{index_name}/{}", sidecar::META),
+            format!("{index_name}/{}", files::META),
             "no index here (missing or unreadable); run `mdgraph index`".into(),
         )
     };
@@ -187,7 +187,7 @@ fn current(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
         Some(head) => {
             if head.schema != sidecar::SCHEMA_VERSION {
                 stale.push(stale_diag(
-                    format!("{index_name}/{}", sidecar::META),
+                    format!("{index_name}/{}", files::META),
                     format!(
                         "index format {} is not the current {}; run `mdgraph index`",
                         head.schema,
@@ -254,7 +254,7 @@ fn current(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
 fn finish(cfg: &Config, stale: Vec<Diagnostic>) -> Result<(bool, Vec<Diagnostic>), Error> {
     let fresh = stale.is_empty();
     let graph_diags = if fresh {
-        sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?
+        sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?
     } else {
         build(
             cfg,

@@ -1,4 +1,5 @@
-//! Index: the scan → parse → resolve → sidecar pipeline, incremental by content hash.
+//! Index: the scan → parse → resolve → sidecar → SQLite mirror pipeline, incremental by
+//! content hash ([`build_index`] runs all of it; [`build`] stops at the sidecar).
 //!
 //! Unchanged files (same path, same blake3) are not re-parsed: their parse is rebuilt from
 //! the previous sidecar (the document node keeps its fields and raw references, chunk
@@ -16,6 +17,7 @@ use crate::model::{Graph, Kind, Node};
 use crate::progress::Progress;
 use crate::store::sidecar::{self, Loaded, Meta, MetaCounts};
 use crate::store::statcache::{self, Stamp, StatCache};
+use crate::store::{files, mirror};
 use crate::timing::Timings;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -55,7 +57,40 @@ pub fn file_map(scan: &Scan) -> BTreeMap<String, String> {
     scan.files.iter().map(|f| (f.rel.clone(), f.hash.clone())).collect()
 }
 
-/// Build or refresh the index.
+/// Build or refresh the index and its SQLite mirror (when `cfg.sqlite`), incrementally
+/// unless `full`: the whole of `mdgraph index`, and of [`build_with_progress`] with
+/// `write` plus the mirror. `spec` says what the mirror is made for (its backlog table is
+/// computed by the query layer, above this one).
+pub fn build_index(
+    cfg: &Config,
+    full: bool,
+    spec: &mirror::Spec,
+    progress: Option<&Progress>,
+) -> Result<BuildReport, Error> {
+    let mut report = build_with_progress(cfg, BuildOptions { full, write: true }, progress)?;
+    if cfg.sqlite {
+        let mut phase = "sqlite";
+        if report.up_to_date {
+            mirror::sync(&cfg.index_dir, spec)?;
+        } else if !mirror::is_fresh(&cfg.index_dir, &report.meta.outputs, spec) {
+            if let Some(p) = progress {
+                p.phase("writing the SQLite mirror", 0);
+            }
+            let (dir, meta, graph) = (&cfg.index_dir, &report.meta, &report.graph);
+            // A mirror that cannot be updated in place (or fails to) is rebuilt, as it
+            // is by `--full`.
+            if !full && mirror::update(dir, meta, &graph.nodes, &graph.edges, spec).unwrap_or(false) {
+                phase = "sqlite (updated in place)";
+            } else {
+                mirror::rebuild(dir, meta, &graph.nodes, &graph.edges, spec)?;
+            }
+        }
+        report.timings.mark(phase);
+    }
+    Ok(report)
+}
+
+/// Build or refresh the index's JSONL files (not the SQLite mirror: see [`build_index`]).
 pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     build_with_progress(cfg, opts, None)
 }
@@ -112,7 +147,7 @@ pub fn build_with_progress(
             && m.source_digest == source_digest
             && sidecar::damaged_outputs(&cfg.index_dir, m, &old_cache).is_empty()
     }) {
-        let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(sidecar::DIAGNOSTICS))?;
+        let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?;
         if opts.write {
             sidecar::write_folder_files(&cfg.index_dir)?;
             save_cache(cfg, &scanned, scan_start, m);
@@ -197,9 +232,9 @@ pub fn build_with_progress(
         }
         Ok(())
     };
-    emit(sidecar::NODES, sidecar::to_jsonl_blocks(&graph.nodes))?;
-    emit(sidecar::EDGES, sidecar::to_jsonl_blocks(&graph.edges))?;
-    emit(sidecar::DIAGNOSTICS, sidecar::to_jsonl_blocks(&diagnostics))?;
+    emit(files::NODES, sidecar::to_jsonl_blocks(&graph.nodes))?;
+    emit(files::EDGES, sidecar::to_jsonl_blocks(&graph.edges))?;
+    emit(files::DIAGNOSTICS, sidecar::to_jsonl_blocks(&diagnostics))?;
     let counts = Counts::of(&diagnostics);
     let chunks = graph.nodes.iter().filter(|n| n.kind == Kind::Chunk).count();
     let meta = Meta {
@@ -221,7 +256,7 @@ pub fn build_with_progress(
     if opts.write {
         let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
         meta_bytes.push(b'\n');
-        commit.stage_bytes(sidecar::META, &meta_bytes)?;
+        commit.stage_bytes(files::META, &meta_bytes)?;
         written = commit.apply()?;
         sidecar::write_folder_files(&cfg.index_dir)?;
         save_cache(cfg, &scanned, scan_start, &meta);
@@ -249,7 +284,7 @@ fn count_tokens(p: &mut ParsedFile, t: crate::text::tokens::Tokenizer) {
 
 /// Record the stamps of the scanned sources, the walked folders and the index files.
 fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
-    let mut outputs: Vec<(&str, Stamp, String)> = sidecar::OUTPUTS
+    let mut outputs: Vec<(&str, Stamp, String)> = files::OUTPUTS
         .iter()
         .filter_map(|name| {
             let st = Stamp::of_path(&cfg.index_dir.join(name))?;
@@ -257,8 +292,8 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
         })
         .collect();
     // meta.json too, so the probe notices it missing or replaced.
-    if let Some(st) = Stamp::of_path(&cfg.index_dir.join(sidecar::META)) {
-        outputs.push((sidecar::META, st, "-".into()));
+    if let Some(st) = Stamp::of_path(&cfg.index_dir.join(files::META)) {
+        outputs.push((files::META, st, "-".into()));
     }
     let cache = StatCache::from_snapshot(statcache::Snapshot {
         scan_start,
@@ -270,7 +305,7 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
             .collect(),
         dirs: &scanned.dirs,
         config_digest: &meta.config_digest,
-        sidecar_digest: &crate::store::mirror::sidecar_digest(&meta.outputs),
+        sidecar_digest: &mirror::sidecar_digest(&meta.outputs),
         outputs,
         skipped: scanned.files.iter().filter(|f| f.stamp.is_none()).count(),
     });

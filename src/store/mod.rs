@@ -1,11 +1,13 @@
-//! Store: the index folder and everything in it. The JSONL sidecar and `meta.json`
-//! ([`sidecar`], the contract), the local stat cache that lets a no-change run skip
-//! hashing ([`statcache`]), the write lock ([`lock`]), the search postings both engines
-//! score ([`postings`]) and the optional SQLite mirror ([`mirror`]).
+//! Store: the index folder and everything in it. The names of its files and writing
+//! them atomically ([`files`]), the JSONL sidecar and `meta.json` ([`sidecar`], the
+//! contract), the local stat cache that lets a no-change run skip hashing
+//! ([`statcache`]), the write lock ([`lock`]), the search postings both engines score
+//! ([`postings`]) and the optional SQLite mirror ([`mirror`]).
 //!
 //! The store knows nothing of how documents are parsed or queries answered: ingest
 //! writes it, query reads it.
 
+pub mod files;
 pub mod lock;
 pub mod mirror;
 pub mod postings;

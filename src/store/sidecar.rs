@@ -14,6 +14,9 @@
 use crate::error::Error;
 use crate::model::diag::Diagnostic;
 use crate::model::{Edge, Node};
+use crate::store::files::{
+    DIAGNOSTICS, EDGES, META, NODES, OUTPUTS, atomic_write, same_contents, write_if_changed, write_temp,
+};
 use crate::store::statcache::{Stamp, StatCache};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -28,16 +31,6 @@ use std::path::Path;
 /// the file, then the repository root, at resolve time; it was the file-joined path), and
 /// documents carry `nav` (navigation pages).
 pub const SCHEMA_VERSION: u32 = 7;
-/// Node file name.
-pub const NODES: &str = "graph_nodes.jsonl";
-/// Edge file name.
-pub const EDGES: &str = "graph_edges.jsonl";
-/// Diagnostics file name.
-pub const DIAGNOSTICS: &str = "diagnostics.jsonl";
-/// Meta file name.
-pub const META: &str = "meta.json";
-/// The output files whose digests `meta.json` records.
-pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
 /// The index folder's own `.gitignore`: local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n.commit\n";
 
@@ -147,45 +140,6 @@ pub fn to_jsonl_blocks<T: Serialize + Sync>(items: &[T]) -> Blocks {
 
 /// The journal of a commit in progress (see the module docs).
 pub const JOURNAL: &str = ".commit";
-
-/// The temporary file a write to `dir/name` goes through (removed by the next run if the
-/// writer is killed before using it).
-fn temp_path(dir: &Path, name: &str) -> std::path::PathBuf {
-    dir.join(format!(".{name}.tmp-{}", std::process::id()))
-}
-
-/// Write `fill` to a new temporary file for `dir/name` and fsync it.
-fn write_temp(
-    dir: &Path,
-    name: &str,
-    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> Result<std::path::PathBuf, Error> {
-    let tmp = temp_path(dir, name);
-    let write = || -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        fill(&mut f)?;
-        f.sync_all()
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(dir.join(name), e)
-    })?;
-    Ok(tmp)
-}
-
-/// Write through a temporary file in the same folder, fsync, rename over `path`.
-fn atomic_write(path: &Path, fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), Error> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let tmp = write_temp(dir, &name, fill)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(path, e)
-    })
-}
 
 /// The output files of one build, switched in together (see the module docs): stage each
 /// file, then [`Commit::apply`]. Dropped without `apply`, the staged files are removed
@@ -312,42 +266,6 @@ pub fn recover(dir: &Path) -> Result<bool, Error> {
         Some(staged) => finish(dir, &staged)?,
         None => std::fs::remove_file(&path).map_err(|e| Error::io(path, e))?,
     }
-    Ok(true)
-}
-
-/// True when the file at `path` holds exactly `bytes` (compared in blocks, without
-/// reading the whole file into memory).
-fn same_contents(path: &Path, bytes: &[u8]) -> bool {
-    use std::io::Read;
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return false;
-    };
-    if f.metadata().map(|m| m.len()).ok() != Some(bytes.len() as u64) {
-        return false;
-    }
-    let mut buf = vec![0u8; 1 << 16];
-    let mut pos = 0;
-    loop {
-        match f.read(&mut buf) {
-            Ok(0) => return pos == bytes.len(),
-            Ok(n) => {
-                if pos + n > bytes.len() || buf[..n] != bytes[pos..pos + n] {
-                    return false;
-                }
-                pos += n;
-            }
-            Err(_) => return false,
-        }
-    }
-}
-
-/// Write `bytes` to `path` atomically unless the file already holds exactly these bytes.
-/// Returns whether the file was written.
-pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
-    if same_contents(path, bytes) {
-        return Ok(false);
-    }
-    atomic_write(path, |f| f.write_all(bytes))?;
     Ok(true)
 }
 

@@ -117,7 +117,7 @@ pub struct StatCache {
     watch: Vec<(PathBuf, Option<Stamp>)>,
     /// Config digest of the index this cache describes.
     pub config_digest: String,
-    /// Digest of the sidecar files (see [`crate::store::mirror::sidecar_digest`]).
+    /// Digest of the sidecar files (the one the SQLite mirror records: `mirror::sidecar_digest`).
     pub sidecar_digest: String,
     /// Every file and folder was settled when the cache was written (the probe can
     /// answer).
@@ -318,7 +318,7 @@ impl StatCache {
                 .unwrap_or_else(|| "-".into());
             out.push_str(&format!("W {stamp} {}\n", p.display()));
         }
-        let _ = crate::store::sidecar::write_if_changed(&index_dir.join(FILE), out.as_bytes());
+        let _ = crate::store::files::write_if_changed(&index_dir.join(FILE), out.as_bytes());
     }
 }
 
@@ -366,7 +366,7 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
         }
     }
     // meta.json and the three JSONL files; the root's ancestors at least.
-    if files.is_empty() || outputs != crate::store::sidecar::OUTPUTS.len() + 1 || watched < watch_paths(root).len() {
+    if files.is_empty() || outputs != crate::store::files::OUTPUTS.len() + 1 || watched < watch_paths(root).len() {
         return None;
     }
     // Added entries are seen through their folder's stamp: the root and the folder of
@@ -569,9 +569,9 @@ mod tests {
         dirs.sort_by(|a, b| a.0.cmp(&b.0));
         dirs.dedup_by(|a, b| a.0 == b.0);
         let stamps: Vec<Stamp> = files.iter().map(|f| stamp(&root.join(f))).collect();
-        let outputs: Vec<String> = crate::store::sidecar::OUTPUTS
+        let outputs: Vec<String> = crate::store::files::OUTPUTS
             .iter()
-            .chain([&crate::store::sidecar::META])
+            .chain([&crate::store::files::META])
             .map(|s| s.to_string())
             .collect();
         for o in &outputs {

@@ -1,0 +1,172 @@
+//! Files of the index folder: the names of the outputs, and writing a file so that a
+//! reader sees the old bytes or the new ones, never a mix (through a fsynced temporary
+//! file renamed into place), skipped when the bytes would not change.
+//!
+//! A temporary file for `dir/name` is `dir/.name.tmp-<pid>`: the index lock removes such
+//! leftovers of killed runs, and a commit journal may name only such files.
+
+use crate::error::Error;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Node file name.
+pub const NODES: &str = "graph_nodes.jsonl";
+/// Edge file name.
+pub const EDGES: &str = "graph_edges.jsonl";
+/// Diagnostics file name.
+pub const DIAGNOSTICS: &str = "diagnostics.jsonl";
+/// Meta file name.
+pub const META: &str = "meta.json";
+/// The output files whose digests `meta.json` records.
+pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
+
+/// The temporary file a write to `dir/name` goes through (removed by the next run if the
+/// writer is killed before using it).
+fn temp_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Write `fill` to a new temporary file for `dir/name` and fsync it.
+pub fn write_temp(
+    dir: &Path,
+    name: &str,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<PathBuf, Error> {
+    let tmp = temp_path(dir, name);
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        fill(&mut f)?;
+        f.sync_all()
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(dir.join(name), e)
+    })?;
+    Ok(tmp)
+}
+
+/// Write through a temporary file in the same folder, fsync, rename over `path`.
+pub fn atomic_write(path: &Path, fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), Error> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tmp = write_temp(dir, &name, fill)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
+
+/// True when the file at `path` holds exactly `bytes` (compared in blocks, without
+/// reading the whole file into memory).
+pub fn same_contents(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return false;
+    };
+    if f.metadata().map(|m| m.len()).ok() != Some(bytes.len() as u64) {
+        return false;
+    }
+    let mut buf = vec![0u8; 1 << 16];
+    let mut pos = 0;
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => return pos == bytes.len(),
+            Ok(n) => {
+                if pos + n > bytes.len() || buf[..n] != bytes[pos..pos + n] {
+                    return false;
+                }
+                pos += n;
+            }
+            Err(_) => return false,
+        }
+    }
+}
+
+/// Write `bytes` to `path` atomically unless the file already holds exactly these bytes.
+/// Returns whether the file was written.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
+    if same_contents(path, bytes) {
+        return Ok(false);
+    }
+    atomic_write(path, |f| f.write_all(bytes))?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names in `dir` starting with a dot (temporary files).
+    fn hidden(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect()
+    }
+
+    #[test]
+    fn write_if_changed_says_whether_it_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        assert!(write_if_changed(&p, b"one\n").unwrap(), "a new file is written");
+        assert_eq!(std::fs::read(&p).unwrap(), b"one\n");
+        let before = std::fs::metadata(&p).unwrap().modified().unwrap();
+        assert!(!write_if_changed(&p, b"one\n").unwrap(), "the same bytes are not");
+        assert_eq!(std::fs::metadata(&p).unwrap().modified().unwrap(), before);
+        // Same length, other bytes; then longer; then empty.
+        for bytes in [&b"two\n"[..], b"three\n", b""] {
+            assert!(write_if_changed(&p, bytes).unwrap());
+            assert_eq!(std::fs::read(&p).unwrap(), bytes);
+        }
+        assert!(!write_if_changed(&p, b"").unwrap());
+        assert!(hidden(dir.path()).is_empty(), "{:?}", hidden(dir.path()));
+    }
+
+    #[test]
+    fn same_contents_compares_every_byte_past_one_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("big");
+        let mut bytes = vec![7u8; (1 << 16) + 10];
+        std::fs::write(&p, &bytes).unwrap();
+        assert!(same_contents(&p, &bytes));
+        *bytes.last_mut().unwrap() = 8;
+        assert!(!same_contents(&p, &bytes));
+        assert!(!same_contents(&p, &bytes[..10]));
+        assert!(!same_contents(&dir.path().join("missing"), b""));
+    }
+
+    #[test]
+    fn atomic_write_replaces_whole_and_cleans_up_on_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, "old").unwrap();
+        atomic_write(&p, |f| f.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        // A fill that fails leaves the old file and no temporary file behind.
+        let err = atomic_write(&p, |f| {
+            f.write_all(b"half")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("disk full"), "{err}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "new");
+        assert!(hidden(dir.path()).is_empty(), "{:?}", hidden(dir.path()));
+    }
+
+    #[test]
+    fn write_temp_names_the_file_for_the_lock_to_find() {
+        let dir = tempfile::tempdir().unwrap();
+        let tmp = write_temp(dir.path(), "meta.json", |f| f.write_all(b"{}")).unwrap();
+        let name = tmp.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with(".meta.json.tmp-"), "{name}");
+        assert_eq!(std::fs::read(&tmp).unwrap(), b"{}");
+        assert!(
+            !dir.path().join("meta.json").exists(),
+            "only the temporary file is written"
+        );
+    }
+}
