@@ -157,6 +157,10 @@ pub fn detect(dir: &Path) -> Detected {
 /// draft tasks.
 const BACKLOG_MD_PATHS: &str = r#"{ "archive/**" = "dropped", "completed/**" = "done", "drafts/**" = "draft" }"#;
 
+/// The `[kinds] paths` of a Backlog.md backlog: tasks wherever they were moved, its
+/// decisions and its docs.
+const BACKLOG_MD_KINDS: &str = r#"{ "tasks/**" = "Task", "completed/**" = "Task", "archive/tasks/**" = "Task", "drafts/**" = "Task", "archive/drafts/**" = "Task", "decisions/**" = "adr", "docs/**" = "doc" }"#;
+
 /// A `backlog/` or `.backlog/` folder of Backlog.md (or `dir` itself being one).
 fn backlog_md(dir: &Path) -> Option<(PathBuf, Layout)> {
     let is_backlog = |d: &Path| d.join("config.yml").is_file() && d.join("tasks").is_dir();
@@ -413,6 +417,12 @@ pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> St
                 }
             }
             let _ = writeln!(s, "\n[kinds]");
+            let _ = writeln!(
+                s,
+                "# Backlog.md's folders say what a file is (its tasks carry no `type`); parents"
+            );
+            let _ = writeln!(s, "# come from `parent_task_id`.");
+            let _ = writeln!(s, "paths = {BACKLOG_MD_KINDS}");
             if statuses.is_empty() {
                 let _ = writeln!(s, "# item_states = [\"To Do\", \"In Progress\", \"Done\"]");
             } else {

@@ -127,10 +127,20 @@ impl Config {
                 }
                 Some(p)
             }
-            None => cwd.ancestors().map(|d| d.join(CONFIG_FILE)).find(|p| p.is_file()),
+            // The config that belongs to the root: from `--root` upward first, then from
+            // the working directory upward.
+            None => {
+                let from_root = ov.root.as_ref().map(|r| clean(&cwd.join(r)));
+                from_root
+                    .iter()
+                    .flat_map(|r| r.ancestors())
+                    .chain(cwd.ancestors())
+                    .map(|d| d.join(CONFIG_FILE))
+                    .find(|p| p.is_file())
+            }
         };
         let text = match &file {
-            Some(p) => Some(std::fs::read_to_string(p).map_err(|e| Error::Config {
+            Some(p) => Some(crate::text::path::read_regular(p).map_err(|e| Error::Config {
                 path: p.display().to_string(),
                 line: 0,
                 message: e.to_string(),
@@ -206,9 +216,15 @@ impl Config {
             (None, Some(r)) => base.join(r),
             (None, None) => base.clone(),
         };
+        // The config's index folder serves its own root, also when `--root` names that
+        // root from elsewhere; another root gets its own `_index`.
+        let own_root = match &raw.root {
+            Some(r) => base.join(r),
+            None => base.clone(),
+        };
         let index_dir = match (&ov.index_dir, &raw.index_dir) {
             (Some(d), _) => cwd.join(d),
-            (None, Some(d)) if ov.root.is_none() => base.join(d),
+            (None, Some(d)) if ov.root.is_none() || same_dir(&own_root, &root) => base.join(d),
             _ => root.join("_index"),
         };
         let baseline = base.join(raw.check.baseline.as_deref().unwrap_or(Path::new(BASELINE_FILE)));
@@ -231,6 +247,12 @@ impl Config {
     pub fn display(&self, p: &Path) -> String {
         crate::text::path::shown_from(&self.cwd, p)
     }
+}
+
+/// Whether two paths name one folder (compared cleaned, then with symlinks resolved).
+fn same_dir(a: &Path, b: &Path) -> bool {
+    let (a, b) = (clean(a), clean(b));
+    a == b || crate::text::path::absolute(&a) == crate::text::path::absolute(&b)
 }
 
 /// Where `root` sits below the repository root, `/`-separated (`""` when it is the

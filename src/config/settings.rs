@@ -95,6 +95,75 @@ pub struct KindSettings {
     pub items_dir: String,
     /// Folder name that holds ADRs (kano: `decisions`).
     pub decisions_dir: String,
+    /// Root-relative globs → what the files they match are: a work item type (`Task`),
+    /// or `adr` or `doc`; the longest matching glob wins, and a work item's own `type`
+    /// field wins over it (Backlog.md: `"tasks/**" = "Task"`).
+    #[serde(skip_serializing_if = "PathKinds::is_empty")]
+    pub paths: PathKinds,
+    /// The edge an ADR's status line makes of its "Amended by", "Amends" and
+    /// "Supplemented by" links (`relates` by default).
+    #[serde(skip_serializing_if = "is_relates")]
+    pub amends: EdgeType,
+}
+
+fn is_relates(t: &EdgeType) -> bool {
+    *t == EdgeType::Relates
+}
+
+/// `[kinds] paths`: globs with what their files are, matched by the longest glob.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PathKinds {
+    rules: BTreeMap<String, String>,
+    #[serde(skip)]
+    compiled: std::sync::OnceLock<Vec<(globset::GlobMatcher, String)>>,
+}
+
+impl PartialEq for PathKinds {
+    fn eq(&self, other: &Self) -> bool {
+        self.rules == other.rules
+    }
+}
+
+impl PathKinds {
+    /// Rules from `(glob, kind or type)` pairs.
+    pub fn new(rules: impl IntoIterator<Item = (String, String)>) -> PathKinds {
+        PathKinds {
+            rules: rules.into_iter().collect(),
+            compiled: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// No rules.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// The rules, by glob.
+    pub fn rules(&self) -> &BTreeMap<String, String> {
+        &self.rules
+    }
+
+    /// What the file at root-relative `rel` is, by the longest glob matching it.
+    pub fn lookup(&self, rel: &str) -> Option<&str> {
+        if self.rules.is_empty() {
+            return None;
+        }
+        let compiled = self.compiled.get_or_init(|| {
+            let mut v: Vec<(globset::GlobMatcher, String)> = self
+                .rules
+                .iter()
+                .filter_map(|(g, k)| {
+                    let glob = globset::GlobBuilder::new(g).literal_separator(true).build().ok()?;
+                    Some((glob.compile_matcher(), k.clone()))
+                })
+                .collect();
+            // Longest glob first: the most specific rule wins.
+            v.sort_by_key(|(g, _)| std::cmp::Reverse(g.glob().glob().len()));
+            v
+        });
+        compiled.iter().find(|(g, _)| g.is_match(rel)).map(|(_, k)| k.as_str())
+    }
 }
 
 impl Default for KindSettings {
@@ -115,6 +184,8 @@ impl Default for KindSettings {
             adr_states: v(&["Proposed", "Accepted", "Deprecated", "Superseded", "Rejected"]),
             items_dir: "items".into(),
             decisions_dir: "decisions".into(),
+            paths: PathKinds::default(),
+            amends: EdgeType::Relates,
         }
     }
 }
@@ -209,6 +280,20 @@ pub(super) fn validate(
     }
     if ids.keys.is_empty() {
         return Err("ids.keys: at least one id key is needed".into());
+    }
+    for (glob, what) in kinds.paths.rules() {
+        globset::Glob::new(glob).map_err(|e| format!("kinds.paths: bad glob `{glob}`: {e}"))?;
+        if what.trim().is_empty() {
+            return Err(format!(
+                "kinds.paths.\"{glob}\": empty; use a work item type, `adr` or `doc`"
+            ));
+        }
+    }
+    if matches!(kinds.amends, EdgeType::SectionOf | EdgeType::Mentions) {
+        return Err(format!(
+            "kinds.amends: `{}` is not a relation between documents",
+            kinds.amends.as_str()
+        ));
     }
     let mut map = default_edges();
     for (key, value) in edges {

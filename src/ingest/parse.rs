@@ -106,7 +106,17 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         .unwrap_or_else(|| from_filename.clone());
     let id_line = fm_id.as_ref().map(|(k, v)| fm_line(k, v)).unwrap_or(1);
     let uid = first_scalar(&s.ids.uid_keys).map(|(_, v)| v);
-    let ty = first_scalar(&s.fields.r#type);
+    // `[kinds] paths`: what the folder says the file is, when the file does not say.
+    // A folder's README or index page is about the folder, not one of its items.
+    let folder_page = ["readme", "index", "_index"]
+        .iter()
+        .any(|n| file_stem(rel).eq_ignore_ascii_case(n));
+    let by_path = s.kinds.paths.lookup(rel).filter(|_| !folder_page);
+    let ty = first_scalar(&s.fields.r#type).or_else(|| {
+        by_path
+            .filter(|k| !k.eq_ignore_ascii_case("adr") && !k.eq_ignore_ascii_case("doc"))
+            .map(|t| (String::new(), t.to_string()))
+    });
     let mut state = first_scalar(&s.fields.state);
     let title = first_scalar(&s.fields.title)
         .map(|(_, v)| v)
@@ -125,14 +135,22 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         .get(..4)
         .is_some_and(|p| p.eq_ignore_ascii_case(b"adr-"))
         && raw_id.as_bytes().get(4).is_some_and(u8::is_ascii_digit);
-    let kind =
-        if ty.as_ref().is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t)) || (has_fm && in_dir(&s.kinds.items_dir)) {
-            Kind::WorkItem
-        } else if (has_fm && in_dir(&s.kinds.decisions_dir)) || adr_like || bare_adr {
-            Kind::Adr
-        } else {
-            Kind::Doc
-        };
+    // The folder says it is a work item (whatever type its own field gives).
+    let item_by_path = by_path.is_some_and(|k| !k.eq_ignore_ascii_case("adr") && !k.eq_ignore_ascii_case("doc"));
+    let kind = if ty.as_ref().is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t))
+        || (has_fm && in_dir(&s.kinds.items_dir))
+        || item_by_path
+    {
+        Kind::WorkItem
+    } else if (has_fm && in_dir(&s.kinds.decisions_dir))
+        || adr_like
+        || bare_adr
+        || by_path.is_some_and(|k| k.eq_ignore_ascii_case("adr"))
+    {
+        Kind::Adr
+    } else {
+        Kind::Doc
+    };
     // A decision's status written in its body (a `## Status` section, a `Status: X`
     // line) when the frontmatter has none; the links on it are typed edges.
     let body_status = match kind {
@@ -168,7 +186,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             .about(id),
         );
     }
-    if kind == Kind::WorkItem {
+    if kind == Kind::WorkItem && !item_by_path {
         match &ty {
             Some((k, t)) if !ci_in(&s.kinds.item_types, t) => diags.push(
                 Diagnostic::new(
@@ -260,7 +278,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     for link in &body.links {
         let edge = body_status
             .as_ref()
-            .and_then(|st| st.edge_on(link.line, EdgeType::Relates))
+            .and_then(|st| st.edge_on(link.line, s.kinds.amends))
             .unwrap_or(EdgeType::LinksTo);
         if link.wiki {
             refs.push(RawRef {
