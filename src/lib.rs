@@ -60,7 +60,7 @@ pub use api::{Index, PACK_CANDIDATES, SearchOptions};
 pub use check::baseline::{Baseline, Entry as BaselineEntry, Split as BaselineSplit};
 pub use check::hook::{Installed as HooksInstalled, Outcome as HookOutcome, install as install_hook};
 pub use check::{BaselineReport, CheckOptions, CheckReport};
-pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides};
+pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides, Settings};
 pub use error::{Error, Result};
 pub use ingest::build::BuildReport;
 pub use init::{Written as Initialized, init};
@@ -71,6 +71,7 @@ pub use query::backlog::{
 };
 pub use query::eval::{Options as EvalOptions, Query as EvalQuery, Report as EvalReport, parse_queries};
 pub use query::neighbors::Hood as Neighborhood;
+pub use query::pack::MAX_BUDGET as MAX_PACK_BUDGET;
 pub use query::pack::{Mode as PackMode, Pack, PackItem};
 pub use query::search::{Hit, Results as SearchResults, Why};
 pub use query::show::Shown;
@@ -79,7 +80,7 @@ pub use text::path::shown_from;
 pub use text::tokens::Tokenizer;
 pub use timing::Timings;
 
-/// Internals for mdgraph's own white-box tests, benches and fuzz targets. Not part of
-/// the API: anything in it may change in any release.
+/// Internals for mdgraph's fuzz targets, its floors bench and the integration tests that
+/// check internals. Not part of the API: anything in it may change in any release.
 #[doc(hidden)]
 pub mod internal;
