@@ -12,7 +12,8 @@
 //! bytes are written once as the floor of the mirror's write (optional). Scratch files go
 //! to a temporary folder.
 
-use mdgraph::internal::{config, index, parse, postings, render, sidecar, tokens};
+use mdgraph::internal::{index, parse, postings, render, sidecar};
+use mdgraph::{Config, Overrides};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -54,12 +55,12 @@ fn main() {
     let runs: usize = args.next().map_or(5, |r| r.parse().expect("RUNS is a number"));
     let mirror = args.next().map(PathBuf::from);
     let scratch = tempfile::tempdir().expect("temp dir");
-    let ov = config::Overrides {
+    let ov = Overrides {
         root: Some(root.clone()),
         index_dir: Some(scratch.path().join("_index")),
         ..Default::default()
     };
-    let cfg = config::Config::load(Path::new("."), &ov).expect("config");
+    let cfg = Config::load(Path::new("."), &ov).expect("config");
     let mut rows: Vec<(&str, f64, f64)> = Vec::new();
 
     // Walk: the scan's walker, one thread (as the scan walks).
@@ -110,16 +111,19 @@ fn main() {
     // Token counts of every header and section as a pack prints them, on all cores (the
     // tokenizer's load is timed apart: it happens once per process).
     let t = Instant::now();
-    tokens::count(cfg.settings.tokenizer, "warm up");
+    cfg.settings.tokenizer.count("warm up");
     let load = ms(t);
     rows.push(("tokenizer load (once)", load, load));
     let (lo, hi, _) = time(runs, || {
         parsed
             .par_iter()
             .map(|p| {
-                let mut n = tokens::count(cfg.settings.tokenizer, &render::doc_header(&p.doc));
+                let mut n = cfg.settings.tokenizer.count(&render::doc_header(&p.doc));
                 for s in &p.sections {
-                    n += tokens::count(cfg.settings.tokenizer, &render::section_block(&s.heading, &s.text));
+                    n += cfg
+                        .settings
+                        .tokenizer
+                        .count(&render::section_block(&s.heading, &s.text));
                 }
                 n as u64
             })

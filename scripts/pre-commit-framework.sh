@@ -8,11 +8,16 @@
 #   3. mdgraph-index (through try-repo) rebuilds the index and fails so it can be staged
 #      ("files were modified by this hook"), after which the commit goes through.
 # Skips (exit 0, with a message) when git, cargo or python3 is missing or pre-commit
-# cannot be installed (offline). Usage: scripts/pre-commit-framework.sh
+# cannot be installed (offline), except under CI=true, where each of those fails (exit 1).
+# Usage: scripts/pre-commit-framework.sh
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 
 skip() {
+  if [ "${CI:-}" = true ]; then
+    echo "pre-commit-framework: FAILED (CI=true, so no skipping): $*" >&2
+    exit 1
+  fi
   echo "pre-commit-framework: SKIPPED: $*"
   exit 0
 }

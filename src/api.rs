@@ -519,8 +519,8 @@ impl Index {
         lock(&self.warnings).push(w.into());
     }
 
-    /// Run `f` against the search engine (for questions of your own, such as
-    /// [`crate::query::eval::evaluate`]), opened on first use. A mirror that fails during the
+    /// Run `f` against the search engine (for questions of your own, as
+    /// [`Index::evaluate`] asks its own), opened on first use. A mirror that fails during the
     /// query (corrupt pages) is rebuilt from the JSONL files once and `f` retried; if
     /// that fails too, the in-memory engine answers.
     pub fn with_engine<T>(&self, f: impl Fn(&dyn Engine) -> Result<T, Error>) -> Result<T, Error> {

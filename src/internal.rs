@@ -1,62 +1,61 @@
-//! Internals for mdgraph's own white-box tests, benches and fuzz targets, under their
-//! names from before the stage folders. Not part of the API: anything here may change
-//! in any release.
+//! Internals for mdgraph's fuzz targets (`fuzz/`), its floors bench (`bench/floors.rs`)
+//! and the integration tests that check internals (`tests/suite/search.rs`: the engines
+//! agree and the ranking equals FTS5's bm25; `tests/suite/incremental.rs`: incremental
+//! builds and in-place mirror updates equal full ones), under their names from before
+//! the stage folders. Only what those use is here, besides two stopgaps marked below
+//! (`backlog`, `doc_links`). Not part of the API: anything here may change in any release.
 
 #![allow(missing_docs)]
 
 pub mod backlog {
-    pub use crate::query::backlog::*;
+    // No user: this keeps `Backlog::group`, which only backlog's unit tests call, from
+    // being dead code until src/query/backlog.rs (being split into a folder) marks it
+    // `#[cfg(test)]`; then this goes.
+    pub use crate::query::backlog::Backlog;
+}
+pub mod doc_links {
+    // No user: public docs link to these private items (`Config::repo_prefix` to
+    // `repo_prefix`, `PackItem::relations` to `MAX_TARGETS`, `Hit::nav` to `NAV_WEIGHT`),
+    // and rustdoc refuses a link to an item that nothing public reaches. Their files are
+    // being split into folders; once the links there are plain text, this goes.
+    pub use crate::config::repo_prefix;
+    pub use crate::query::pack::MAX_TARGETS;
+    pub use crate::query::search::NAV_WEIGHT;
 }
 pub mod bm25 {
-    pub use crate::query::bm25::*;
+    pub use crate::query::bm25::score;
 }
 pub mod config {
-    pub use crate::config::*;
-}
-pub mod eval {
-    pub use crate::query::eval::*;
-}
-pub mod expand {
-    pub use crate::query::expand::*;
-}
-pub mod hook {
-    pub use crate::check::hook::*;
+    pub use crate::config::Retrieval;
 }
 pub mod index {
-    pub use crate::ingest::build::*;
+    pub use crate::ingest::build::{BuildOptions, build};
 }
 pub mod pack {
-    pub use crate::query::pack::*;
+    pub use crate::query::pack::pack;
 }
 pub mod parse {
-    pub use crate::ingest::parse::*;
+    pub use crate::ingest::parse::{filename_id, parse_file};
 }
 pub mod postings {
-    pub use crate::store::postings::*;
+    pub use crate::store::postings::build;
 }
 pub mod render {
-    pub use crate::text::render::*;
+    pub use crate::text::render::{doc_header, section_block};
 }
 pub mod resolve {
-    pub use crate::ingest::resolve::*;
-}
-pub mod scan {
-    pub use crate::ingest::scan::*;
+    pub use crate::ingest::resolve::resolve;
 }
 pub mod search {
-    pub use crate::query::search::*;
+    pub use crate::query::search::{Engine, MemoryEngine, Results, SqliteEngine, memory_engine, search};
 }
 pub mod sidecar {
-    pub use crate::store::files::*;
-    pub use crate::store::sidecar::*;
+    pub use crate::store::sidecar::{Meta, read_meta, to_jsonl_blocks};
 }
 pub mod store {
     pub use crate::api::mirror_spec;
-    pub use crate::store::mirror::*;
+    pub use crate::store::mirror::{is_fresh, sync};
 }
 pub mod tokenize {
-    pub use crate::text::tokenize::*;
-}
-pub mod tokens {
-    pub use crate::text::tokens::*;
+    pub use crate::text::tokenize::{MAX_QUERY_TERMS, fts_expression, query_terms};
 }

@@ -63,7 +63,7 @@ pub use check::{BaselineReport, CheckOptions, CheckReport};
 pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides};
 // The types of `Config`'s fields, so a library user can name what it reads.
 pub use config::{
-    FieldSettings, FieldWeights, GraphSettings, IdSettings, KindSettings, Retrieval, ScanSettings, Settings,
+    FieldSettings, FieldWeights, GraphSettings, IdSettings, KindSettings, PathKinds, Retrieval, ScanSettings, Settings,
     StateGroups, Weights,
 };
 pub use error::{Error, Result};
@@ -76,6 +76,7 @@ pub use query::backlog::{
 };
 pub use query::eval::{Options as EvalOptions, Query as EvalQuery, Report as EvalReport, parse_queries};
 pub use query::neighbors::Hood as Neighborhood;
+pub use query::pack::MAX_BUDGET as MAX_PACK_BUDGET;
 pub use query::pack::{Mode as PackMode, Pack, PackItem};
 pub use query::search::{Hit, Results as SearchResults, Why};
 pub use query::show::Shown;
@@ -84,7 +85,7 @@ pub use text::path::shown_from;
 pub use text::tokens::Tokenizer;
 pub use timing::Timings;
 
-/// Internals for mdgraph's own white-box tests, benches and fuzz targets. Not part of
-/// the API: anything in it may change in any release.
+/// Internals for mdgraph's fuzz targets, its floors bench and the integration tests that
+/// check internals. Not part of the API: anything in it may change in any release.
 #[doc(hidden)]
 pub mod internal;

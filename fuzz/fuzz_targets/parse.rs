@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mdgraph::internal::config::Settings;
+use mdgraph::Settings;
 use mdgraph::model::Node;
 use mdgraph::internal::parse::parse_file;
 use std::collections::HashSet;

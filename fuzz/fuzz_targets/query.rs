@@ -4,7 +4,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mdgraph::internal::config::{Retrieval, Settings};
+use mdgraph::Settings;
+use mdgraph::internal::config::Retrieval;
 use mdgraph::internal::search::MemoryEngine;
 use mdgraph::internal::tokenize::{fts_expression, query_terms};
 use std::sync::OnceLock;
@@ -64,6 +65,6 @@ fuzz_target!(|data: &[u8]| {
         Some(&b) => u32::from(b) * 40,
         None => 4000,
     };
-    let p = mdgraph::internal::pack::pack(e, &query, &results.results, budget, mdgraph::internal::tokens::Tokenizer::Approx);
+    let p = mdgraph::internal::pack::pack(e, &query, &results.results, budget, mdgraph::Tokenizer::Approx);
     assert!(p.used <= budget, "pack used {} of {budget}", p.used);
 });

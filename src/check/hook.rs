@@ -501,4 +501,25 @@ mod tests {
         );
         assert!(s.contains("git add 'my index'"), "{s}");
     }
+
+    #[test]
+    fn hook_message_survives_quotes_and_dollars_in_paths() {
+        // The refusal message is printed from a quoted here-document: nothing in the
+        // command or the index path is expanded or can break the script.
+        let text = script(&["--index-dir".into(), "we\"ird $HOME `x`".into()], "we\"ird $HOME `x`");
+        assert!(text.contains("<<'MDGRAPH_EOF'"), "{text}");
+        let weird = "we\"ird $HOME `x` 'q'";
+        let args = ["--index-dir".to_string(), weird.to_string()];
+        let merge = post_merge_script(&args, weird, weird);
+        let rewrite = post_rewrite_script(&args, weird, weird);
+        // The index folder reaches the messages only as "$stage", never re-read by the shell.
+        for t in [&merge, &rewrite] {
+            assert!(!t.contains("commit we\"ird"), "{t}");
+        }
+        for t in [&text, &merge, &rewrite] {
+            if let Ok(out) = std::process::Command::new("sh").arg("-n").arg("-c").arg(t).output() {
+                assert!(out.status.success(), "{}\n{t}", String::from_utf8_lossy(&out.stderr));
+            }
+        }
+    }
 }

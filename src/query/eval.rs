@@ -286,7 +286,9 @@ pub struct Report {
 }
 
 impl Report {
-    /// The report as text tables (see [`to_text`]).
+    /// The report as text: a table of the averages (side by side with the change when
+    /// both modes ran), the averages per query kind when the file gives kinds, then
+    /// per-query rows when `per_query`.
     pub fn to_text(&self, name: &str, per_query: bool) -> String {
         to_text(self, name, per_query)
     }

@@ -85,12 +85,6 @@ pub struct Neighbor {
     pub paths: usize,
 }
 
-/// Walk from `seeds` ((id, score), best first). Returns every document reached,
-/// including seeds reached from other seeds, keyed by id.
-pub fn expand(src: &dyn GraphSource, seeds: &[(String, f64)], g: &GraphSettings) -> BTreeMap<String, Neighbor> {
-    expand_focused(src, seeds, g, &[], None)
-}
-
 /// How the walk takes the links out of a navigation page, which are many and of equal
 /// weight: those to documents that matched the query by themselves first.
 pub struct NavOrder<'a> {
@@ -143,7 +137,10 @@ pub const BACKWARD: f64 = 0.9;
 /// Weight factor of an edge type the question asks about ([`focus`]).
 pub const FOCUS_BOOST: f64 = 1.5;
 
-/// [`expand`] for a question about the `focus` edge types: those edges are taken first
+/// Walk from `seeds` ((id, score), best first). Returns every document reached,
+/// including seeds reached from other seeds, keyed by id.
+///
+/// For a question about the `focus` edge types (none: a plain walk), those edges are taken first
 /// and weigh [`FOCUS_BOOST`] times more (at most 1), have their own per-seed cap,
 /// and are walked one hop further than `k_hop` (at least two hops: the blocker of the
 /// feature's task). Out of a navigation page, edges of equal weight go by `nav`'s
@@ -296,6 +293,11 @@ pub fn expand_focused(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The plain walk: no focus, no navigation order.
+    fn expand(src: &dyn GraphSource, seeds: &[(String, f64)], g: &GraphSettings) -> BTreeMap<String, Neighbor> {
+        expand_focused(src, seeds, g, &[], None)
+    }
 
     #[test]
     fn focus_reads_relation_words_whole() {

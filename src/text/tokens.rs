@@ -22,6 +22,14 @@ pub enum Tokenizer {
     Approx,
 }
 
+impl Tokenizer {
+    /// Tokens in `text` for this counter: what a pack's `used` and its items' `tokens`
+    /// measure.
+    pub fn count(self, text: &str) -> u32 {
+        count(self, text)
+    }
+}
+
 /// Check the o200k pre-tokenizer's DFA (≈0.2 ms) and touch the vocabulary on a thread of
 /// its own, for a run that will count soon; once per process (a server packs many times).
 pub fn preload(t: Tokenizer) {

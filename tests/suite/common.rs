@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_mdgraph");
 
@@ -24,6 +24,32 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(e.path(), t).unwrap();
         }
     }
+}
+
+/// Whether an outside tool a test needs is missing, probed by running `probe` (program
+/// and arguments; missing unless it exits 0). Off CI the caller skips, and this says so.
+/// Under `CI=true` a missing tool fails the test instead: a green CI run proves that every
+/// such test ran.
+pub fn tool_missing(tool: &str, probe: &[&str]) -> bool {
+    let (program, args) = probe.split_first().expect("a probe names a program");
+    let found = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if found {
+        return false;
+    }
+    if std::env::var_os("CI").is_some_and(|v| v == "true") {
+        panic!(
+            "{tool} is missing (`{}` failed), and under CI=true that fails the test",
+            probe.join(" ")
+        );
+    }
+    eprintln!("skipping: {tool} is missing (`{}` failed)", probe.join(" "));
+    true
 }
 
 /// A temp dir holding a copy of a fixture folder as `backlog/`.
@@ -50,13 +76,13 @@ impl Fixture {
         run_in(self.dir.path(), &full)
     }
     /// The configuration the binary would load for `--root backlog --index-dir _index`.
-    pub fn config(&self) -> mdgraph::internal::config::Config {
-        let ov = mdgraph::internal::config::Overrides {
+    pub fn config(&self) -> mdgraph::Config {
+        let ov = mdgraph::Overrides {
             root: Some("backlog".into()),
             index_dir: Some("_index".into()),
             ..Default::default()
         };
-        mdgraph::internal::config::Config::load(self.dir.path(), &ov).unwrap()
+        mdgraph::Config::load(self.dir.path(), &ov).unwrap()
     }
     pub fn read_index(&self, name: &str) -> String {
         std::fs::read_to_string(self.index().join(name)).unwrap()

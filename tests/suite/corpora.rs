@@ -68,7 +68,12 @@ fn backlog_md_example_config_resolves_old_task_prefix() {
     assert!(dangling <= 7, "{dangling} dangling references:\n{}", out.stderr);
     // Tasks are work items (`[kinds] paths`), so their states are checked: the archive
     // holds six `Won't Do` tasks and a `Draft`, outside config.yml's statuses.
-    assert_eq!(out.stderr.matches("warning[unknown-state]").count(), 7, "{}", out.stderr);
+    assert_eq!(
+        out.stderr.matches("warning[unknown-state]").count(),
+        7,
+        "{}",
+        out.stderr
+    );
     assert_eq!(out.stderr.matches("state `Won't Do`").count(), 6);
     // Ids as people type them: the old prefix, another case, a bare number.
     for typed in ["task-200", "TASK-200", "back 200", "200"] {

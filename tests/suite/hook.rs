@@ -1,7 +1,7 @@
 //! `mdgraph hook install` for real: a temp git repository with a backlog, the hook
 //! installed, and `git commit` refused while the committed index is stale or the backlog
 //! has errors, accepted once `mdgraph index` has run and the index is staged. Skipped
-//! (with a message) when `git` is not on PATH.
+//! (with a message) when `git` is not on PATH, except under `CI=true`, where that fails.
 
 use crate::common::*;
 use std::path::{Path, PathBuf};
@@ -38,15 +38,9 @@ fn mdgraph_with_git(cwd: &Path, args: &[&str]) -> Output {
     run_env(cwd, args, &[("PATH", &path_with_mdgraph())])
 }
 
+/// False (after a message) when git is missing, off CI; see [`tool_missing`].
 fn git_available() -> bool {
-    let ok = Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipping: git is not on PATH");
-    }
-    ok
+    !tool_missing("git", &["git", "--version"])
 }
 
 impl Repo {
@@ -232,7 +226,8 @@ fn hook_install_never_replaces_a_foreign_hook_without_force() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stderr.contains("replaced the pre-commit hook"), "{}", out.stderr);
     let ours = std::fs::read_to_string(&hook).unwrap();
-    assert!(ours.contains(mdgraph::internal::hook::MARKER));
+    // The marker line by which mdgraph knows its own hook.
+    assert!(ours.contains("\n# mdgraph pre-commit hook"), "{ours}");
     // Installing again is a no-op, and so needs no --force.
     let out = r.mdgraph(&["hook", "install"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -276,28 +271,6 @@ fn hook_install_refuses_a_hooks_folder_shared_with_other_repositories() {
     let out = r.mdgraph(&["hook", "install", "--force"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(shared.path().join("pre-commit").is_file());
-}
-
-#[test]
-fn hook_message_survives_quotes_and_dollars_in_paths() {
-    // The refusal message is printed from a quoted here-document: nothing in the
-    // command or the index path is expanded or can break the script.
-    let text =
-        mdgraph::internal::hook::script(&["--index-dir".into(), "we\"ird $HOME `x`".into()], "we\"ird $HOME `x`");
-    assert!(text.contains("<<'MDGRAPH_EOF'"), "{text}");
-    let weird = "we\"ird $HOME `x` 'q'";
-    let args = ["--index-dir".to_string(), weird.to_string()];
-    let merge = mdgraph::internal::hook::post_merge_script(&args, weird, weird);
-    let rewrite = mdgraph::internal::hook::post_rewrite_script(&args, weird, weird);
-    // The index folder reaches the messages only as "$stage", never re-read by the shell.
-    for t in [&merge, &rewrite] {
-        assert!(!t.contains("commit we\"ird"), "{t}");
-    }
-    for t in [&text, &merge, &rewrite] {
-        if let Ok(out) = Command::new("sh").arg("-n").arg("-c").arg(t).output() {
-            assert!(out.status.success(), "{}\n{t}", String::from_utf8_lossy(&out.stderr));
-        }
-    }
 }
 
 #[test]

@@ -287,9 +287,9 @@ fn in_place_updates_equal_rebuilds(fts: bool) {
     )
     .unwrap();
     drop(db);
-    assert!(!mdgraph::internal::store::mirrors(
+    assert!(!mdgraph::internal::store::is_fresh(
         &dir.join("_index"),
-        &mdgraph::internal::store::sidecar_digest(&inc_meta(dir).outputs),
+        &inc_meta(dir).outputs,
         &mdgraph::internal::store::mirror_spec(&inc)
     ));
     edit(3, &|t| format!("{t}\nOne more line.\n"));

@@ -215,10 +215,10 @@ fn readme_config_reference_is_valid_and_complete() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("r")).unwrap();
     std::fs::write(dir.path().join("mdgraph.toml"), block).unwrap();
-    let ov = mdgraph::internal::config::Overrides::default();
-    let documented = mdgraph::internal::config::Config::load(dir.path(), &ov).unwrap();
+    let ov = mdgraph::Overrides::default();
+    let documented = mdgraph::Config::load(dir.path(), &ov).unwrap();
     let bare_dir = tempfile::tempdir().unwrap();
-    let defaults = mdgraph::internal::config::Config::load(bare_dir.path(), &ov).unwrap();
+    let defaults = mdgraph::Config::load(bare_dir.path(), &ov).unwrap();
     assert_eq!(documented.settings, defaults.settings);
     assert_eq!(documented.retrieval, defaults.retrieval);
     assert_eq!(documented.sqlite, defaults.sqlite);

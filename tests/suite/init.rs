@@ -186,7 +186,7 @@ fn init_writes_a_generic_config_for_other_folders_and_honours_root() {
     let notes = dir.path().join("notes");
     let cfg = Config::load(&notes, &Overrides::default()).unwrap();
     assert_eq!(cfg.root, notes);
-    assert_eq!(cfg.settings, mdgraph::internal::config::Settings::default());
+    assert_eq!(cfg.settings, mdgraph::Settings::default());
     index_clean(&notes);
 }
 

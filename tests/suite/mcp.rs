@@ -1,5 +1,6 @@
 //! `mdgraph mcp`: the MCP server over stdio, spoken to by the official Python client
-//! (`tests/mcp_client.py`, skipped when `pip install mcp` has not been run) and, for the
+//! (`tests/mcp_client.py`, skipped when `pip install mcp` has not been run, failing then
+//! under `CI=true`) and, for the
 //! tool list, by hand.
 
 use crate::common::*;
@@ -11,14 +12,10 @@ use std::process::{Command, Stdio};
 /// edit without a restart, and finds nothing written outside the index folder.
 #[test]
 fn official_python_client() {
-    let has_mcp = Command::new("python3")
-        .args(["-c", "import mcp"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_mcp {
-        eprintln!("skipped: the MCP Python client is missing (python3 -m pip install mcp)");
+    if tool_missing(
+        "the MCP Python client (python3 -m pip install mcp)",
+        &["python3", "-c", "import mcp"],
+    ) {
         return;
     }
     let f = Fixture::new("backlog-fixtures");

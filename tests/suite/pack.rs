@@ -2,33 +2,31 @@
 
 use crate::common::*;
 use crate::snap;
-use mdgraph::internal::search::{self, SqliteEngine};
+use mdgraph::{Index, MAX_PACK_BUDGET, Tokenizer};
 
 #[test]
 fn budget_holds_for_every_query_and_budget() {
     let f = Fixture::new("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
-    let cfg = f.config();
-    let engine = SqliteEngine::open(&cfg.index_dir).unwrap();
+    let index = Index::open(f.config()).unwrap();
     let queries = std::fs::read_to_string(repo().join("backlog-fixtures/queries.jsonl")).unwrap();
     let mut modes = std::collections::BTreeSet::new();
     for line in queries.lines() {
         let q: serde_json::Value = serde_json::from_str(line).unwrap();
         let query = q["query"].as_str().unwrap();
-        let results = search::search(&engine, query, &cfg.retrieval, 30, true).unwrap();
         // A huge budget is clamped, not overflowed (debug builds would panic).
-        let huge = mdgraph::internal::pack::pack(&engine, query, &results.results, u32::MAX, cfg.settings.tokenizer);
-        assert_eq!(huge.budget, mdgraph::internal::pack::MAX_BUDGET);
+        let huge = index.pack(query, u32::MAX).unwrap();
+        assert_eq!(huge.budget, MAX_PACK_BUDGET);
         assert!(huge.not_included.is_empty() && huge.used <= huge.budget);
         for budget in [200, 350, 500, 1000, 2000, 4000, 8000, 16000, 32000] {
-            let p = mdgraph::internal::pack::pack(&engine, query, &results.results, budget, cfg.settings.tokenizer);
+            let p = index.pack(query, budget).unwrap();
             assert!(p.used <= budget, "{query}: used {} > {budget}", p.used);
             if p.markdown.is_empty() {
                 continue;
             }
             // `used` is the real o200k size of what is printed, and a pack that left
             // something out used at least 95 % of its budget.
-            let real = mdgraph::internal::tokens::count(mdgraph::internal::tokens::Tokenizer::O200k, &p.markdown);
+            let real = Tokenizer::O200k.count(&p.markdown);
             assert_eq!(real, p.used, "{query} @ {budget}");
             // (Below 500 tokens one item's header is a tenth of the budget: the grain
             // is too coarse to promise 95 %.)
@@ -48,7 +46,7 @@ fn budget_holds_for_every_query_and_budget() {
             );
             for it in &p.items {
                 // Items are counted from their parts: the count is the text's.
-                let real = mdgraph::internal::tokens::count(mdgraph::internal::tokens::Tokenizer::O200k, &it.text);
+                let real = Tokenizer::O200k.count(&it.text);
                 assert_eq!(it.tokens, real, "{query} @ {budget}: {}", it.id);
                 modes.insert(format!("{:?}", it.mode));
                 assert!(

@@ -1,6 +1,7 @@
 //! Terminal manners: colour only on a terminal (or `--color always`, `CLICOLOR_FORCE`),
 //! never with `NO_COLOR` or `--color never`; the progress line only on an interactive
-//! terminal. Real terminals come from `script` (util-linux), skipped when it is missing.
+//! terminal. Real terminals come from `script` (util-linux), skipped when it is missing
+//! (off CI: under `CI=true` that fails).
 
 use crate::common::*;
 use std::ffi::OsStr;
@@ -108,11 +109,9 @@ fn pipes_no_color_and_never_are_plain_and_clicolor_force_paints() {
 }
 
 /// Run the binary on a real terminal (a pseudo-terminal made by `script`); None when
-/// `script` is not available.
+/// `script` is not available (off CI: see [`tool_missing`]).
 fn on_a_tty(f: &Fixture, args: &str, env: &[(&str, &str)]) -> Option<String> {
-    let probe = Command::new("script").arg("--version").output();
-    if !probe.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipping: `script` (util-linux) is not available");
+    if tool_missing("`script` (util-linux)", &["script", "--version"]) {
         return None;
     }
     let cmd = format!("{BIN} --root backlog --index-dir _index {args}");
