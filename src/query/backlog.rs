@@ -9,8 +9,9 @@
 //! A parent that is blocked, or waits on an unfinished blocker, blocks its children.
 
 use crate::config::StateGroups;
+use crate::model::backlog::{BacklogRow, BacklogTable, ListQuery};
+pub use crate::model::backlog::{Group, Item, Ready};
 use crate::model::{Edge, EdgeType, Kind, Node};
-use crate::store::mirror::{BacklogItem, BacklogRow, BacklogTable, ListQuery};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -20,49 +21,6 @@ pub const LIST_SCHEMA: &str = "mdgraph.list/1";
 pub const READY_SCHEMA: &str = "mdgraph.ready/1";
 /// See [`LIST_SCHEMA`].
 pub const TREE_SCHEMA: &str = "mdgraph.tree/1";
-
-/// Where a state stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Group {
-    /// Not started.
-    Open,
-    /// Being worked on.
-    InProgress,
-    /// Waiting on something.
-    Blocked,
-    /// Finished.
-    Done,
-    /// Will not be done.
-    Dropped,
-}
-
-impl Group {
-    /// Every group, in workflow order.
-    pub const ALL: [Group; 5] = [
-        Group::Open,
-        Group::InProgress,
-        Group::Blocked,
-        Group::Done,
-        Group::Dropped,
-    ];
-
-    /// Its name in output and filters.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Group::Open => "open",
-            Group::InProgress => "in_progress",
-            Group::Blocked => "blocked",
-            Group::Done => "done",
-            Group::Dropped => "dropped",
-        }
-    }
-
-    /// Finished either way: done or dropped.
-    pub fn is_closed(self) -> bool {
-        matches!(self, Group::Done | Group::Dropped)
-    }
-}
 
 /// A state name folded for comparison: lowercase, without spaces, `-`, `_` and
 /// apostrophes (`Won't Do` → `wontdo`).
@@ -98,27 +56,6 @@ pub fn group_of(state: Option<&str>, g: &StateGroups) -> Group {
         }
         _ => Group::Open,
     }
-}
-
-/// One item in a listing.
-#[derive(Debug, Clone, Serialize)]
-pub struct Item {
-    /// Node id.
-    pub id: String,
-    /// Root-relative path.
-    pub path: String,
-    /// Title.
-    pub title: String,
-    /// Work item type or document type.
-    pub r#type: Option<String>,
-    /// State as written.
-    pub state: Option<String>,
-    /// Its state's group.
-    pub group: Group,
-    /// Parent id, when it has one.
-    pub parent: Option<String>,
-    /// The `priority` field, when there is one.
-    pub priority: Option<String>,
 }
 
 /// Filters of [`Backlog::list`]; empty filters match everything.
@@ -159,8 +96,8 @@ impl<'a> PathRules<'a> {
         let mut b = globset::GlobSetBuilder::new();
         let mut rules = Vec::new();
         for (glob, name) in &g.paths {
-            let state = match Group::ALL.iter().find(|x| x.as_str() == name) {
-                Some(&x) => PathState::Group(x),
+            let state = match Group::from_name(name) {
+                Some(x) => PathState::Group(x),
                 None if name == "draft" => PathState::Draft,
                 // Validated when the config was loaded.
                 None => continue,
@@ -675,52 +612,19 @@ pub fn list_query(f: &Filter) -> Option<ListQuery<'_>> {
     })
 }
 
-/// [`Backlog::list`] from the rows [`list_query`] selected (in id order); None when a
-/// row is damaged.
-pub fn list_from_rows(rows: Vec<BacklogItem>, f: &Filter) -> Option<Vec<Item>> {
-    let items = rows
-        .into_iter()
-        .map(|r| Some((None, item_of_row(r)?.0)))
-        .collect::<Option<Vec<_>>>()?;
-    Some(sort_items(items, f))
+/// [`Backlog::list`] from the items [`list_query`] selected (in id order).
+pub fn list_from_rows(rows: Vec<Item>, f: &Filter) -> Vec<Item> {
+    sort_items(rows.into_iter().map(|i| (None, i)).collect(), f)
 }
 
-/// [`Backlog::ready`] from the mirror's rows of the ready items (in its order) and its
-/// cycles; None when a row is damaged.
-pub fn ready_from_rows(rows: Vec<BacklogItem>, cycles: Vec<Vec<String>>) -> Option<ReadyReport> {
-    let items = rows
-        .into_iter()
-        .map(|r| {
-            let (item, unblocks, why) = item_of_row(r)?;
-            Some(Ready {
-                item,
-                unblocks,
-                why: why?,
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Some(ReadyReport {
+/// [`Backlog::ready`] from the mirror's ready items (in its order) and its cycles.
+pub fn ready_from_rows(items: Vec<Ready>, cycles: Vec<Vec<String>>) -> ReadyReport {
+    ReadyReport {
         schema: READY_SCHEMA,
         count: items.len(),
         items,
         cycles,
-    })
-}
-
-/// The item of a `backlog` row, with how much it unblocks and why it is ready.
-fn item_of_row(r: BacklogItem) -> Option<(Item, usize, Option<String>)> {
-    let group = *Group::ALL.iter().find(|g| g.as_str() == r.group)?;
-    let item = Item {
-        id: r.id,
-        path: r.path,
-        title: r.title,
-        r#type: r.r#type,
-        state: r.state,
-        group,
-        parent: r.parent,
-        priority: r.priority,
-    };
-    Some((item, r.unblocks, r.why))
+    }
 }
 
 /// The mirror's `backlog` table for a graph: each document's group, folded state and
@@ -749,20 +653,11 @@ pub fn materialize(nodes: &[Node], edges: &[Edge], groups: &StateGroups) -> Back
         .docs
         .values()
         .map(|d| {
-            let id = d.node.id.as_str();
-            let ready = rank.get(id);
-            let n = d.node;
+            let ready = rank.get(d.node.id.as_str());
             BacklogRow {
-                id: id.to_string(),
-                kind: n.kind.as_str(),
-                path: n.path.clone(),
-                title: n.label().to_string(),
-                r#type: n.r#type.clone(),
-                state: n.state.clone(),
-                priority: d.priority.clone(),
-                group: d.group.as_str(),
+                item: b.item(d),
+                kind: d.node.kind,
                 folded: d.node.state.as_deref().map(fold),
-                parent: b.parent.get(id).map(|p| p.to_string()),
                 ready: ready.map(|(i, _)| *i),
                 unblocks: ready.map_or(0, |(_, r)| r.unblocks),
                 why: ready.map(|(_, r)| r.why.clone()),
@@ -828,18 +723,6 @@ pub struct Hold {
     pub state: Option<String>,
     /// In words.
     pub reason: String,
-}
-
-/// One item that can start now.
-#[derive(Debug, Clone, Serialize)]
-pub struct Ready {
-    /// The item.
-    #[serde(flatten)]
-    pub item: Item,
-    /// Unfinished items waiting on it, directly or not.
-    pub unblocks: usize,
-    /// Why it is ready.
-    pub why: String,
 }
 
 /// The answer of `ready`.

@@ -19,6 +19,7 @@
 
 use crate::config::StateGroups;
 use crate::error::Error;
+use crate::model::backlog::{BacklogTable, Group, Item, ListQuery, Ready};
 use crate::model::section::{SectionRow, section_name, sections, title_text};
 use crate::model::{Edge, EdgeType, Kind, Node};
 use crate::store::postings;
@@ -88,49 +89,6 @@ impl Spec<'_> {
         let json = serde_json::to_vec(self.states).unwrap_or_default();
         blake3::hash(&json).to_hex().to_string()
     }
-}
-
-/// What the `backlog` table holds: per document, what `list` filters on and what `ready`
-/// answers, computed once when the mirror is written so that those questions read only
-/// the rows they print.
-#[derive(Debug, Default)]
-pub struct BacklogTable {
-    /// One row per document.
-    pub rows: Vec<BacklogRow>,
-    /// The blocker cycles `ready` reports.
-    pub cycles: Vec<Vec<String>>,
-}
-
-/// One document's row of the `backlog` table. It repeats the document's columns that
-/// `list` and `ready` print, so that they read one table and only the rows they print.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BacklogRow {
-    /// Node id.
-    pub id: String,
-    /// Node kind.
-    pub kind: &'static str,
-    /// Root-relative path.
-    pub path: String,
-    /// Title.
-    pub title: String,
-    /// Work item type or document type.
-    pub r#type: Option<String>,
-    /// State as written.
-    pub state: Option<String>,
-    /// Its `priority` field.
-    pub priority: Option<String>,
-    /// Its state group's name.
-    pub group: &'static str,
-    /// Its state folded as `list --state` compares states.
-    pub folded: Option<String>,
-    /// Its parent.
-    pub parent: Option<String>,
-    /// Its place in `ready`'s answer (from 0), when it is ready.
-    pub ready: Option<usize>,
-    /// Unfinished items waiting on it (when it is ready).
-    pub unblocks: usize,
-    /// Why it is ready (when it is).
-    pub why: Option<String>,
 }
 
 /// True when the mirror exists, opens, has the current schema, has the FTS5 table exactly
@@ -456,22 +414,23 @@ fn put_backlog(conn: &Connection, table: &BacklogTable, spec: &Spec) -> rusqlite
     let mut put =
         conn.prepare("INSERT OR REPLACE INTO backlog VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")?;
     for r in &table.rows {
+        let i = &r.item;
         let values = vec![
-            text(&r.id),
-            text(r.kind),
-            text(&r.path),
-            text(&r.title),
-            opt(&r.r#type),
-            opt(&r.state),
-            opt(&r.priority),
-            text(r.group),
+            text(&i.id),
+            text(r.kind.as_str()),
+            text(&i.path),
+            text(&i.title),
+            opt(&i.r#type),
+            opt(&i.state),
+            opt(&i.priority),
+            text(i.group.as_str()),
             opt(&r.folded),
-            opt(&r.parent),
+            opt(&i.parent),
             r.ready.map_or(Value::Null, |i| Value::Integer(i as i64)),
             Value::Integer(r.unblocks as i64),
             opt(&r.why),
         ];
-        if old.remove(&r.id).as_ref() != Some(&values) {
+        if old.remove(&i.id).as_ref() != Some(&values) {
             put.execute(rusqlite::params_from_iter(values))?;
         }
     }
@@ -991,64 +950,49 @@ fn open_current(index_dir: &Path, spec: &Spec) -> Option<Connection> {
     current(&conn, &sidecar_digest(&head.outputs), spec).then_some(conn)
 }
 
-/// A document as `list` and `ready` print it: its `backlog` row.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BacklogItem {
-    /// Node id.
-    pub id: String,
-    /// Root-relative path.
-    pub path: String,
-    /// Title.
-    pub title: String,
-    /// Work item type or document type.
-    pub r#type: Option<String>,
-    /// State as written.
-    pub state: Option<String>,
-    /// Its state group's name.
-    pub group: String,
-    /// Its parent.
-    pub parent: Option<String>,
-    /// Its `priority` field.
-    pub priority: Option<String>,
-    /// Unfinished items waiting on it (when it is ready).
-    pub unblocks: usize,
-    /// Why it is ready (when it is).
-    pub why: Option<String>,
-}
+/// The columns of an [`Item`] (the `backlog` table's).
+const ITEM_COLUMNS: &str = "id, path, title, type, state, grp, parent, priority";
 
-/// The columns of a [`BacklogItem`].
-const ITEM_COLUMNS: &str = "id, path, title, type, state, grp, parent, priority, unblocks, why FROM backlog";
-
-fn items(mut rows: rusqlite::Rows) -> Option<Vec<BacklogItem>> {
+/// What `more` makes of each row's [`Item`] (of [`ITEM_COLUMNS`]) and the row (for the
+/// columns after those); None when a row is damaged.
+fn items<T>(mut rows: rusqlite::Rows, more: impl Fn(Item, &rusqlite::Row) -> Option<T>) -> Option<Vec<T>> {
     let mut out = Vec::new();
     while let Some(r) = rows.next().ok()? {
         let text = |i: usize| r.get::<_, String>(i).ok();
         let opt = |i: usize| r.get::<_, Option<String>>(i).ok();
-        out.push(BacklogItem {
+        let item = Item {
             id: text(0)?,
             path: text(1)?,
             title: text(2)?,
             r#type: opt(3)?,
             state: opt(4)?,
-            group: text(5)?,
+            group: Group::from_name(&text(5)?)?,
             parent: opt(6)?,
             priority: opt(7)?,
-            unblocks: r.get::<_, i64>(8).ok()? as usize,
-            why: opt(9)?,
-        });
+        };
+        out.push(more(item, r)?);
     }
     Some(out)
 }
 
 /// `ready`'s items in its order and its blocker cycles, as the `backlog` table holds
 /// them; None without a mirror of the current sidecar made as `spec` asks.
-pub fn load_ready(index_dir: &Path, spec: &Spec) -> Option<(Vec<BacklogItem>, Vec<Vec<String>>)> {
+pub fn load_ready(index_dir: &Path, spec: &Spec) -> Option<(Vec<Ready>, Vec<Vec<String>>)> {
     let conn = open_current(index_dir, spec)?;
     let cycles = serde_json::from_str(&meta_value(&conn, "cycles")?).ok()?;
     let mut st = conn
-        .prepare(&format!("SELECT {ITEM_COLUMNS} WHERE ready IS NOT NULL ORDER BY ready"))
+        .prepare(&format!(
+            "SELECT {ITEM_COLUMNS}, unblocks, why FROM backlog WHERE ready IS NOT NULL ORDER BY ready"
+        ))
         .ok()?;
-    Some((items(st.query([]).ok()?)?, cycles))
+    let ready = items(st.query([]).ok()?, |item, r| {
+        Some(Ready {
+            item,
+            unblocks: r.get::<_, i64>(8).ok()? as usize,
+            why: r.get(9).ok()?,
+        })
+    })?;
+    Some((ready, cycles))
 }
 
 /// Is `id` a document's id? False too without a mirror of the current sidecar made as
@@ -1060,22 +1004,9 @@ pub fn is_document(index_dir: &Path, spec: &Spec, id: &str) -> bool {
     })
 }
 
-/// The filters of `list` that the `backlog` table answers.
-#[derive(Debug, Default)]
-pub struct ListQuery<'a> {
-    /// Types as typed, each with its lowercase form: a type equal ignoring ASCII case, or
-    /// a kind equal to the lowercase form, matches.
-    pub types: Vec<(&'a str, String)>,
-    /// States folded (see [`BacklogRow::folded`]), each with the state as typed: a
-    /// folded state equal to the first, or a group named by the second, matches.
-    pub states: Vec<(String, &'a str)>,
-    /// Under this parent: its children, or with `true` every descendant (never itself).
-    pub parent: Option<(&'a str, bool)>,
-}
-
 /// The documents matching `q`, in id order; None without a mirror of the current
 /// sidecar made as `spec` asks.
-pub fn load_list(index_dir: &Path, spec: &Spec, q: &ListQuery) -> Option<Vec<BacklogItem>> {
+pub fn load_list(index_dir: &Path, spec: &Spec, q: &ListQuery) -> Option<Vec<Item>> {
     use rusqlite::types::Value;
     let conn = open_current(index_dir, spec)?;
     let mut values: Vec<Value> = Vec::new();
@@ -1115,9 +1046,9 @@ pub fn load_list(index_dir: &Path, spec: &Spec, q: &ListQuery) -> Option<Vec<Bac
         format!(" WHERE {}", clauses.join(" AND "))
     };
     let mut st = conn
-        .prepare(&format!("{with}SELECT {ITEM_COLUMNS}{filter} ORDER BY id"))
+        .prepare(&format!("{with}SELECT {ITEM_COLUMNS} FROM backlog{filter} ORDER BY id"))
         .ok()?;
-    items(st.query(rusqlite::params_from_iter(values)).ok()?)
+    items(st.query(rusqlite::params_from_iter(values)).ok()?, |item, _| Some(item))
 }
 
 /// The document `root` and its descendants along parent edges (by id, without their
