@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub const DB_FILE: &str = "index.sqlite";
 /// Version of the mirror's tables; another version is rebuilt. 8: `nodes` has `raw_id`
 /// and `priority` columns and covering indexes for the backlog questions (`nodes_backlog`,
-/// `edges_links`), which read those ([`load_docs`](super::load_docs)) instead of every document's JSON
+/// `edges_links`), which read those (`read::load_docs`) instead of every document's JSON
 /// (10 MB at 10k items). 9: `nodes.nav` (navigation pages, which search follows but does
 /// not rank). 10: no `degree` column (expansion counts the walked edges itself; a new link
 /// rewrote the rows of both its ends). 11: the edge indexes cover what the graph walk and
