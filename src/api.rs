@@ -413,7 +413,7 @@ impl Index {
         // The mirror's backlog table answers unless a frontmatter field is asked for.
         let fast = self.fast_mirror().and_then(|(dir, spec)| {
             let rows = mirror::load_list(dir, &spec, &backlog::list_query(filter)?)?;
-            backlog::list_from_rows(rows, filter)
+            Some(backlog::list_from_rows(rows, filter))
         });
         let items = match fast {
             Some(items) => items,
@@ -447,7 +447,7 @@ impl Index {
         // The answer is in the mirror's backlog table, made when the mirror was.
         let fast = self.fast_mirror().and_then(|(dir, spec)| {
             let (rows, cycles) = mirror::load_ready(dir, &spec)?;
-            backlog::ready_from_rows(rows, cycles)
+            Some(backlog::ready_from_rows(rows, cycles))
         });
         match fast {
             Some(report) => Ok(report),

@@ -1,6 +1,7 @@
 //! The graph data model: node kinds, edge types and the node/edge records written to the
 //! sidecar. These types are the JSONL contract; field order here is the order on disk.
 
+pub(crate) mod backlog;
 pub mod diag;
 pub mod graph;
 pub mod section;

@@ -1,0 +1,129 @@
+//! The backlog's shapes shared by the layers: the state groups, an item as `list`,
+//! `ready` and `tree` print it, and the rows of the SQLite mirror's `backlog` table,
+//! which the query layer computes and the store keeps and reads back.
+
+use super::Kind;
+use serde::Serialize;
+
+/// Where a state stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// Not started.
+    Open,
+    /// Being worked on.
+    InProgress,
+    /// Waiting on something.
+    Blocked,
+    /// Finished.
+    Done,
+    /// Will not be done.
+    Dropped,
+}
+
+impl Group {
+    /// Every group, in workflow order.
+    pub const ALL: [Group; 5] = [
+        Group::Open,
+        Group::InProgress,
+        Group::Blocked,
+        Group::Done,
+        Group::Dropped,
+    ];
+
+    /// Its name in output and filters.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Group::Open => "open",
+            Group::InProgress => "in_progress",
+            Group::Blocked => "blocked",
+            Group::Done => "done",
+            Group::Dropped => "dropped",
+        }
+    }
+
+    /// The group named `name` (as [`Group::as_str`] writes it).
+    pub fn from_name(name: &str) -> Option<Group> {
+        Group::ALL.into_iter().find(|g| g.as_str() == name)
+    }
+
+    /// Finished either way: done or dropped.
+    pub fn is_closed(self) -> bool {
+        matches!(self, Group::Done | Group::Dropped)
+    }
+}
+
+/// One item in a listing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Item {
+    /// Node id.
+    pub id: String,
+    /// Root-relative path.
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Work item type or document type.
+    pub r#type: Option<String>,
+    /// State as written.
+    pub state: Option<String>,
+    /// Its state's group.
+    pub group: Group,
+    /// Parent id, when it has one.
+    pub parent: Option<String>,
+    /// The `priority` field, when there is one.
+    pub priority: Option<String>,
+}
+
+/// One item that can start now.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ready {
+    /// The item.
+    #[serde(flatten)]
+    pub item: Item,
+    /// Unfinished items waiting on it, directly or not.
+    pub unblocks: usize,
+    /// Why it is ready.
+    pub why: String,
+}
+
+/// What the mirror's `backlog` table holds: per document, what `list` filters on and
+/// what `ready` answers, computed once when the mirror is written so that those
+/// questions read only the rows they print.
+#[derive(Debug, Default)]
+pub struct BacklogTable {
+    /// One row per document.
+    pub rows: Vec<BacklogRow>,
+    /// The blocker cycles `ready` reports.
+    pub cycles: Vec<Vec<String>>,
+}
+
+/// One document's row of the `backlog` table: the item as `list` and `ready` print it,
+/// and what they filter and order on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BacklogRow {
+    /// The item.
+    pub item: Item,
+    /// Node kind.
+    pub kind: Kind,
+    /// Its state folded as `list --state` compares states.
+    pub folded: Option<String>,
+    /// Its place in `ready`'s answer (from 0), when it is ready.
+    pub ready: Option<usize>,
+    /// Unfinished items waiting on it (when it is ready).
+    pub unblocks: usize,
+    /// Why it is ready (when it is).
+    pub why: Option<String>,
+}
+
+/// The filters of `list` that the `backlog` table answers.
+#[derive(Debug, Default)]
+pub struct ListQuery<'a> {
+    /// Types as typed, each with its lowercase form: a type equal ignoring ASCII case, or
+    /// a kind equal to the lowercase form, matches.
+    pub types: Vec<(&'a str, String)>,
+    /// States folded (see [`BacklogRow::folded`]), each with the state as typed: a
+    /// folded state equal to the first, or a group named by the second, matches.
+    pub states: Vec<(String, &'a str)>,
+    /// Under this parent: its children, or with `true` every descendant (never itself).
+    pub parent: Option<(&'a str, bool)>,
+}

@@ -1,0 +1,32 @@
+//! The structured questions people ask a backlog: which items match these filters
+//! ([`Backlog::list`]), what can be started now ([`Backlog::ready`]), and how far an
+//! epic is ([`Backlog::tree`]).
+//!
+//! States fall into five groups ([`Group`]) by name, with the config's `[states]` lists
+//! added to the built-in names. Blocking follows the graph: an item is blocked by the
+//! targets of its `blocked_by` and `depends_on` edges and by the sources of `blocks`
+//! edges pointing at it (the same relation read from both ends); `relates` never blocks.
+//! A parent that is blocked, or waits on an unfinished blocker, blocks its children.
+//!
+//! `graph.rs` reads the graph as a backlog; `list.rs`, `ready.rs` (with the blocking
+//! rules) and `tree.rs` (with the roll-ups) answer the three questions; `table.rs`
+//! makes the SQLite mirror's `backlog` table from the same code, so that its fast paths
+//! answer alike; `states.rs` groups states and `order.rs` ranks priorities and ids.
+
+#[cfg(test)]
+mod fixture;
+mod graph;
+mod list;
+mod order;
+mod ready;
+mod states;
+mod table;
+mod tree;
+
+pub use crate::model::backlog::{Group, Item, Ready};
+pub use graph::Backlog;
+pub use list::{Filter, LIST_SCHEMA, ListReport, field, list_from_rows, list_query};
+pub use ready::{Hold, READY_SCHEMA, ReadyReport, ready_from_rows};
+pub use states::group_of;
+pub use table::materialize;
+pub use tree::{Rollup, TREE_SCHEMA, TreeNode, TreeReport};

@@ -1,0 +1,271 @@
+//! `tree`: an item with its descendants along parent edges, and per node the roll-up of
+//! its descendants' state groups; as text, Mermaid or Graphviz.
+
+use super::graph::Backlog;
+use super::order::natural;
+use crate::model::backlog::{Group, Item};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Version of the JSON shape of `tree`.
+pub const TREE_SCHEMA: &str = "mdgraph.tree/1";
+
+/// Counts per state group below a node, and the done share.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Rollup {
+    /// Descendants not started.
+    pub open: usize,
+    /// Descendants in progress.
+    pub in_progress: usize,
+    /// Descendants blocked.
+    pub blocked: usize,
+    /// Descendants done.
+    pub done: usize,
+    /// Descendants dropped.
+    pub dropped: usize,
+    /// All descendants.
+    pub total: usize,
+    /// done / (total − dropped); 1 when nothing is left to do.
+    pub done_fraction: f64,
+}
+
+impl Rollup {
+    fn add(&mut self, g: Group, below: &Rollup) {
+        for (group, n) in [
+            (Group::Open, below.open),
+            (Group::InProgress, below.in_progress),
+            (Group::Blocked, below.blocked),
+            (Group::Done, below.done),
+            (Group::Dropped, below.dropped),
+        ]
+        .into_iter()
+        .chain([(g, 1)])
+        {
+            match group {
+                Group::Open => self.open += n,
+                Group::InProgress => self.in_progress += n,
+                Group::Blocked => self.blocked += n,
+                Group::Done => self.done += n,
+                Group::Dropped => self.dropped += n,
+            }
+        }
+        self.total = self.open + self.in_progress + self.blocked + self.done + self.dropped;
+        let live = self.total - self.dropped;
+        self.done_fraction = if live == 0 {
+            1.0
+        } else {
+            (self.done as f64 / live as f64 * 1000.0).round() / 1000.0
+        };
+    }
+}
+
+/// A node of `tree`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TreeNode {
+    /// The item.
+    #[serde(flatten)]
+    pub item: Item,
+    /// Its own state group.
+    #[serde(skip)]
+    pub group: Group,
+    /// Counts over its descendants.
+    pub rollup: Rollup,
+    /// Its children, by id.
+    pub children: Vec<TreeNode>,
+}
+
+impl TreeNode {
+    /// Indented text: one line per node with its state and, for parents, the roll-up.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        self.text_into(&mut s, 0);
+        s
+    }
+
+    fn text_into(&self, s: &mut String, depth: usize) {
+        use std::fmt::Write;
+        let i = &self.item;
+        let _ = write!(
+            s,
+            "{}{}  {}  {}  {}",
+            "  ".repeat(depth),
+            i.id,
+            i.r#type.as_deref().unwrap_or("-"),
+            i.state.as_deref().unwrap_or("-"),
+            crate::text::render::one_line(&i.title)
+        );
+        if self.rollup.total > 0 {
+            let r = &self.rollup;
+            let _ = write!(
+                s,
+                "  [{}/{} done ({:.0} %): {} open, {} in progress, {} blocked, {} dropped]",
+                r.done,
+                r.total - r.dropped,
+                r.done_fraction * 100.0,
+                r.open,
+                r.in_progress,
+                r.blocked,
+                r.dropped
+            );
+        }
+        s.push('\n');
+        for c in &self.children {
+            c.text_into(s, depth + 1);
+        }
+    }
+
+    /// A Mermaid flowchart of the tree, each node labelled with its state.
+    pub fn to_mermaid(&self) -> String {
+        let mut s = String::from("flowchart TD\n");
+        let mut ids = BTreeMap::new();
+        self.walk(&mut |n, parent| {
+            let k = format!("n{}", ids.len());
+            ids.insert(n.item.id.clone(), k.clone());
+            let label = format!("{} · {}", n.item.id, n.item.state.as_deref().unwrap_or("-")).replace('"', "'");
+            s.push_str(&format!("  {k}[\"{label}\"]\n"));
+            if let Some(p) = parent.and_then(|p| ids.get(p)) {
+                s.push_str(&format!("  {p} --> {k}\n"));
+            }
+        });
+        s
+    }
+
+    /// A Graphviz digraph of the tree.
+    pub fn to_dot(&self) -> String {
+        let mut s = String::from("digraph tree {\n  rankdir=TB;\n");
+        self.walk(&mut |n, parent| {
+            let q = |x: &str| format!("\"{}\"", x.replace('\\', "\\\\").replace('"', "\\\""));
+            let label = format!("{}\\n{}", n.item.id, n.item.state.as_deref().unwrap_or("-"));
+            s.push_str(&format!(
+                "  {} [label={}];\n",
+                q(&n.item.id),
+                q(&label).replace("\\\\n", "\\n")
+            ));
+            if let Some(p) = parent {
+                s.push_str(&format!("  {} -> {};\n", q(p), q(&n.item.id)));
+            }
+        });
+        s.push_str("}\n");
+        s
+    }
+
+    fn walk(&self, f: &mut dyn FnMut(&TreeNode, Option<&str>)) {
+        fn go(n: &TreeNode, parent: Option<&str>, f: &mut dyn FnMut(&TreeNode, Option<&str>)) {
+            f(n, parent);
+            for c in &n.children {
+                go(c, Some(&n.item.id), f);
+            }
+        }
+        go(self, None, f);
+    }
+}
+
+/// The answer of `tree`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TreeReport {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
+    /// The root with its descendants.
+    pub root: TreeNode,
+}
+
+impl<'a> Backlog<'a> {
+    /// `id` with its descendants and a roll-up per node.
+    pub fn tree(&self, id: &str) -> Option<TreeNode> {
+        let mut seen = BTreeSet::new();
+        self.subtree(id, &mut seen)
+    }
+
+    fn subtree<'s>(&'s self, id: &'s str, seen: &mut BTreeSet<&'s str>) -> Option<TreeNode> {
+        let d = self.docs.get(id)?;
+        if !seen.insert(id) {
+            return None;
+        }
+        let mut kids: Vec<&str> = self.children.get(id).cloned().unwrap_or_default();
+        kids.sort_by_cached_key(|k| natural(k));
+        let children: Vec<TreeNode> = kids.into_iter().filter_map(|c| self.subtree(c, seen)).collect();
+        let mut rollup = Rollup::default();
+        for c in &children {
+            rollup.add(c.group, &c.rollup);
+        }
+        Some(TreeNode {
+            item: self.item(d),
+            group: d.group,
+            rollup,
+            children,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{edges, item};
+    use super::*;
+    use crate::config::StateGroups;
+    use crate::model::EdgeType;
+
+    #[test]
+    fn rollups_count_every_descendant_by_group() {
+        let groups = StateGroups::default();
+        let links = edges(&[
+            ("F1", EdgeType::Parent, "E"),
+            ("F2", EdgeType::Parent, "E"),
+            ("F3", EdgeType::Parent, "E"),
+            ("T1", EdgeType::Parent, "F1"),
+            ("T2", EdgeType::Parent, "F1"),
+            ("T3", EdgeType::Parent, "F1"),
+            ("T4", EdgeType::Parent, "F2"),
+            ("T6", EdgeType::Parent, "F1"),
+        ]);
+        let nodes = vec![
+            item("E", "To Do"),
+            item("F1", "In Progress"),
+            item("F2", "Done"),
+            item("F3", "To Do"),
+            item("T1", "Done"),
+            item("T2", "Dropped"),
+            item("T3", "Blocked"),
+            item("T4", "Won't Do"),
+            item("T6", "Done"),
+        ];
+        let b = Backlog::new(&nodes, &links, &groups);
+        let root = b.tree("E").expect("E is a document");
+        let kids: Vec<&str> = root.children.iter().map(|c| c.item.id.as_str()).collect();
+        assert_eq!(kids, ["F1", "F2", "F3"]);
+        let rollup = |open, in_progress, blocked, done, dropped, done_fraction| Rollup {
+            open,
+            in_progress,
+            blocked,
+            done,
+            dropped,
+            total: open + in_progress + blocked + done + dropped,
+            done_fraction,
+        };
+        // Two done of three left to do (the dropped one does not count), rounded.
+        assert_eq!(root.children[0].rollup, rollup(0, 0, 1, 2, 1, 0.667));
+        // Nothing left to do: all done.
+        assert_eq!(root.children[1].rollup, rollup(0, 0, 0, 0, 1, 1.0));
+        // No descendants.
+        assert_eq!(root.children[2].rollup, Rollup::default());
+        // The children count with their own descendants.
+        assert_eq!(root.rollup, rollup(1, 1, 1, 3, 2, 0.5));
+        let first = root.to_text().lines().next().unwrap_or_default().to_string();
+        assert_eq!(
+            first,
+            "E  -  To Do  E  [3/6 done (50 %): 1 open, 1 in progress, 1 blocked, 2 dropped]"
+        );
+    }
+
+    #[test]
+    fn a_parent_cycle_is_walked_once_and_no_document_has_no_tree() {
+        let groups = StateGroups::default();
+        let links = edges(&[("A", EdgeType::Parent, "B"), ("B", EdgeType::Parent, "A")]);
+        let nodes = vec![item("A", "Done"), item("B", "To Do")];
+        let b = Backlog::new(&nodes, &links, &groups);
+        let root = b.tree("A").expect("A is a document");
+        assert_eq!(root.children.len(), 1);
+        assert!(root.children[0].children.is_empty());
+        assert_eq!(root.rollup.total, 1);
+        assert!(b.tree("nope").is_none());
+    }
+}

@@ -1,0 +1,282 @@
+//! The optional SQLite mirror `index.sqlite`: nodes, edges (all but `section_of`: a
+//! section's document is in `sections`), sections, and the postings and row statistics
+//! that search scores (with FTS5's bm25 formula, see
+//! [`crate::store::postings`]). With `sqlite_fts = true` it also has a contentless FTS5
+//! table over the sections' stemmed title, heading and body for SQL users' own `MATCH`
+//! queries; mdgraph never reads it, and it doubles the mirror's build time, so it is off
+//! by default (BENCHMARKS.md, "Cold index at 10k"). The `backlog` table holds, per
+//! document, what `list` filters on and `ready`'s whole answer, made under the `[states]`
+//! config by the caller's code ([`Spec`]), so that those commands read only the rows they
+//! print.
+//!
+//! It is derived from the JSONL sidecar, built into a temporary file and renamed into
+//! place, and records the digests of the sidecar files it mirrors and of the state
+//! groups, and whether it has the FTS5 table: when any differs (or the file is missing,
+//! of another schema, or corrupt) it is rebuilt, or, when the searchable rows are the
+//! same sections as before, updated on a copy ([`update()`]) to exactly what a rebuild
+//! would hold. Sections are keyed by their position in the sorted node list (`rowid`),
+//! the same numbering the in-memory fallback uses, so both engines rank identically.
+//!
+//! `fresh.rs` says whether the file on disk is the mirror wanted, `write.rs` writes a
+//! new one, `update.rs` updates one in place, `read.rs` holds the readers; [`sync`]
+//! (here) picks between them.
+
+mod fresh;
+mod read;
+mod update;
+mod write;
+
+pub use fresh::{DB_FILE, DB_SCHEMA, Spec, db_path, is_fresh, mirrors, sidecar_digest, tokenizer_id};
+pub use read::{Docs, Link, is_document, load_corpus, load_docs, load_list, load_ready, load_subtree, nav_ids};
+pub use update::update;
+pub use write::rebuild;
+
+use crate::error::Error;
+use crate::store::sidecar;
+use std::path::Path;
+
+/// Make sure the mirror matches the sidecar and `spec`, updating it in place or
+/// rebuilding it from the sidecar files when needed (a change of the state groups alone
+/// is an update that rewrites the backlog table). Returns whether it was written.
+pub fn sync(index_dir: &Path, spec: &Spec) -> Result<bool, Error> {
+    let outputs = sidecar::read_meta_head(index_dir)
+        .map(|h| h.outputs)
+        .ok_or_else(|| Error::Other(format!("{}: no index to mirror", index_dir.display())))?;
+    if is_fresh(index_dir, &outputs, spec) {
+        return Ok(false);
+    }
+    let loaded = sidecar::load(index_dir).ok_or_else(|| {
+        Error::Other(format!(
+            "{}: the index is damaged; run `mdgraph index`",
+            index_dir.display()
+        ))
+    })?;
+    let (meta, nodes, edges) = (&loaded.meta, &loaded.nodes, &loaded.edges);
+    if !update(index_dir, meta, nodes, edges, spec).unwrap_or(false) {
+        rebuild(index_dir, meta, nodes, edges, spec)?;
+    }
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::StateGroups;
+    use crate::model::backlog::{BacklogRow, BacklogTable, Group, Item, ListQuery, Ready};
+    use crate::model::{Edge, EdgeType, Kind, Node, Origin};
+    use crate::store::sidecar::Meta;
+
+    /// A backlog table that copies the graph: this layer keeps rows, whatever made them.
+    /// Documents in state `Done` are closed, the others ready in reverse id order.
+    fn table(nodes: &[Node], edges: &[Edge], _: &StateGroups) -> BacklogTable {
+        let docs: Vec<&Node> = nodes.iter().filter(|n| !n.is_chunk()).collect();
+        let mut open = docs.iter().filter(|n| n.state.as_deref() != Some("Done")).count();
+        let rows = docs
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let done = n.state.as_deref() == Some("Done");
+                let parent = edges.iter().find(|e| e.source == n.id && e.r#type == EdgeType::Parent);
+                BacklogRow {
+                    item: Item {
+                        id: n.id.clone(),
+                        path: n.path.clone(),
+                        title: n.label().to_string(),
+                        r#type: n.r#type.clone(),
+                        state: n.state.clone(),
+                        group: if done { Group::Done } else { Group::Open },
+                        parent: parent.map(|e| e.target.clone()),
+                        priority: Some(format!("P{i}")),
+                    },
+                    kind: n.kind,
+                    folded: n.state.as_deref().map(str::to_lowercase),
+                    ready: (!done).then(|| {
+                        open -= 1;
+                        open
+                    }),
+                    unblocks: i,
+                    why: (!done).then(|| format!("why {}", n.id)),
+                }
+            })
+            .collect();
+        BacklogTable {
+            rows,
+            cycles: vec![vec!["A".into(), "B".into()]],
+        }
+    }
+
+    fn doc(id: &str, state: &str, r#type: &str) -> Node {
+        Node {
+            id: id.into(),
+            kind: Kind::WorkItem,
+            path: format!("{id}.md"),
+            title: Some(format!("Title of {id}")),
+            r#type: Some(r#type.into()),
+            state: Some(state.into()),
+            ..Node::default()
+        }
+    }
+
+    fn edge(source: &str, r#type: EdgeType, target: &str) -> Edge {
+        Edge {
+            source: source.into(),
+            target: target.into(),
+            r#type,
+            origin: Origin::Frontmatter,
+            path: format!("{source}.md"),
+            line: 1,
+            weight: r#type.weight(),
+        }
+    }
+
+    /// A graph in sidecar order: three documents, one with a section.
+    fn graph(b_state: &str) -> (Vec<Node>, Vec<Edge>) {
+        let section = Node {
+            id: "A#intro".into(),
+            kind: Kind::Chunk,
+            path: "A.md".into(),
+            doc: Some("A".into()),
+            heading: Some("Intro".into()),
+            level: Some(2),
+            line: Some(3),
+            tokens: Some(4),
+            text: Some("The intro text.".into()),
+            ..Node::default()
+        };
+        let nodes = vec![
+            doc("A", "To Do", "Task"),
+            section,
+            doc("B", b_state, "Bug"),
+            doc("E", "In Progress", "Epic"),
+        ];
+        let edges = vec![
+            edge("A", EdgeType::Parent, "E"),
+            edge("A", EdgeType::BlockedBy, "B"),
+            edge("A#intro", EdgeType::SectionOf, "A"),
+        ];
+        (nodes, edges)
+    }
+
+    /// The sidecar's `meta.json` as the mirror's readers find it.
+    fn write_meta(dir: &Path, digest: &str) -> Meta {
+        let meta = Meta {
+            outputs: [("nodes.jsonl".to_string(), digest.to_string())].into(),
+            ..Meta::default()
+        };
+        std::fs::write(dir.join(sidecar::META), serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
+        meta
+    }
+
+    fn ids<'a>(items: impl IntoIterator<Item = &'a Item>) -> Vec<&'a str> {
+        items.into_iter().map(|i| i.id.as_str()).collect()
+    }
+
+    #[test]
+    fn a_written_mirror_reads_back_what_it_was_given() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let groups = StateGroups::default();
+        let spec = Spec {
+            fts: false,
+            states: &groups,
+            backlog: table,
+        };
+        let (nodes, edges) = graph("Done");
+        let meta = write_meta(dir, "one");
+        rebuild(dir, &meta, &nodes, &edges, &spec).unwrap();
+
+        // Fresh for this sidecar and spec only.
+        assert!(is_fresh(dir, &meta.outputs, &spec));
+        let other_groups = StateGroups {
+            done: vec!["Shipped".into()],
+            ..StateGroups::default()
+        };
+        assert!(!is_fresh(
+            dir,
+            &meta.outputs,
+            &Spec {
+                states: &other_groups,
+                ..spec
+            }
+        ));
+        assert!(!is_fresh(dir, &meta.outputs, &Spec { fts: true, ..spec }));
+        let mut moved = meta.outputs.clone();
+        moved.insert("nodes.jsonl".into(), "two".into());
+        assert!(!is_fresh(dir, &moved, &spec));
+
+        // The backlog table's rows come back as they went in.
+        let given = table(&nodes, &edges, &groups);
+        let listed = load_list(dir, &spec, &ListQuery::default()).unwrap();
+        assert_eq!(listed, given.rows.iter().map(|r| r.item.clone()).collect::<Vec<_>>());
+        let query = |types: &[&'static str], states: &[(&str, &'static str)], parent| ListQuery {
+            types: types.iter().map(|t| (*t, t.to_lowercase())).collect(),
+            states: states.iter().map(|(f, s)| (f.to_string(), *s)).collect(),
+            parent,
+        };
+        let list = |q: &ListQuery| load_list(dir, &spec, q).unwrap();
+        assert_eq!(ids(&list(&query(&["BUG"], &[], None))), ["B"]);
+        assert_eq!(ids(&list(&query(&["work_item"], &[], None))), ["A", "B", "E"]);
+        assert_eq!(ids(&list(&query(&[], &[("done", "-")], None))), ["B"]);
+        assert_eq!(ids(&list(&query(&[], &[("-", "open")], None))), ["A", "E"]);
+        assert_eq!(ids(&list(&query(&[], &[], Some(("E", false))))), ["A"]);
+        assert!(list(&query(&[], &[], Some(("A", true)))).is_empty());
+
+        let (ready, cycles) = load_ready(dir, &spec).unwrap();
+        let want: Vec<Ready> = [(&given.rows[2], 0), (&given.rows[0], 1)]
+            .into_iter()
+            .map(|(r, rank)| {
+                assert_eq!(r.ready, Some(rank));
+                Ready {
+                    item: r.item.clone(),
+                    unblocks: r.unblocks,
+                    why: r.why.clone().unwrap(),
+                }
+            })
+            .collect();
+        assert_eq!(ready, want);
+        assert_eq!(cycles, [["A", "B"]]);
+
+        // The documents and the edges asked for, from the columns or whole.
+        let docs = load_docs(dir, &[EdgeType::Parent, EdgeType::BlockedBy], &spec, false).unwrap();
+        assert_eq!(
+            docs.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
+            ["A", "B", "E"]
+        );
+        assert_eq!(docs.nodes[1].state.as_deref(), Some("Done"));
+        assert_eq!(docs.priorities, Some(vec![None, None, None]));
+        let links: Vec<Link> = [&edges[1], &edges[0]].into_iter().map(Link::from).collect();
+        assert_eq!(docs.links, links);
+        let whole = load_docs(dir, &[EdgeType::Parent], &spec, true).unwrap();
+        let json = |ns: &[Node]| serde_json::to_string(ns).unwrap();
+        let documents: Vec<Node> = nodes.iter().filter(|n| !n.is_chunk()).cloned().collect();
+        assert_eq!(json(&whole.nodes), json(&documents));
+        assert_eq!(whole.links, [Link::from(&edges[0])]);
+        let sub = load_subtree(dir, &spec, "E").unwrap();
+        assert_eq!(sub.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(), ["A", "E"]);
+        assert_eq!(sub.links, [Link::from(&edges[0])]);
+        assert!(load_subtree(dir, &spec, "nope").is_none());
+        assert!(is_document(dir, &spec, "A"));
+        assert!(!is_document(dir, &spec, "A#intro"));
+        assert!(!is_document(dir, &spec, "Z"));
+        let conn = rusqlite::Connection::open(db_path(dir)).unwrap();
+        // One searchable row per section, and one for each document without any.
+        assert_eq!(load_corpus(&conn).unwrap().row_len.len(), 3);
+        assert!(nav_ids(&conn).unwrap().is_empty());
+        drop(conn);
+
+        // Not the mirror of another sidecar: the readers say so rather than answer.
+        let meta = write_meta(dir, "two");
+        assert!(load_list(dir, &spec, &ListQuery::default()).is_none());
+        assert!(load_ready(dir, &spec).is_none());
+        assert!(!is_document(dir, &spec, "A"));
+
+        // A state change is an update in place, after which the rows are the new ones.
+        let (nodes, edges) = graph("To Do");
+        assert!(update(dir, &meta, &nodes, &edges, &spec).unwrap());
+        assert!(is_fresh(dir, &meta.outputs, &spec));
+        let listed = load_list(dir, &spec, &ListQuery::default()).unwrap();
+        assert_eq!(listed[1].group, Group::Open);
+        let (ready, _) = load_ready(dir, &spec).unwrap();
+        assert_eq!(ids(ready.iter().map(|r| &r.item)), ["E", "B", "A"]);
+    }
+}
