@@ -26,7 +26,7 @@ mod read;
 mod update;
 mod write;
 
-pub use fresh::{DB_FILE, DB_SCHEMA, Spec, db_path, is_fresh, mirrors, sidecar_digest, tokenizer_id};
+pub use fresh::{Spec, db_path, is_fresh, mirrors, sidecar_digest};
 pub use read::{Docs, Link, is_document, load_corpus, load_docs, load_list, load_ready, load_subtree, nav_ids};
 pub use update::update;
 pub use write::rebuild;
@@ -163,7 +163,11 @@ mod tests {
             outputs: [("nodes.jsonl".to_string(), digest.to_string())].into(),
             ..Meta::default()
         };
-        std::fs::write(dir.join(sidecar::META), serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
+        std::fs::write(
+            dir.join(crate::store::files::META),
+            serde_json::to_vec_pretty(&meta).unwrap(),
+        )
+        .unwrap();
         meta
     }
 
