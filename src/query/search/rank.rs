@@ -486,3 +486,42 @@ fn make_seed(
 fn round(x: f64) -> f64 {
     (x * 1e6).round() / 1e6
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_is_removed_from_the_query_only_as_a_whole_token() {
+        assert_eq!(remove_token("T-1 and T-12", "T-1"), "  and T-12");
+        assert_eq!(remove_token("see T-1.", "T-1"), "see T-1.");
+        assert_eq!(remove_token("(T-1) blocks", "T-1"), "( ) blocks");
+        assert_eq!(remove_token("nothing here", "T-1"), "nothing here");
+    }
+
+    #[test]
+    fn a_relation_question_is_answered_by_the_far_end_only_one_way() {
+        let e = |r#type, forward| GraphEdge {
+            other: "X".to_string(),
+            r#type,
+            forward,
+            weight: 1.0,
+        };
+        // What blocks an item is an answer; what the item blocks is not.
+        assert!(answers(&e(EdgeType::BlockedBy, true)));
+        assert!(!answers(&e(EdgeType::BlockedBy, false)));
+        assert!(answers(&e(EdgeType::Blocks, false)));
+        assert!(!answers(&e(EdgeType::Blocks, true)));
+        // An epic's children answer "what is left in it"; its parent does not.
+        assert!(answers(&e(EdgeType::Parent, false)));
+        assert!(!answers(&e(EdgeType::Parent, true)));
+        assert!(answers(&e(EdgeType::Supersedes, false)));
+    }
+
+    #[test]
+    fn scores_are_rounded_to_six_decimals() {
+        assert_eq!(round(0.123_456_789), 0.123_457);
+        assert_eq!(round(2.0), 2.0);
+        assert!(body_link("mentioned_by") && !body_link("blocked_by"));
+    }
+}
