@@ -1,0 +1,527 @@
+//! Ranking: a query's full-text seeds from an [`Engine`], walked along the graph to
+//! their neighbors and re-ranked by document type, state and the question's relations.
+
+use super::{Engine, Hit, NAV_WEIGHT, Results, Why};
+use crate::config::Retrieval;
+use crate::error::Error;
+use crate::model::EdgeType;
+use crate::model::graph::GraphEdge;
+use crate::query::bm25;
+use crate::query::expand::{self, Step};
+use crate::text::ids::{self, Form};
+use crate::text::mentions::mention_candidates;
+use crate::text::tokenize::{self, QueryTerm};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// A matching section: row, document ordinal, weighted score.
+struct SectionHit {
+    row: u32,
+    doc: u32,
+    score: f64,
+}
+
+/// Rank documents for `query`: full-text seeds, then (when `graph`) their neighbors
+/// along the graph, re-ranked by document type and state.
+pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, graph: bool) -> Result<Results, Error> {
+    // Ids named in the query are seeds by themselves; the rest of the query is full text.
+    let mut exact: Vec<String> = Vec::new();
+    let mut text = query.to_string();
+    // An id typed in another form (`EIP-1559` for `1559`) is a lookup only in a short
+    // query; in a sentence it is context (an abstract citing the EIPs it builds on).
+    let short = query.split_whitespace().count() <= 4;
+    for (tok, _) in mention_candidates(query) {
+        let found = engine
+            .exact_id(tok)
+            .or_else(|| short.then(|| exact_typed_id(engine, tok, &r.id_aliases)).flatten());
+        if let Some(id) = found {
+            text = remove_token(&text, tok);
+            if !exact.contains(&id) {
+                exact.push(id);
+            }
+        }
+    }
+    let terms = tokenize::query_terms(&text);
+    let postings = terms
+        .iter()
+        .map(|t| engine.postings(&t.stem))
+        .collect::<Result<Vec<_>, _>>()?;
+    let corpus = engine.corpus();
+    // The best `max_sections` rows by BM25, then section weights (Decision up, Worklog down).
+    let name_weight: Vec<f64> = corpus
+        .names
+        .iter()
+        .map(|n| r.weights.section.get(n).copied().unwrap_or(1.0))
+        .collect();
+    let mut hits: Vec<SectionHit> = bm25::score(corpus, &postings, r.weights.field, r.max_sections)
+        .into_iter()
+        .map(|(row, score)| {
+            let w = corpus
+                .row_name
+                .get(row as usize)
+                .and_then(|&n| name_weight.get(n as usize))
+                .copied()
+                .unwrap_or(1.0);
+            SectionHit {
+                row,
+                doc: corpus.row_doc.get(row as usize).copied().unwrap_or(0),
+                score: score * w,
+            }
+        })
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+
+    // Aggregate sections to documents: best + 0.3 · Σ(others) / √n.
+    let mut per_doc: BTreeMap<u32, Vec<&SectionHit>> = BTreeMap::new();
+    for h in &hits {
+        per_doc.entry(h.doc).or_default().push(h);
+    }
+    let doc_id = |d: u32| corpus.docs.get(d as usize).unwrap_or("");
+    let mut docs: Vec<(f64, &str, &SectionHit, usize)> = per_doc
+        .iter()
+        .map(|(&doc, hs)| {
+            let best = hs[0];
+            let others: f64 = hs[1..].iter().map(|h| h.score).sum();
+            let n = hs.len() - 1;
+            let score = best.score + if n > 0 { 0.3 * others / n as f64 } else { 0.0 };
+            (score, doc_id(doc), best, hs.len())
+        })
+        .collect();
+    docs.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    // Navigation pages are no seeds on their text: among the documents that could be
+    // seeds, they are set aside as pivots (the walk starts from them too), and the cliff
+    // is measured from the best document with content.
+    let wanted = if graph { r.seeds } else { limit };
+    let mut pivots: Vec<(f64, &str, &SectionHit, usize)> = Vec::new();
+    let mut content = 0;
+    docs.retain(|d| {
+        if content >= wanted + exact.len() {
+            return true;
+        }
+        let nav = !exact.iter().any(|e| e == d.1) && engine.is_nav(d.1);
+        if nav {
+            if pivots.len() < r.seeds {
+                pivots.push(*d);
+            }
+            return false;
+        }
+        content += 1;
+        true
+    });
+    let best = docs.first().map(|d| d.0).unwrap_or(0.0);
+    docs.retain(|d| d.0 >= r.cliff * best && d.0 > 0.0);
+    pivots.retain(|d| d.0 >= r.cliff * best && d.0 > 0.0);
+
+    // Seeds: ids named in the query first (in query order), then full-text matches.
+    let top = best.max(0.0) + 1.0;
+    let mut seeds: Vec<Hit> = Vec::new();
+    for (i, id) in exact.iter().enumerate() {
+        let found = docs.iter().find(|d| d.1 == id);
+        seeds.push(make_seed(
+            engine,
+            id,
+            top + (exact.len() - i) as f64,
+            true,
+            found.map(|d| (d.2, d.3)),
+            &terms,
+        ));
+    }
+    // Only as many seeds as can be shown (or expanded) are explained: explaining reads
+    // and tokenizes the best section.
+    for (score, doc, best_hit, n) in &docs {
+        if seeds.len() >= wanted {
+            break;
+        }
+        if !exact.iter().any(|e| e == doc) {
+            seeds.push(make_seed(engine, doc, *score, false, Some((best_hit, *n)), &terms));
+        }
+    }
+    seeds.retain(|h| !h.path.is_empty());
+    // A pivot scores at most as the best content does (its own score when nothing else
+    // matched).
+    let pivots: Vec<Hit> = pivots
+        .iter()
+        .map(|(score, doc, best_hit, n)| {
+            let score = if best > 0.0 { score.min(best) } else { *score };
+            make_seed(engine, doc, score, false, Some((best_hit, *n)), &terms)
+        })
+        .filter(|h| !h.path.is_empty())
+        .collect();
+    // How well each document matched by itself: the walk from a pivot takes the links
+    // to matching documents first.
+    let matched: HashMap<&str, f64> = per_doc.iter().map(|(&d, hs)| (doc_id(d), hs[0].score)).collect();
+
+    let results = if graph {
+        expand_and_rank(engine, query, seeds, pivots, &matched, r, limit)
+    } else {
+        // Seeds are in rank order: a demoted pivot goes below those that outscore it
+        // (a stable sort keeps the rest as it was).
+        let mut all = seeds;
+        for mut p in pivots {
+            p.score = round(p.score * NAV_WEIGHT);
+            all.push(p);
+        }
+        all.sort_by(|a, b| {
+            let exact = |h: &Hit| matches!(h.why, Why::Seed { exact_id: true, .. });
+            exact(b).cmp(&exact(a)).then_with(|| b.score.total_cmp(&a.score))
+        });
+        truncate(all, limit)
+    };
+    Ok(Results {
+        schema: "mdgraph.search/1",
+        query: query.to_string(),
+        engine: engine.kind(),
+        terms: terms.iter().map(|t| t.stem.clone()).collect(),
+        results,
+    })
+}
+
+/// The document an id-like token of a query names: as written, under a prefix alias
+/// (`task-200` → `BACK-200`), or by the number after a written prefix (`EIP-1559` →
+/// `1559`, `ERC-721` → `721`; only with a separator, so `sha256` is not EIP 256).
+fn exact_typed_id(engine: &dyn Engine, tok: &str, aliases: &BTreeMap<String, String>) -> Option<String> {
+    let separated = tok
+        .find(|c: char| c.is_ascii_digit())
+        .is_some_and(|i| i > 0 && tok[..i].ends_with(['-', '_']));
+    ids::forms(tok, aliases).into_iter().find_map(|f| match f {
+        Form::Id(k) => engine.exact_id(&k),
+        Form::Number(n) if separated => engine.exact_id(&n),
+        Form::Number(_) => None,
+    })
+}
+
+/// `text` without the whole-token occurrences of `tok` (not inside longer tokens: removing
+/// `T-1` leaves `T-12` alone).
+fn remove_token(text: &str, tok: &str) -> String {
+    let is_tok = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c));
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(tok) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + tok.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if is_tok(before) || is_tok(after) {
+            out.push_str(tok);
+        } else {
+            out.push(' ');
+        }
+        rest = &rest[at + tok.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn truncate(mut v: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    v.truncate(limit);
+    v
+}
+
+/// Expand the best seeds along the graph and re-rank seeds and neighbors together:
+/// score (relative to the best seed) + `path_bonus` per extra path, × doctype weight × state
+/// weight. A superseded ADR in the results pulls in its successor. Ties break by id.
+fn expand_and_rank(
+    engine: &dyn Engine,
+    query: &str,
+    mut seeds: Vec<Hit>,
+    pivots: Vec<Hit>,
+    matched: &HashMap<&str, f64>,
+    r: &Retrieval,
+    limit: usize,
+) -> Vec<Hit> {
+    let best = seeds.iter().chain(&pivots).map(|h| h.score).fold(0.0, f64::max);
+    if best <= 0.0 {
+        return truncate(seeds, limit);
+    }
+    seeds.truncate(r.seeds.max(1));
+    let state_weight = |h: &Hit| {
+        h.state
+            .as_deref()
+            .map(crate::model::section::section_name)
+            .and_then(|s| r.weights.state.get(&s).copied())
+            .unwrap_or(1.0)
+    };
+    let weight = |h: &Hit| {
+        let ty = h.r#type.as_deref().map(crate::model::section::section_name);
+        let dt = ty
+            .and_then(|t| r.weights.doctype.get(&t).copied())
+            .or_else(|| r.weights.doctype.get(h.kind.as_str()).copied())
+            .unwrap_or(1.0);
+        dt * state_weight(h)
+    };
+    // A seed demoted by its state walks with the demotion: a superseded ADR's items do
+    // not outrank the decision that replaced it.
+    // Pivots (navigation pages that matched) walk as seeds do.
+    let seed_scores: Vec<(String, f64)> = seeds
+        .iter()
+        .chain(&pivots)
+        .map(|h| (h.id.clone(), h.score / best * state_weight(h).min(1.0)))
+        .collect();
+    let focus = expand::focus(query);
+    let pivot_ids: HashSet<&str> = pivots.iter().map(|h| h.id.as_str()).collect();
+    let is_nav = |id: &str| pivot_ids.contains(id) || engine.is_nav(id);
+    let relevance = |id: &str| matched.get(id).copied().unwrap_or(0.0);
+    let nav = expand::NavOrder {
+        is_nav: &is_nav,
+        relevance: &relevance,
+    };
+    let mut reached = expand::expand_focused(engine, &seed_scores, &r.graph, &focus, Some(&nav));
+    // A pivot another seed reached along a typed relation ranks as that neighbor.
+    let mut pivots = pivots;
+    pivots.retain(|p| {
+        reached
+            .get(&p.id)
+            .is_none_or(|n| n.path.last().is_none_or(|st| body_link(st.edge)))
+    });
+    let mut out: Vec<Hit> = Vec::new();
+    for (pivot, mut h) in seeds
+        .into_iter()
+        .map(|h| (false, h))
+        .chain(pivots.into_iter().map(|h| (true, h)))
+    {
+        let extra = reached.remove(&h.id).map_or(0, |n| n.paths);
+        if let Why::Seed { also_reached, .. } = &mut h.why {
+            *also_reached = extra;
+        }
+        let nav = if pivot { NAV_WEIGHT } else { 1.0 };
+        h.score = (h.score / best + r.graph.path_bonus * extra as f64) * weight(&h) * nav;
+        out.push(h);
+    }
+    for n in reached.into_values() {
+        // In a question about relations, a neighbor reached along none of them is context,
+        // not answer: it steps back behind those that are.
+        let off_focus = !focus.is_empty()
+            && !n.path.iter().any(|st| {
+                focus
+                    .iter()
+                    .any(|t| st.edge == t.as_str() || st.edge == expand::reverse_name(*t))
+            });
+        let damp = if off_focus { OFF_FOCUS } else { 1.0 };
+        // A navigation page reached along a body link is not content either.
+        let by_link = n.path.last().is_some_and(|st| body_link(st.edge));
+        if let Some(mut h) = neighbor_hit(engine, &n.id, n.path, n.paths) {
+            let nav = if h.nav && by_link { NAV_WEIGHT } else { 1.0 };
+            h.score = (n.score * damp + r.graph.path_bonus * n.paths.saturating_sub(1) as f64) * weight(&h) * nav;
+            out.push(h);
+        }
+    }
+    // A superseded ADR brings its successor (scored as itself, then weighted).
+    let superseded: Vec<(String, f64)> = out
+        .iter()
+        .filter(|h| h.state.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("superseded")))
+        .map(|h| (h.id.clone(), h.score))
+        .collect();
+    for (id, score) in superseded {
+        for e in engine.edges(&id).iter() {
+            let successor =
+                (e.forward && e.r#type == EdgeType::SupersededBy) || (!e.forward && e.r#type == EdgeType::Supersedes);
+            if successor && !out.iter().any(|h| h.id == e.other) {
+                let step = Step {
+                    from: id.clone(),
+                    edge: "superseded_by",
+                    to: e.other.clone(),
+                };
+                if let Some(mut h) = neighbor_hit(engine, &e.other, vec![step], 1) {
+                    h.score = score * weight(&h);
+                    out.push(h);
+                }
+            }
+        }
+    }
+    if !focus.is_empty() {
+        pull_focus(engine, &mut out, &focus, r, limit, &weight);
+    }
+    for h in &mut out {
+        h.score = round(h.score);
+    }
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    // Ids named in the query stay on top whatever their weights.
+    out.sort_by_key(|h| !matches!(h.why, Why::Seed { exact_id: true, .. }));
+    out.truncate(limit);
+    out
+}
+
+/// A step along a body link or mention, either way (not a typed relation).
+fn body_link(edge: &str) -> bool {
+    matches!(edge, "links_to" | "linked_from" | "mentions" | "mentioned_by")
+}
+
+/// Factor on a neighbor reached along no edge a question about relations asks about.
+const OFF_FOCUS: f64 = 0.75;
+
+/// True when the other end of `e` answers a question about its relation: the blocker or
+/// dependency of an item (not what it blocks), the decision of an item (not every item
+/// a decision covers), the children of an epic, either side of a replacement.
+fn answers(e: &GraphEdge) -> bool {
+    match e.r#type {
+        EdgeType::BlockedBy | EdgeType::DependsOn | EdgeType::DecisionRef => e.forward,
+        EdgeType::Blocks | EdgeType::Parent => !e.forward,
+        _ => true,
+    }
+}
+
+/// Score of a document pulled in by [`pull_focus`], relative to the result it hangs off.
+const PULL: f64 = 0.9;
+
+/// In a question about relations (what blocks, what decided, what is left in an epic,
+/// what replaced), the other end of such an edge from a ranked result is part of the
+/// answer: it scores at least as its edge from that result would make it, and is
+/// brought in when the walk did not reach it (the blocker of a matching task). Two
+/// rounds, so a chain of two blockers is followed.
+fn pull_focus(
+    engine: &dyn Engine,
+    out: &mut Vec<Hit>,
+    focus: &[EdgeType],
+    r: &Retrieval,
+    limit: usize,
+    weight: &dyn Fn(&Hit) -> f64,
+) {
+    for _ in 0..2 {
+        out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        let mut pulled: BTreeMap<String, (f64, Step)> = BTreeMap::new();
+        for h in out.iter().take(limit) {
+            let mut edges: Vec<GraphEdge> = engine
+                .edges(&h.id)
+                .iter()
+                .filter(|e| focus.contains(&e.r#type) && e.other != h.id && answers(e))
+                .cloned()
+                .collect();
+            edges.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.other.cmp(&b.other)));
+            for e in edges.into_iter().take(r.graph.max_neighbors_per_seed) {
+                // Just below the result it hangs off, so the two are read together.
+                let score = h.score * PULL;
+                let step = Step {
+                    from: h.id.clone(),
+                    edge: if e.forward {
+                        e.r#type.as_str()
+                    } else {
+                        expand::reverse_name(e.r#type)
+                    },
+                    to: e.other.clone(),
+                };
+                let keep = pulled.get(&e.other).is_none_or(|(s, _)| score > *s);
+                if keep {
+                    pulled.insert(e.other, (score, step));
+                }
+            }
+        }
+        for (id, (score, step)) in pulled {
+            match out.iter_mut().find(|h| h.id == id) {
+                Some(h) => h.score = h.score.max(score),
+                None => {
+                    if let Some(mut h) = neighbor_hit(engine, &id, vec![step], 1) {
+                        h.score = score * weight(&h);
+                        out.push(h);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn neighbor_hit(engine: &dyn Engine, id: &str, path: Vec<Step>, paths: usize) -> Option<Hit> {
+    let info = engine.doc(id)?;
+    let seed = path.first().map(|s| s.from.clone()).unwrap_or_default();
+    Some(Hit {
+        id: id.to_string(),
+        path: info.path,
+        title: info.title,
+        kind: info.kind,
+        r#type: info.r#type,
+        state: info.state,
+        score: 0.0,
+        nav: info.nav,
+        why: Why::Neighbor { seed, path, paths },
+    })
+}
+
+fn make_seed(
+    engine: &dyn Engine,
+    id: &str,
+    score: f64,
+    exact_id: bool,
+    best: Option<(&SectionHit, usize)>,
+    terms: &[QueryTerm],
+) -> Hit {
+    let info = engine.doc(id);
+    let (matched, section, section_id, section_score, n) = match best {
+        Some((h, n)) => {
+            let have = engine.row_terms(h.row);
+            let matched = terms
+                .iter()
+                .filter(|t| have.contains(&t.stem))
+                .map(|t| t.word.clone())
+                .collect();
+            let row = engine.row(h.row);
+            (
+                matched,
+                row.as_ref().map(|r| r.heading.clone()).unwrap_or_default(),
+                row.map(|r| r.chunk),
+                round(h.score),
+                n,
+            )
+        }
+        None => (Vec::new(), String::new(), None, 0.0, 0),
+    };
+    Hit {
+        id: id.to_string(),
+        path: info.as_ref().map(|i| i.path.clone()).unwrap_or_default(),
+        title: info.as_ref().map(|i| i.title.clone()).unwrap_or_default(),
+        kind: info.as_ref().map(|i| i.kind).unwrap_or_default(),
+        r#type: info.as_ref().and_then(|i| i.r#type.clone()),
+        state: info.as_ref().and_then(|i| i.state.clone()),
+        score: round(score),
+        nav: info.as_ref().is_some_and(|i| i.nav),
+        why: Why::Seed {
+            exact_id,
+            matched,
+            section,
+            section_id,
+            section_score,
+            sections_matched: n,
+            also_reached: 0,
+        },
+    }
+}
+
+/// Scores are reported to 6 decimals so text and JSON output are stable across engines.
+fn round(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_is_removed_from_the_query_only_as_a_whole_token() {
+        assert_eq!(remove_token("T-1 and T-12", "T-1"), "  and T-12");
+        assert_eq!(remove_token("see T-1.", "T-1"), "see T-1.");
+        assert_eq!(remove_token("(T-1) blocks", "T-1"), "( ) blocks");
+        assert_eq!(remove_token("nothing here", "T-1"), "nothing here");
+    }
+
+    #[test]
+    fn a_relation_question_is_answered_by_the_far_end_only_one_way() {
+        let e = |r#type, forward| GraphEdge {
+            other: "X".to_string(),
+            r#type,
+            forward,
+            weight: 1.0,
+        };
+        // What blocks an item is an answer; what the item blocks is not.
+        assert!(answers(&e(EdgeType::BlockedBy, true)));
+        assert!(!answers(&e(EdgeType::BlockedBy, false)));
+        assert!(answers(&e(EdgeType::Blocks, false)));
+        assert!(!answers(&e(EdgeType::Blocks, true)));
+        // An epic's children answer "what is left in it"; its parent does not.
+        assert!(answers(&e(EdgeType::Parent, false)));
+        assert!(!answers(&e(EdgeType::Parent, true)));
+        assert!(answers(&e(EdgeType::Supersedes, false)));
+    }
+
+    #[test]
+    fn scores_are_rounded_to_six_decimals() {
+        assert_eq!(round(0.123_456_789), 0.123_457);
+        assert_eq!(round(2.0), 2.0);
+        assert!(body_link("mentioned_by") && !body_link("blocked_by"));
+    }
+}
