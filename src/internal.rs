@@ -2,8 +2,8 @@
 //! and the integration tests that check internals (`tests/suite/search.rs`: the engines
 //! agree and the ranking equals FTS5's bm25; `tests/suite/incremental.rs`: incremental
 //! builds and in-place mirror updates equal full ones), under their names from before
-//! the stage folders. Only what those use is here, besides two stopgaps marked below
-//! (`backlog`, `doc_links`). Not part of the API: anything here may change in any release.
+//! the stage folders. Only what those use is here, besides one stopgap marked below
+//! (`backlog`). Not part of the API: anything here may change in any release.
 
 #![allow(missing_docs)]
 
@@ -12,15 +12,6 @@ pub mod backlog {
     // being dead code until src/query/backlog.rs (being split into a folder) marks it
     // `#[cfg(test)]`; then this goes.
     pub use crate::query::backlog::Backlog;
-}
-pub mod doc_links {
-    // No user: public docs link to these private items (`Config::repo_prefix` to
-    // `repo_prefix`, `PackItem::relations` to `MAX_TARGETS`, `Hit::nav` to `NAV_WEIGHT`),
-    // and rustdoc refuses a link to an item that nothing public reaches. Their files are
-    // being split into folders; once the links there are plain text, this goes.
-    pub use crate::config::repo_prefix;
-    pub use crate::query::pack::MAX_TARGETS;
-    pub use crate::query::search::NAV_WEIGHT;
 }
 pub mod bm25 {
     pub use crate::query::bm25::score;

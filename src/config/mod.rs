@@ -20,6 +20,6 @@ mod retrieval;
 mod settings;
 
 pub use check::{BASELINE_FILE, CheckSettings, Level};
-pub use load::{CONFIG_FILE, Config, Overrides, repo_prefix};
+pub use load::{CONFIG_FILE, Config, Overrides};
 pub use retrieval::{FieldWeights, GraphSettings, Retrieval, StateGroups, Weights};
 pub use settings::{FieldSettings, IdSettings, KindSettings, PathKinds, ScanSettings, Settings};

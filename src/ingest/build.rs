@@ -90,7 +90,7 @@ pub fn build_index(
     Ok(report)
 }
 
-/// Build or refresh the index's JSONL files (not the SQLite mirror: see [`build_index`]).
+/// Build or refresh the index's JSONL files (not the SQLite mirror: see `build_index`).
 pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     build_with_progress(cfg, opts, None)
 }

@@ -93,7 +93,7 @@ pub struct PackItem {
     pub tokens: u32,
     /// Sections included (chunk ids), in document order.
     pub sections: Vec<String>,
-    /// Its frontmatter relations with their targets' states: at most [`MAX_TARGETS`] of
+    /// Its frontmatter relations with their targets' states: at most `MAX_TARGETS` (8) of
     /// each relation, as the relations line names them.
     pub relations: Vec<Relation>,
     /// How many further targets each relation has beyond those listed (`"children": 92`).

@@ -128,7 +128,7 @@ pub struct Hit {
     /// Document score (higher is better).
     pub score: f64,
     /// A navigation page: ranked far below content and packed as a reference line
-    /// ([`NAV_WEIGHT`]).
+    /// (`NAV_WEIGHT`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub nav: bool,
     /// Why it is here.
