@@ -419,6 +419,13 @@ impl Index {
             Some(items) => items,
             None => self.backlog_graph(Backlog::needs_fields(filter))?.list(filter),
         };
+        // Nothing matched: a type or state nobody has is a usage error, not "none".
+        if items.is_empty() && (!filter.types.is_empty() || !filter.states.is_empty()) {
+            let all = self.list(&ListFilter::default())?.items;
+            if let Some(message) = backlog::unknown_values(filter, &all) {
+                return Err(Error::Usage(message));
+            }
+        }
         Ok(ListReport {
             schema: backlog::LIST_SCHEMA,
             count: items.len(),

@@ -39,6 +39,10 @@ pub enum Error {
         /// The closest real node ids, nearest first.
         close: Vec<String>,
     },
+    /// A request that cannot be answered as asked (an unknown `--type` or `--state`),
+    /// with what would work; the command line exits 2.
+    #[error("{0}")]
+    Usage(String),
     /// Anything else, with its explanation.
     #[error("{0}")]
     Other(String),

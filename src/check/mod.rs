@@ -169,9 +169,22 @@ pub fn record(cfg: &Config, prune: bool) -> Result<BaselineReport, Error> {
 
 /// Whether the index is fresh, and the diagnostics (sorted): the staleness findings
 /// first, then the graph's (the index's when it is fresh, else those of the sources as
-/// they are now).
+/// they are now). In local mode (no `commit_index`) the index is refreshed first, so it
+/// is always fresh.
 fn current(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
     crate::store::lock::finish_pending(&cfg.index_dir)?;
+    // A local index is nobody's record: bring it up to date (incrementally) and judge
+    // the graph. Only a committed index can be stale.
+    if !cfg.commit_index {
+        let report = build(
+            cfg,
+            BuildOptions {
+                full: false,
+                write: true,
+            },
+        )?;
+        return Ok((true, report.diagnostics));
+    }
     let mut stale = Vec::new();
     let index_name = cfg.display(&cfg.index_dir);
     let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);

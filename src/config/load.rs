@@ -19,6 +19,9 @@ pub const CONFIG_FILE: &str = "mdgraph.toml";
 struct ConfigFile {
     root: Option<PathBuf>,
     index_dir: Option<PathBuf>,
+    /// Commit the index folder's graph to git (default false: the index is local and
+    /// ignored by git).
+    commit_index: Option<bool>,
     #[serde(default)]
     scan: ScanSettings,
     #[serde(default)]
@@ -77,6 +80,11 @@ pub struct Config {
     pub cwd: PathBuf,
     /// Index-shaping settings.
     pub settings: Settings,
+    /// `commit_index`: the index folder's graph files are committed to git (its
+    /// `.gitignore` leaves them in, `check` says when they are stale, and the merge
+    /// driver merges them). False by default: the index is local, ignored by git, and
+    /// refreshed by whoever reads it.
+    pub commit_index: bool,
     /// Keep the SQLite mirror.
     pub sqlite: bool,
     /// Give the mirror an FTS5 table over the sections (for SQL users' own `MATCH`
@@ -233,6 +241,7 @@ impl Config {
             root: clean(&root),
             index_dir: clean(&index_dir),
             config_file: file,
+            commit_index: raw.commit_index.unwrap_or(false),
             cwd: cwd.to_path_buf(),
             settings,
             sqlite,

@@ -149,7 +149,7 @@ pub fn build_with_progress(
     }) {
         let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?;
         if opts.write {
-            sidecar::write_folder_files(&cfg.index_dir)?;
+            sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
             save_cache(cfg, &scanned, scan_start, m);
         }
         timings.mark("verify");
@@ -258,7 +258,7 @@ pub fn build_with_progress(
         meta_bytes.push(b'\n');
         commit.stage_bytes(files::META, &meta_bytes)?;
         written = commit.apply()?;
-        sidecar::write_folder_files(&cfg.index_dir)?;
+        sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
         save_cache(cfg, &scanned, scan_start, &meta);
     }
     timings.mark("write");

@@ -20,6 +20,81 @@ pub const META: &str = "meta.json";
 /// The output files whose digests `meta.json` records.
 pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
 
+/// The first words of every file mdgraph writes into an index folder besides its
+/// outputs (`.gitignore`, `.gitattributes`): a file that does not start so is the
+/// user's, and is never replaced.
+pub const MARK: &str = "# Written by mdgraph";
+
+/// Whether the file at `path` was written by mdgraph (it starts with [`MARK`]).
+pub fn written_by_mdgraph(path: &Path) -> bool {
+    let mut head = [0u8; MARK.len()];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head == MARK.as_bytes())
+}
+
+/// [`write_if_changed`], unless a file not written by mdgraph is there (left as it is).
+pub fn write_ours(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
+    if path.exists() && !written_by_mdgraph(path) {
+        return Ok(false);
+    }
+    write_if_changed(path, bytes)
+}
+
+/// Whether `name` in an index folder is something mdgraph writes there: the outputs,
+/// its dot files, the SQLite mirror (`index.sqlite` and SQLite's side files) and the
+/// temporary files of a write. `path` is looked into for the files a user may also
+/// have: `meta.json` must be mdgraph's, `.gitignore` and `.gitattributes` must start
+/// with [`MARK`].
+fn is_index_entry(name: &str, path: &Path) -> bool {
+    match name {
+        NODES | EDGES | DIAGNOSTICS | ".lock" | ".stat-cache" | ".commit" => true,
+        META => {
+            let mut head = Vec::with_capacity(256);
+            let _ = std::fs::File::open(path)
+                .and_then(|f| std::io::Read::read_to_end(&mut std::io::Read::take(f, 256), &mut head));
+            let head = String::from_utf8_lossy(&head);
+            head.contains("\"schema\"") && head.contains("\"config_digest\"")
+        }
+        ".gitignore" | ".gitattributes" => written_by_mdgraph(path),
+        n => n.starts_with("index.sqlite") || (n.starts_with('.') && n.contains(".tmp-")),
+    }
+}
+
+/// Make sure `dir` is an mdgraph index folder, or none yet, before anything is written
+/// into it: a folder holding anything else (a folder of the user's files given as
+/// `--index-dir` by mistake) is an error naming what it holds, and nothing is written.
+pub fn claim(dir: &Path) -> Result<(), Error> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    let mut foreign: Vec<String> = entries
+        .flatten()
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(name, path)| !is_index_entry(name, path))
+        .map(|(name, _)| name)
+        .collect();
+    if foreign.is_empty() {
+        return Ok(());
+    }
+    foreign.sort();
+    let shown: Vec<String> = foreign.iter().take(5).map(|n| format!("`{n}`")).collect();
+    let more = foreign.len().saturating_sub(5);
+    Err(Error::Other(format!(
+        "{}: not an mdgraph index folder (it holds {}{}); give the index a folder of its own \
+         (--index-dir, index_dir in mdgraph.toml). Nothing was written",
+        dir.display(),
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )))
+}
+
 /// The temporary file a write to `dir/name` goes through (removed by the next run if the
 /// writer is killed before using it).
 fn temp_path(dir: &Path, name: &str) -> PathBuf {

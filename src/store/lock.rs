@@ -19,8 +19,10 @@ pub struct IndexLock {
 }
 
 impl IndexLock {
-    /// Wait for and take the lock of `index_dir` (created if missing).
+    /// Wait for and take the lock of `index_dir` (created if missing; a folder that holds
+    /// anything but an mdgraph index is refused, see [`crate::store::files::claim`]).
     pub fn acquire(index_dir: &Path) -> Result<IndexLock, Error> {
+        crate::store::files::claim(index_dir)?;
         std::fs::create_dir_all(index_dir).map_err(|e| Error::io(index_dir, e))?;
         let path = index_dir.join(FILE);
         let file = OpenOptions::new()

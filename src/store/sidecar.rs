@@ -14,9 +14,7 @@
 use crate::error::Error;
 use crate::model::diag::Diagnostic;
 use crate::model::{Edge, Node};
-use crate::store::files::{
-    DIAGNOSTICS, EDGES, META, NODES, OUTPUTS, atomic_write, same_contents, write_if_changed, write_temp,
-};
+use crate::store::files::{self, DIAGNOSTICS, EDGES, META, NODES, OUTPUTS, atomic_write, same_contents, write_temp};
 use crate::store::statcache::{Stamp, StatCache};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -31,19 +29,32 @@ use std::path::Path;
 /// the file, then the repository root, at resolve time; it was the file-joined path), and
 /// documents carry `nav` (navigation pages).
 pub const SCHEMA_VERSION: u32 = 7;
-/// The index folder's own `.gitignore`: local caches and the SQLite mirror stay out of git.
+/// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
+/// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n.commit\n";
 
-/// The index folder's own `.gitattributes`: the index files are generated (collapsed in
-/// review tools), and a merge of them goes to the `mdgraph` merge driver, which
-/// `mdgraph hook install` defines (keep one side; the post-merge hook rebuilds them).
-/// Where the driver is not defined, git merges them as text.
+/// The index folder's own `.gitignore` by default: the whole folder is local.
+pub const GITIGNORE_LOCAL: &str = "# Written by mdgraph: the index is local, rebuilt from the Markdown (set\n# `commit_index = true` in mdgraph.toml to commit its graph instead).\n*\n";
+
+/// The index folder's own `.gitattributes` in commit mode: the index files are generated
+/// (collapsed in review tools), and a merge of them goes to the `mdgraph` merge driver,
+/// which `mdgraph hook install` defines (it merges the records of both sides). Where
+/// the driver is not defined, git merges them as text and `check` says when the result
+/// is stale.
 pub const GITATTRIBUTES: &str = "# Written by mdgraph: derived files, rebuilt by `mdgraph index`.\n* linguist-generated=true\n*.jsonl merge=mdgraph\nmeta.json merge=mdgraph\n";
 
-/// Write the index folder's `.gitignore` and `.gitattributes` when they differ.
-pub fn write_folder_files(index_dir: &Path) -> Result<(), Error> {
-    write_if_changed(&index_dir.join(".gitignore"), GITIGNORE.as_bytes())?;
-    write_if_changed(&index_dir.join(".gitattributes"), GITATTRIBUTES.as_bytes())?;
+/// Write the index folder's `.gitignore` (and, in commit mode, `.gitattributes`) when
+/// they differ. A file there that mdgraph did not write is never replaced; a
+/// `.gitattributes` mdgraph wrote is removed in local mode.
+pub fn write_folder_files(index_dir: &Path, commit_index: bool) -> Result<(), Error> {
+    let gitignore = if commit_index { GITIGNORE } else { GITIGNORE_LOCAL };
+    files::write_ours(&index_dir.join(".gitignore"), gitignore.as_bytes())?;
+    let attributes = index_dir.join(".gitattributes");
+    if commit_index {
+        files::write_ours(&attributes, GITATTRIBUTES.as_bytes())?;
+    } else if files::written_by_mdgraph(&attributes) {
+        std::fs::remove_file(&attributes).map_err(|e| Error::io(&attributes, e))?;
+    }
     Ok(())
 }
 

@@ -26,7 +26,7 @@ struct CheckJson {
 
 /// The broken fixture, indexed, with its baseline recorded.
 fn baselined() -> Fixture {
-    let f = Fixture::new("tests/fixtures/broken");
+    let f = Fixture::committed("tests/fixtures/broken");
     assert_eq!(f.run(&["index"]).code, 0);
     let out = f.run(&["baseline"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
@@ -240,7 +240,7 @@ fn a_damaged_baseline_is_an_error_naming_the_file() {
 fn with_config(f: &Fixture, extra: &str) {
     std::fs::write(
         f.dir.path().join("mdgraph.toml"),
-        format!("root = \"backlog\"\nindex_dir = \"_index\"\n{extra}"),
+        format!("root = \"backlog\"\nindex_dir = \"_index\"\ncommit_index = true\n{extra}"),
     )
     .unwrap();
 }
@@ -312,11 +312,11 @@ fn bad_check_values_are_config_errors_naming_the_key() {
     let cases = [
         (
             "[check]\nseverity = { \"broken-link\" = \"fatal\" }\n",
-            "mdgraph.toml:4: config error: check.severity.\"broken-link\": `fatal` is not a severity (use error, warning or off)",
+            "mdgraph.toml:5: config error: check.severity.\"broken-link\": `fatal` is not a severity (use error, warning or off)",
         ),
         (
             "[check]\nseverity = { \"broken-lnk\" = \"off\" }\n",
-            "mdgraph.toml:4: config error: check.severity.\"broken-lnk\": unknown diagnostic code (known: file-too-large,",
+            "mdgraph.toml:5: config error: check.severity.\"broken-lnk\": unknown diagnostic code (known: file-too-large,",
         ),
         (
             "[check]\nseverity = { \"stale-index\" = \"off\" }\n",
@@ -324,11 +324,11 @@ fn bad_check_values_are_config_errors_naming_the_key() {
         ),
         (
             "[check]\nignore = [\"a/{b\"]\n",
-            "mdgraph.toml:4: config error: check.ignore: bad glob `a/{b`",
+            "mdgraph.toml:5: config error: check.ignore: bad glob `a/{b`",
         ),
         (
             "[check]\nsevere = {}\n",
-            "mdgraph.toml:4: config error: unknown field `severe`",
+            "mdgraph.toml:5: config error: unknown field `severe`",
         ),
     ];
     for (extra, want) in cases {

@@ -49,7 +49,7 @@ fn fresh_index_passes() {
 
 #[test]
 fn edited_file_makes_index_stale_until_reindexed() {
-    let f = Fixture::new("backlog-fixtures");
+    let f = Fixture::committed("backlog-fixtures");
     assert_eq!(f.run(&["index"]).code, 0);
     let readme = f.root().join("README.md");
     let mut text = std::fs::read_to_string(&readme).unwrap();
@@ -84,7 +84,7 @@ fn edited_file_makes_index_stale_until_reindexed() {
 
 #[test]
 fn damaged_or_missing_index_fails() {
-    let f = Fixture::new("backlog-fixtures");
+    let f = Fixture::committed("backlog-fixtures");
     let out = f.run(&["check"]);
     assert_eq!(out.code, 1);
     assert!(
@@ -182,7 +182,7 @@ pub fn age_files(dir: &std::path::Path) {
 
 #[test]
 fn stat_cache_never_hides_an_edit() {
-    let f = Fixture::new("backlog-fixtures");
+    let f = Fixture::committed("backlog-fixtures");
     age_files(&f.root());
     // Setting the mtime makes the ctime "now"; files changed within 2 s are never cached.
     std::thread::sleep(std::time::Duration::from_millis(2100));

@@ -63,6 +63,17 @@ impl Fixture {
         copy_dir(&repo().join(src), &dir.path().join("backlog"));
         Fixture { dir }
     }
+    /// The same fixture in commit mode: an `mdgraph.toml` beside `backlog/` with
+    /// `commit_index = true`, so the index is a committed record that can be stale.
+    pub fn committed(src: &str) -> Fixture {
+        let f = Fixture::new(src);
+        std::fs::write(
+            f.dir.path().join("mdgraph.toml"),
+            "root = \"backlog\"\nindex_dir = \"_index\"\ncommit_index = true\n",
+        )
+        .unwrap();
+        f
+    }
     pub fn root(&self) -> PathBuf {
         self.dir.path().join("backlog")
     }

@@ -48,8 +48,9 @@ fn rebuild_is_byte_identical_across_folders() {
         h
     };
     let first = contract(&a);
-    // graph_nodes, graph_edges, diagnostics, meta, .gitignore, .gitattributes.
-    assert_eq!(first.len(), 6, "{first:?}");
+    // graph_nodes, graph_edges, diagnostics, meta, .gitignore (a local index: no
+    // .gitattributes).
+    assert_eq!(first.len(), 5, "{first:?}");
     assert_eq!(first, contract(&b));
     // A full rebuild in place produces the same bytes again.
     std::fs::remove_dir_all(a.index()).unwrap();
@@ -303,7 +304,7 @@ fn watch_keeps_the_index_fresh_and_stops_on_ctrl_c() {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
     use std::time::{Duration, Instant};
-    let f = Fixture::new("backlog-fixtures");
+    let f = Fixture::committed("backlog-fixtures");
     let mut child = std::process::Command::new(BIN)
         .args(["--root", "backlog", "--index-dir", "_index", "index", "--watch"])
         .current_dir(f.dir.path())

@@ -197,3 +197,74 @@ fn packs_carry_no_section_markers() {
     assert!(!out.stdout.contains("<!--"), "{}", out.stdout);
     assert!(!out.stdout.contains("SECTION:"), "{}", out.stdout);
 }
+
+/// The board with the config `init` writes for it (beside `backlog/`), indexed.
+fn initialized_board() -> Fixture {
+    let f = Fixture::new("tests/fixtures/backlog-md");
+    let init = run_in(f.dir.path(), &["init"]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    assert!(init.stderr.contains("Backlog.md"), "{}", init.stderr);
+    let index = run_in(f.dir.path(), &["index", "-q"]);
+    assert!(index.code <= 1, "{}", index.stderr);
+    f
+}
+
+#[test]
+fn backlog_md_tasks_are_typed_and_unknown_filters_are_usage_errors() {
+    let f = initialized_board();
+    let list = |args: &[&str]| {
+        let mut full = vec!["list"];
+        full.extend_from_slice(args);
+        run_in(f.dir.path(), &full)
+    };
+    let tasks = list(&["--type", "Task"]);
+    assert_eq!(tasks.code, 0, "{}", tasks.stderr);
+    let ids: Vec<&str> = tasks
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for id in ["task-6", "task-11", "task-11.1", "task-3", "draft-1"] {
+        assert!(ids.contains(&id), "{id} not a Task:\n{}", tasks.stdout);
+    }
+    assert!(
+        !ids.iter().any(|i| i.starts_with("doc-") || i.starts_with("decision-")),
+        "{}",
+        tasks.stdout
+    );
+    let adrs = list(&["--type", "adr"]);
+    assert!(adrs.stdout.starts_with("decision-1 "), "{}", adrs.stdout);
+    // Parents from `parent_task_id`.
+    let tree = run_in(f.dir.path(), &["tree", "task-11"]);
+    assert!(tree.stdout.contains("task-11.1"), "{}{}", tree.stdout, tree.stderr);
+    // Archived and completed tasks are not ready; drafts are not work yet.
+    let ready = run_in(f.dir.path(), &["ready"]);
+    assert!(ready.stdout.contains("task-12"), "{}", ready.stdout);
+    for id in ["task-3 ", "task-12@archive", "draft-1"] {
+        assert!(!ready.stdout.contains(id), "{id}:\n{}", ready.stdout);
+    }
+    // A type or state nobody has: exit 2, naming the known values with their counts.
+    let bad = list(&["--type", "Nonsense"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("unknown type `Nonsense`"), "{}", bad.stderr);
+    assert!(bad.stderr.contains("Task ("), "{}", bad.stderr);
+    let bad = list(&["--state", "Finished"]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("To Do ("), "{}", bad.stderr);
+}
+
+#[test]
+fn root_from_another_folder_uses_the_backlogs_config_and_writes_nothing_there() {
+    let f = initialized_board();
+    let here = run_in(f.dir.path(), &["ready"]);
+    assert_eq!(here.code, 0, "{}", here.stderr);
+    let before = tree_hashes(&f.root());
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = f.root();
+    let there = run_in(elsewhere.path(), &["--root", root.to_str().unwrap(), "ready"]);
+    assert_eq!(there.code, 0, "{}", there.stderr);
+    assert_eq!(there.stdout, here.stdout);
+    assert_eq!(tree_hashes(&f.root()), before, "something was written into the backlog");
+    assert!(!f.root().join("_index").exists());
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}

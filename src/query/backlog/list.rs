@@ -107,6 +107,69 @@ impl<'a> Backlog<'a> {
     }
 }
 
+/// Kind names `--type` also accepts.
+const KIND_NAMES: [&str; 3] = ["work_item", "adr", "doc"];
+
+/// When a type or state of `f` names nothing any item has (`all`: every item), the
+/// message that says so and lists the known values with their counts; `None` when every
+/// value is known. A typo must not read as "nothing matches".
+pub fn unknown_values(f: &Filter, all: &[Item]) -> Option<String> {
+    let count = |values: Vec<String>| -> Vec<(String, usize)> {
+        let mut m: std::collections::BTreeMap<String, (String, usize)> = Default::default();
+        for v in values {
+            m.entry(v.to_lowercase()).or_insert_with(|| (v.clone(), 0)).1 += 1;
+        }
+        let mut out: Vec<(String, usize)> = m.into_values().collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out
+    };
+    let shown = |known: &[(String, usize)]| {
+        known
+            .iter()
+            .map(|(v, n)| format!("{v} ({n})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let types = count(all.iter().filter_map(|i| i.r#type.clone()).collect());
+    let bad_types: Vec<&String> = f
+        .types
+        .iter()
+        .filter(|t| {
+            !types.iter().any(|(k, _)| k.eq_ignore_ascii_case(t))
+                && !KIND_NAMES.iter().any(|k| k.eq_ignore_ascii_case(t))
+        })
+        .collect();
+    if let Some(t) = bad_types.first() {
+        return Some(format!(
+            "unknown type `{t}`; the types here: {} (and the kinds {})",
+            if types.is_empty() {
+                "none".to_string()
+            } else {
+                shown(&types)
+            },
+            KIND_NAMES.join(", ")
+        ));
+    }
+    let states = count(all.iter().filter_map(|i| i.state.clone()).collect());
+    let groups: Vec<&str> = crate::model::backlog::Group::ALL.iter().map(|g| g.as_str()).collect();
+    let bad_states: Vec<&String> = f
+        .states
+        .iter()
+        .filter(|s| !states.iter().any(|(k, _)| fold(k) == fold(s)) && !groups.contains(&s.as_str()))
+        .collect();
+    bad_states.first().map(|s| {
+        format!(
+            "unknown state `{s}`; the states here: {} (and the groups {})",
+            if states.is_empty() {
+                "none".to_string()
+            } else {
+                shown(&states)
+            },
+            groups.join(", ")
+        )
+    })
+}
+
 /// The items of `list` sorted as `f` asks; items in id order come out in id order
 /// among equals. A sort on a frontmatter field reads it from the item's node.
 fn sort_items(mut items: Vec<(Option<&Node>, Item)>, f: &Filter) -> Vec<Item> {
