@@ -59,6 +59,7 @@ mod timing;
 pub use api::{Index, PACK_CANDIDATES, SearchOptions};
 pub use check::baseline::{Baseline, Entry as BaselineEntry, Split as BaselineSplit};
 pub use check::hook::{Installed as HooksInstalled, Outcome as HookOutcome, install as install_hook};
+pub use check::merge::{Merged, merge as merge_index_file, run_driver as run_merge_driver};
 pub use check::{BaselineReport, CheckOptions, CheckReport};
 pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides};
 // The types of `Config`'s fields, so a library user can name what it reads.

@@ -95,8 +95,13 @@ impl Baseline {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(path, e)),
         };
+        Baseline::parse(&text, shown).map(Some)
+    }
+
+    /// A baseline from the text of its file (`shown` names the file in errors).
+    pub fn parse(text: &str, shown: &str) -> Result<Baseline, Error> {
         let bad = |line: usize, message: String| Error::Other(format!("{shown}:{line}: bad baseline: {message}"));
-        let file: File = serde_json::from_str(&text).map_err(|e| bad(e.line(), e.to_string()))?;
+        let file: File = serde_json::from_str(text).map_err(|e| bad(e.line(), e.to_string()))?;
         if file.version != VERSION {
             return Err(bad(
                 0,
@@ -111,7 +116,7 @@ impl Baseline {
         for e in file.entries.into_iter().filter(|e| e.count > 0) {
             *counts.entry((e.path, e.code, e.subject)).or_insert(0) += e.count;
         }
-        Ok(Some(Baseline { counts }))
+        Ok(Baseline { counts })
     }
 
     /// The entries, sorted by path, code name and subject.

@@ -19,9 +19,9 @@ use std::process::Command;
 /// without `--force`); the other hooks are marked `# mdgraph <name> hook`.
 pub const MARKER: &str = "# mdgraph pre-commit hook";
 
-/// The merge driver `_index/.gitattributes` names for the index files. Defined in the
-/// repository's git config by [`install`] as `true`: it keeps this side's index files,
-/// which the post-merge and post-rewrite hooks then rebuild from the merged backlog.
+/// The merge driver `_index/.gitattributes` names for the index files in commit mode.
+/// Defined in the repository's git config by [`install`] as `mdgraph merge-driver`,
+/// which merges the files record by record (see [`crate::check::merge`]).
 pub const MERGE_DRIVER: &str = "mdgraph";
 
 /// What [`install`] did.
@@ -131,7 +131,8 @@ fn sh_quote(s: &str) -> String {
 }
 
 /// The arguments that make `mdgraph` started at `top` load the configuration `cfg`:
-/// the config file, plus `--root`/`--index-dir` when they were given or differ.
+/// the config file, plus `--root`/`--index-dir` when they were given or differ, each as
+/// one `--flag=value` word (a value starting with `-` is not read as a flag).
 pub fn args_for(cfg: &Config, top: &Path) -> Vec<String> {
     let mut args = Vec::new();
     let same = |a: &Path, b: &Path| relative_to(top, a) == relative_to(top, b);
@@ -146,14 +147,14 @@ pub fn args_for(cfg: &Config, top: &Path) -> Vec<String> {
     if !found_same && let Some(file) = &cfg.config_file {
         let rel = relative_to(top, file);
         ov.config = Some(PathBuf::from(&rel));
-        args.extend(["--config".to_string(), rel]);
+        args.push(format!("--config={rel}"));
     }
     let from_top = Config::load(top, &ov).ok();
     if !from_top.as_ref().is_some_and(|c| same(&c.root, &cfg.root)) {
-        args.extend(["--root".to_string(), relative_to(top, &cfg.root)]);
+        args.push(format!("--root={}", relative_to(top, &cfg.root)));
     }
     if !from_top.as_ref().is_some_and(|c| same(&c.index_dir, &cfg.index_dir)) {
-        args.extend(["--index-dir".to_string(), relative_to(top, &cfg.index_dir)]);
+        args.push(format!("--index-dir={}", relative_to(top, &cfg.index_dir)));
     }
     args
 }
@@ -168,16 +169,29 @@ fn command_line(args: &[String]) -> String {
     cmd
 }
 
-/// The pre-commit hook script.
-pub fn script(args: &[String], index_dir: &str) -> String {
+/// The pre-commit hook script. `commit` is commit mode (the staged index is checked
+/// too, and must be staged with the backlog).
+pub fn script(args: &[String], index_dir: &str, commit: bool) -> String {
     let cmd = command_line(args);
     let stage = sh_quote(index_dir);
+    let (what, fix) = if commit {
+        (
+            "# Refuses a commit whose staged backlog has new errors, or whose staged index is not\n\
+             # what the staged backlog gives.",
+            format!("Fix the errors, run `{cmd} index`, stage the index (git add {stage}) and commit again."),
+        )
+    } else {
+        (
+            "# Refuses a commit whose staged backlog has new errors (the staged files, never the\n\
+             # working tree; errors recorded by `mdgraph baseline` do not refuse it).",
+            "Fix the errors and stage the fix, or record today's errors with `mdgraph baseline`.".to_string(),
+        )
+    };
     format!(
         r#"#!/bin/sh
 {MARKER} (written by `mdgraph hook install`).
-# Refuses a commit whose mdgraph index is stale or whose backlog has errors. It checks
-# what is staged (git's index), never the working tree. Skip it once with
-# `git commit --no-verify`; remove this file to stop.
+{what}
+# Skip it once with `git commit --no-verify`; remove this file to stop.
 if ! command -v mdgraph >/dev/null 2>&1; then
   echo "mdgraph pre-commit hook: mdgraph is not on PATH; install it (cargo install --path <mdgraph checkout>) or remove $0" >&2
   exit 1
@@ -186,9 +200,7 @@ fi
 status=$?
 if [ "$status" -ne 0 ]; then
   cat >&2 <<'MDGRAPH_EOF'
-
-mdgraph: commit refused: the index is stale or the backlog has errors (see above).
-Fix the errors, run `{cmd} index`, stage the index (git add {stage}) and commit again.
+mdgraph: commit refused. {fix}
 MDGRAPH_EOF
 fi
 exit "$status"
@@ -196,142 +208,20 @@ exit "$status"
     )
 }
 
-/// Shell functions for the hooks below. `clean` holds when the backlog (`$root`, less
-/// the index folder, which may sit inside it) has no uncommitted or untracked change, so an index rebuilt from the working tree is the
-/// index of HEAD; `unpushed` when no remote-tracking branch holds HEAD (a commit already
-/// pushed is never rewritten); `fold` replaces HEAD by the same commit (parents,
-/// author, message) with the rebuilt index, by plumbing: `git commit --amend` is refused
-/// while git still holds the merge's state (post-merge runs before it is cleared). A
-/// signed commit is left alone (its signature would be lost). `$stage` names the index
-/// folder.
-const FOLD: &str = r#"clean() {
-  git diff --quiet HEAD -- "$root" ":(exclude)$stage" &&
-    [ -z "$(git ls-files --others --exclude-standard -- "$root" ":(exclude)$stage")" ]
-}
-unpushed() {
-  [ -z "$(git for-each-ref --contains HEAD refs/remotes 2>/dev/null)" ]
-}
-fold() {
-  old=$(git rev-parse -q --verify HEAD) || return 1
-  git cat-file commit "$old" | grep -q '^gpgsig' && return 1
-  git add -- "$stage" || return 1
-  tree=$(git write-tree) || return 1
-  parents=$(git rev-list --parents -n 1 "$old" | cut -d' ' -f2- | sed 's/[^ ][^ ]*/-p &/g')
-  author=$(git cat-file commit "$old" | sed -n '/^$/q; s/^author //p')
-  new=$(git cat-file commit "$old" | sed '1,/^$/d' |
-    GIT_AUTHOR_NAME=$(printf '%s\n' "$author" | sed 's/ <.*//') \
-    GIT_AUTHOR_EMAIL=$(printf '%s\n' "$author" | sed 's/.*<\(.*\)>.*/\1/') \
-    GIT_AUTHOR_DATE=$(printf '%s\n' "$author" | sed 's/.*> //') \
-    git commit-tree "$tree" $parents) || return 1
-  git update-ref -m "mdgraph: rebuilt index" HEAD "$new" "$old"
-}"#;
-
-/// What differs between the post-merge and post-rewrite hooks; [`post_script`] writes
-/// the rest (rebuild the index, fold it when `when` holds and the commit is local and
-/// clean, say what happened, check).
-struct PostHook {
-    name: &'static str,
-    /// Comment lines saying what the hook is for.
-    about: &'static str,
-    /// Lines before anything is done (an early exit, reading stdin).
-    early: &'static str,
-    /// Lines after the rebuild that decide whether to fold.
-    decide: &'static str,
-    /// The shell condition for folding, besides `unpushed && clean`.
-    when: &'static str,
-    /// What happened: `merged` / `rebased`, `merge` / `rebase`, and the commit folded into.
-    done: &'static str,
-    after: &'static str,
-    into: &'static str,
-}
-
-/// A post-merge or post-rewrite hook script.
-fn post_script(hook: &PostHook, args: &[String], index_dir: &str, root: &str) -> String {
+/// A post-merge or post-rewrite hook script: rebuild the working tree's index after git
+/// changed the backlog. It never commits, amends or moves a ref.
+pub fn refresh_script(name: &str, args: &[String]) -> String {
     let cmd = command_line(args);
-    let stage = sh_quote(index_dir);
-    let root = sh_quote(root);
-    let PostHook {
-        name,
-        about,
-        early,
-        decide,
-        when,
-        done,
-        after,
-        into,
-    } = hook;
     format!(
         r#"#!/bin/sh
 # mdgraph {name} hook (written by `mdgraph hook install`).
-{about}
-stage={stage}
-root={root}
-{FOLD}
-{early}if ! command -v mdgraph >/dev/null 2>&1; then
-  printf 'mdgraph {name} hook: mdgraph is not on PATH; run `mdgraph index` and commit %s\n' "$stage" >&2
-  exit 0
-fi
-{cmd} --quiet index || exit 0
-[ -n "$(git status --porcelain -- "$stage")" ] || exit 0
-{decide}if {when} && unpushed && clean && fold; then
-  echo "mdgraph: rebuilt the index from the {done} backlog and folded it into {into}" >&2
-else
-  printf 'mdgraph: the index was rebuilt after the {after}; commit it (git add %s)\n' "$stage" >&2
-fi
-{cmd} --quiet check >&2 || true
+# Brings the working tree's index up to date after git changed the backlog. It writes
+# only the index folder: it never commits, amends or moves a ref. Remove this file to stop.
+command -v mdgraph >/dev/null 2>&1 || exit 0
+{cmd} --quiet index >/dev/null 2>&1 || true
 exit 0
 "#
     )
-}
-
-/// The post-merge hook script: rebuild the index from the merged backlog and fold it
-/// into the merge commit that this merge just made (not after a fast-forward, not into a
-/// commit a remote already has, not when the backlog has uncommitted edits).
-pub fn post_merge_script(args: &[String], index_dir: &str, root: &str) -> String {
-    let hook = PostHook {
-        name: "post-merge",
-        about: "# The merge driver `mdgraph` (see the .gitattributes of the index folder) keeps one
-# side's index files instead of conflicting; this rebuilds the index from the merged
-# backlog and folds it into the merge commit this merge just made. Remove this file to stop.",
-        early: "",
-        decide: r#"if [ "$1" = 1 ]; then
-  # A squash merge: nothing is committed yet; stage the index with the rest.
-  git add -- "$stage"
-  exit 0
-fi
-case "$(git reflog -1 --format=%gs HEAD)" in
-  *Fast-forward*) made=no ;;
-  *) made=yes ;;
-esac
-"#,
-        when: r#"[ "$made" = yes ] && git rev-parse -q --verify HEAD^2 >/dev/null"#,
-        done: "merged",
-        after: "merge",
-        into: "the merge commit",
-    };
-    post_script(&hook, args, index_dir, root)
-}
-
-/// The post-rewrite hook script: after a rebase, rebuild the index and fold it into the
-/// last rebased commit (only when the rebase rewrote HEAD itself, it is not on a remote,
-/// and the backlog has no uncommitted edits).
-pub fn post_rewrite_script(args: &[String], index_dir: &str, root: &str) -> String {
-    let hook = PostHook {
-        name: "post-rewrite",
-        about: "# After a rebase (the merge driver kept one side's index files in each picked commit),
-# rebuilds the index from the rebased backlog and folds it into the last commit; the
-# docs/git.md shows how to rebuild it in every rebased commit. Remove this file to stop.",
-        early: r#"[ "$1" = rebase ] || exit 0
-# Rewritten commits, "old new" per line: fold only into a commit this rebase made.
-rewritten=$(cut -d' ' -f2)
-"#,
-        decide: "head=$(git rev-parse -q --verify HEAD)\n",
-        when: r#"printf '%s\n' "$rewritten" | grep -qx "$head""#,
-        done: "rebased",
-        after: "rebase",
-        into: "the last commit",
-    };
-    post_script(&hook, args, index_dir, root)
 }
 
 /// Write the git hooks for the repository holding `cfg.cwd`: pre-commit (`check
@@ -364,9 +254,9 @@ pub fn install(cfg: &Config, force: bool) -> Result<Installed, Error> {
         )));
     }
     let wanted: [(&'static str, String); 3] = [
-        ("pre-commit", script(&args, &index_dir)),
-        ("post-merge", post_merge_script(&args, &index_dir, &root)),
-        ("post-rewrite", post_rewrite_script(&args, &index_dir, &root)),
+        ("pre-commit", script(&args, &index_dir, cfg.commit_index)),
+        ("post-merge", refresh_script("post-merge", &args)),
+        ("post-rewrite", refresh_script("post-rewrite", &args)),
     ];
     // Decide every hook before writing any. A foreign pre-commit hook stops the install
     // (it is the hook that guards commits); a foreign post-merge or post-rewrite hook is
@@ -412,12 +302,12 @@ pub fn install(cfg: &Config, force: bool) -> Result<Installed, Error> {
     }
     Ok(Installed {
         hooks,
-        merge_driver: register_merge_driver(&paths.toplevel)?,
+        merge_driver: cfg.commit_index && register_merge_driver(&paths.toplevel)?,
     })
 }
 
-/// Define the merge driver in the repository's own git config (`.git/config`): `true`
-/// keeps this side's index files; the post-merge hook rebuilds them. False without git.
+/// Define the merge driver in the repository's own git config (`.git/config`): `mdgraph
+/// merge-driver` merges the records of a committed index. False without git.
 fn register_merge_driver(top: &Path) -> Result<bool, Error> {
     let set = |key: &str, value: &str| -> Result<bool, Error> {
         match Command::new("git")
@@ -435,8 +325,11 @@ fn register_merge_driver(top: &Path) -> Result<bool, Error> {
     };
     Ok(set(
         &format!("merge.{MERGE_DRIVER}.name"),
-        "mdgraph index files: keep one side, the post-merge hook rebuilds them",
-    )? && set(&format!("merge.{MERGE_DRIVER}.driver"), "true")?)
+        "mdgraph index files: merge their records",
+    )? && set(
+        &format!("merge.{MERGE_DRIVER}.driver"),
+        "mdgraph merge-driver %O %A %B %P",
+    )?)
 }
 
 /// Mode 0755 (git skips a hook that is not executable).
@@ -493,30 +386,65 @@ mod tests {
 
     #[test]
     fn script_quotes_its_arguments() {
-        let s = script(&["--config".into(), "it's/mdgraph.toml".into()], "my index");
+        let s = script(&["--config=it's/mdgraph.toml".into()], "my index", true);
         assert!(s.starts_with("#!/bin/sh\n# mdgraph pre-commit hook"));
         assert!(
-            s.contains("mdgraph --config 'it'\\''s/mdgraph.toml' check --staged\n"),
+            s.contains("mdgraph '--config=it'\\''s/mdgraph.toml' check --staged\n"),
             "{s}"
         );
         assert!(s.contains("git add 'my index'"), "{s}");
+        let local = script(&[], "_index", false);
+        assert!(local.contains("`mdgraph baseline`"), "{local}");
+        assert!(!local.contains("git add"), "{local}");
+    }
+
+    #[test]
+    fn no_hook_rewrites_history() {
+        let args = ["--root=-backlog".to_string()];
+        for text in [
+            script(&args, "_index", false),
+            script(&args, "_index", true),
+            refresh_script("post-merge", &args),
+            refresh_script("post-rewrite", &args),
+        ] {
+            // The commands it runs: not its comments, not the message it prints.
+            let mut message = false;
+            let code: Vec<&str> = text
+                .lines()
+                .filter(|l| {
+                    let inside = message;
+                    message = (message || l.contains("<<'MDGRAPH_EOF'")) && *l != "MDGRAPH_EOF";
+                    !inside && !l.trim_start().starts_with('#')
+                })
+                .collect();
+            for bad in [
+                "commit-tree",
+                "update-ref",
+                "--amend",
+                "git commit",
+                "git add",
+                "git reset",
+            ] {
+                assert!(!code.iter().any(|l| l.contains(bad)), "{bad}:\n{text}");
+            }
+            assert!(
+                code.iter()
+                    .any(|l| l.contains("'--root=-backlog'") || l.contains("--root=-backlog")),
+                "{text}"
+            );
+        }
     }
 
     #[test]
     fn hook_message_survives_quotes_and_dollars_in_paths() {
         // The refusal message is printed from a quoted here-document: nothing in the
         // command or the index path is expanded or can break the script.
-        let text = script(&["--index-dir".into(), "we\"ird $HOME `x`".into()], "we\"ird $HOME `x`");
-        assert!(text.contains("<<'MDGRAPH_EOF'"), "{text}");
         let weird = "we\"ird $HOME `x` 'q'";
-        let args = ["--index-dir".to_string(), weird.to_string()];
-        let merge = post_merge_script(&args, weird, weird);
-        let rewrite = post_rewrite_script(&args, weird, weird);
-        // The index folder reaches the messages only as "$stage", never re-read by the shell.
-        for t in [&merge, &rewrite] {
-            assert!(!t.contains("commit we\"ird"), "{t}");
-        }
-        for t in [&text, &merge, &rewrite] {
+        let args = [format!("--index-dir={weird}")];
+        let text = script(&args, weird, true);
+        assert!(text.contains("<<'MDGRAPH_EOF'"), "{text}");
+        let merge = refresh_script("post-merge", &args);
+        for t in [&text, &merge] {
             if let Ok(out) = std::process::Command::new("sh").arg("-n").arg("-c").arg(t).output() {
                 assert!(out.status.success(), "{}\n{t}", String::from_utf8_lossy(&out.stderr));
             }

@@ -11,6 +11,7 @@
 
 pub mod baseline;
 pub mod hook;
+pub mod merge;
 pub mod staged;
 
 use crate::config::Config;
@@ -80,6 +81,15 @@ pub struct CheckReport {
     /// The baseline entries no longer found, with how many of each.
     #[serde(skip)]
     pub fixed_entries: Vec<Entry>,
+    /// With `staged`: how many of the new errors are in files the staged change does
+    /// not touch (old errors nobody recorded; `mdgraph baseline` records them). Its
+    /// errors come first in `diagnostics`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub elsewhere: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Run the check: the current diagnostics, split against the baseline file when
@@ -94,10 +104,23 @@ pub fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     } else {
         None
     };
+    Ok(verdict(cfg, opts, fresh, diagnostics, loaded, false))
+}
+
+/// The report of a check: the diagnostics split against the baseline (when there is
+/// one), and whether they pass.
+pub(crate) fn verdict(
+    cfg: &Config,
+    opts: CheckOptions,
+    fresh: bool,
+    diagnostics: Vec<Diagnostic>,
+    loaded: Option<Baseline>,
+    staged: bool,
+) -> CheckReport {
     let split = loaded.as_ref().unwrap_or(&Baseline::default()).split(diagnostics);
     let (new_errors, new_warnings) = baseline::severities(&split.new);
     let (known_errors, known_warnings) = baseline::severities(&split.known);
-    Ok(CheckReport {
+    CheckReport {
         schema: "mdgraph.check/2",
         ok: fresh && new_errors == 0 && (!opts.strict || new_warnings == 0),
         fresh,
@@ -108,10 +131,11 @@ pub fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
         new: split.new.len(),
         fixed: split.fixed.iter().map(|e| e.count).sum(),
         diagnostics: split.new,
-        staged: false,
+        staged,
         known_diagnostics: split.known,
         fixed_entries: split.fixed,
-    })
+        elsewhere: 0,
+    }
 }
 
 /// What `mdgraph baseline` did.

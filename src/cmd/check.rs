@@ -41,6 +41,20 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
     match args.format {
         Format::Json => emit(out, json(&report)?.as_bytes(), code),
         Format::Text => {
+            // For a commit: the errors first (those of the files being committed before
+            // the others), then the verdict and what to do about old errors.
+            if args.staged {
+                let shown = shown(ctx, args, &report);
+                out.write_all(diagnostics(&shown, ctx.out_paint).as_bytes())?;
+                out.flush()?;
+                if !ctx.cli.quiet || !report.ok {
+                    writeln!(err, "{}", summary(&report, ctx.err_paint))?;
+                    for line in staged_notes(&report) {
+                        writeln!(err, "{line}")?;
+                    }
+                }
+                return Ok(code);
+            }
             if !ctx.cli.quiet {
                 writeln!(err, "{}", summary(&report, ctx.err_paint))?;
                 if let Some(note) = fixed_note(&report) {
@@ -53,23 +67,51 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
                     }
                 }
             }
-            // `--quiet`: errors only (and warnings under `--strict`, where they fail).
-            let mut shown: Vec<_> = report
-                .diagnostics
-                .iter()
-                .filter(|d| !ctx.cli.quiet || args.strict || d.severity == Severity::Error)
-                .cloned()
-                .collect();
-            if ctx.cli.verbose {
-                shown.extend(report.known_diagnostics.iter().map(|d| {
-                    let mut d = d.clone();
-                    d.message.push_str(" (known: in the baseline)");
-                    d
-                }));
-            }
+            let shown = shown(ctx, args, &report);
             emit(out, diagnostics(&shown, ctx.out_paint).as_bytes(), code)
         }
     }
+}
+
+/// The diagnostics to print: `--quiet` keeps errors only (and warnings under
+/// `--strict`, where they fail); `--verbose` adds the known ones.
+fn shown(ctx: &Ctx, args: &Args, report: &CheckReport) -> Vec<mdgraph::model::diag::Diagnostic> {
+    let mut shown: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|d| !ctx.cli.quiet || args.strict || d.severity == Severity::Error)
+        .cloned()
+        .collect();
+    if ctx.cli.verbose {
+        shown.extend(report.known_diagnostics.iter().map(|d| {
+            let mut d = d.clone();
+            d.message.push_str(" (known: in the baseline)");
+            d
+        }));
+    }
+    shown
+}
+
+/// After a staged check: one line for the known errors, and for errors in files the
+/// commit does not change, each naming `mdgraph baseline`.
+fn staged_notes(r: &CheckReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    if r.known > 0 {
+        lines.push(format!(
+            "{} known errors and warnings (in the baseline {}) are not shown and do not refuse a commit; \
+             `mdgraph baseline` records the backlog's current ones",
+            r.known,
+            r.baseline.as_deref().unwrap_or("")
+        ));
+    }
+    if r.elsewhere > 0 {
+        lines.push(format!(
+            "{} of these errors are in files this commit does not change: to commit while they are \
+             fixed, record them with `mdgraph baseline` and commit the baseline file",
+            r.elsewhere
+        ));
+    }
+    lines
 }
 
 /// The summary line of a check.
@@ -77,7 +119,7 @@ fn summary(r: &CheckReport, paint: Paint) -> String {
     let state = match (r.fresh, r.staged) {
         (true, false) => "index is fresh",
         (false, false) => "index is STALE",
-        (true, true) => "staged index is fresh",
+        (true, true) => "staged backlog",
         (false, true) => "staged index is STALE",
     };
     let verdict = if r.ok {

@@ -29,6 +29,34 @@ enum Action {
     },
 }
 
+/// The merge driver git runs for a committed index (`mdgraph hook install` defines it;
+/// the index folder's `.gitattributes` names it): merges one index file's records.
+#[derive(Debug, clap::Args)]
+pub struct MergeDriverArgs {
+    /// The common ancestor's version (`%O`).
+    base: std::path::PathBuf,
+    /// Ours (`%A`): the merged file is written here.
+    ours: std::path::PathBuf,
+    /// Theirs (`%B`).
+    theirs: std::path::PathBuf,
+    /// The file's path in the repository (`%P`).
+    path: String,
+}
+
+/// Merge one index file; exit 0 when it merged cleanly (also when a record changed on
+/// both sides: the file is valid, and `mdgraph check` will say the index is stale).
+pub fn merge_driver(args: &MergeDriverArgs, err: &mut dyn Write) -> Result<i32, Failure> {
+    let clean = mdgraph::run_merge_driver(&args.base, &args.ours, &args.theirs, &args.path)?;
+    if !clean {
+        writeln!(
+            err,
+            "mdgraph: {}: both sides changed a record; kept ours: run `mdgraph index` and commit the index",
+            args.path
+        )?;
+    }
+    Ok(EXIT_OK)
+}
+
 /// Run the hook action.
 pub fn run(ctx: &Ctx, args: &Args, cfg: Config, err: &mut dyn Write) -> Result<i32, Failure> {
     match args.action {
@@ -46,8 +74,8 @@ fn install(ctx: &Ctx, cfg: &Config, force: bool, err: &mut dyn Write) -> Result<
         let path = cfg.display(path);
         let what = match *name {
             "pre-commit" => "`mdgraph check --staged` runs before each commit (mdgraph must be on PATH)",
-            "post-merge" => "rebuilds the index after a merge and folds it into the merge commit",
-            _ => "rebuilds the index after a rebase and folds it into the last commit",
+            "post-merge" => "brings the working tree's index up to date after a merge (it never commits)",
+            _ => "brings the working tree's index up to date after a rebase (it never commits)",
         };
         match outcome {
             HookOutcome::Unchanged => writeln!(err, "the {name} hook {path} is already installed")?,
@@ -59,16 +87,41 @@ fn install(ctx: &Ctx, cfg: &Config, force: bool, err: &mut dyn Write) -> Result<
             )?,
         }
     }
-    if done.merge_driver {
-        writeln!(
-            err,
-            "defined the merge driver `mdgraph` in .git/config: merges keep one side's index files instead of conflicting"
-        )?;
-    } else {
-        writeln!(
-            err,
-            "git is not on PATH: the merge driver `mdgraph` is not defined, so merges of the index may conflict"
-        )?;
+    if cfg.commit_index {
+        if done.merge_driver {
+            writeln!(
+                err,
+                "defined the merge driver `mdgraph` in .git/config: merges of the committed index merge its records"
+            )?;
+        } else {
+            writeln!(
+                err,
+                "git is not on PATH: the merge driver `mdgraph` is not defined, so merges of the index may conflict"
+            )?;
+        }
+    }
+    // Adopting on a backlog with old errors: say so before the first commit is refused.
+    let opts = mdgraph::CheckOptions {
+        strict: false,
+        baseline: true,
+        staged: false,
+    };
+    if let Ok(report) = mdgraph::Index::check_with(cfg, opts)
+        && report.new > 0
+    {
+        let errors = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == mdgraph::model::diag::Severity::Error)
+            .count();
+        if errors > 0 {
+            writeln!(
+                err,
+                "the backlog has {errors} errors today that no baseline records: a commit is refused while it \
+                 has errors; run `mdgraph baseline` (and commit {}) to record them, so that only new ones refuse a commit",
+                cfg.display(&cfg.baseline)
+            )?;
+        }
     }
     Ok(EXIT_OK)
 }

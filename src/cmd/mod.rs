@@ -92,6 +92,8 @@ pub enum Command {
     Man(completions::ManArgs),
     Show(show::Args),
     Mcp(mcp::Args),
+    #[command(hide = true)]
+    MergeDriver(hook::MergeDriverArgs),
 }
 
 /// Run mdgraph with `args` (including the program name) in `cwd`, writing data to `out`
@@ -136,6 +138,7 @@ fn execute(ctx: &Ctx, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, F
     match &ctx.cli.command {
         Command::Completions(args) => completions::run(args, out),
         Command::Man(_) => completions::run_man(out),
+        Command::MergeDriver(args) => hook::merge_driver(args, err),
         Command::Init(_) => init::run(ctx, err),
         Command::Index(args) => index::run(ctx, args, config(ctx)?, out, err),
         Command::Check(args) => check::run(ctx, args, config(ctx)?, out, err),

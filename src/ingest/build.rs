@@ -313,6 +313,48 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
 }
 
 /// Rebuild each file's parse from a loaded index, keyed by path.
+/// The diagnostics of the graph the root gives with some files' text replaced (`Some`)
+/// or removed (`None`), every other file as the index in `cfg.index_dir` holds it (it
+/// must be fresh): what `check --staged` judges when the staged backlog differs from the
+/// working tree. Only the replaced files are parsed; resolution runs over all of them.
+/// Scan-stage findings (a file too large, unreadable) are the index's.
+pub fn diagnostics_with(cfg: &Config, overlay: &BTreeMap<String, Option<String>>) -> Result<Vec<Diagnostic>, Error> {
+    let loaded = sidecar::load_parts(&cfg.index_dir, false)
+        .ok_or_else(|| Error::Other(format!("{}: the index cannot be read", cfg.display(&cfg.index_dir))))?;
+    let mut diagnostics: Vec<Diagnostic> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            use crate::model::diag::Code;
+            matches!(
+                d.code,
+                Code::FileTooLarge | Code::SymlinkOutsideRoot | Code::WalkError | Code::ReadError
+            ) && !overlay.contains_key(&d.path)
+        })
+        .cloned()
+        .collect();
+    let mut prev = previous_parses(loaded);
+    let mut parsed: Vec<ParsedFile> = Vec::with_capacity(prev.len() + overlay.len());
+    for (path, text) in overlay {
+        prev.remove(path.as_str());
+        if let Some(text) = text {
+            let hash = blake3::hash(text.as_bytes()).to_hex().to_string();
+            parsed.push(parse_file(path, &hash, text, &cfg.settings));
+        }
+    }
+    parsed.extend(prev.into_values());
+    parsed.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
+    for p in &mut parsed {
+        diagnostics.append(&mut p.diagnostics);
+    }
+    let (_, resolve_diags) = resolve(parsed, &cfg.settings);
+    diagnostics.extend(resolve_diags);
+    cfg.settings.check.apply(&mut diagnostics);
+    diagnostics.sort();
+    diagnostics.dedup();
+    Ok(diagnostics)
+}
+
 fn previous_parses(index: Loaded) -> HashMap<String, ParsedFile> {
     let mut diags: HashMap<String, Vec<Diagnostic>> = HashMap::new();
     for d in index.diagnostics.into_iter().filter(|d| d.code.is_parse_stage()) {

@@ -20,6 +20,62 @@ pub const META: &str = "meta.json";
 /// The output files whose digests `meta.json` records.
 pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
 
+/// The digest `meta.json` records of a JSON-lines output: the sum of the blake3 of each
+/// line (newline included), four 64-bit lanes added with wraparound. A sum over lines,
+/// not a hash of the file, so that the records of a three-way merge have the digest
+/// `ours + theirs − base` (the merge driver writes `meta.json` without the merged
+/// files); any changed, added, removed or repeated line changes it. (Two lines swapped
+/// do not: the files are written sorted, and readers do not trust the order alone.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineDigest([u64; 4]);
+
+impl LineDigest {
+    /// The digest of the lines of `bytes` (a last line without a newline counts too).
+    pub fn of(bytes: &[u8]) -> LineDigest {
+        let mut d = LineDigest::default();
+        d.add(bytes);
+        d
+    }
+
+    /// Add the lines of `bytes`, which must end at a line end (or be the end).
+    pub fn add(&mut self, bytes: &[u8]) {
+        for line in bytes.split_inclusive(|&b| b == b'\n') {
+            let h = blake3::hash(line);
+            for (lane, chunk) in self.0.iter_mut().zip(h.as_bytes().chunks_exact(8)) {
+                let mut word = [0u8; 8];
+                word.copy_from_slice(chunk);
+                *lane = lane.wrapping_add(u64::from_le_bytes(word));
+            }
+        }
+    }
+
+    /// `self + other − base`, lane by lane.
+    pub fn merged(self, other: LineDigest, base: LineDigest) -> LineDigest {
+        let mut out = self;
+        for i in 0..4 {
+            out.0[i] = self.0[i].wrapping_add(other.0[i]).wrapping_sub(base.0[i]);
+        }
+        out
+    }
+
+    /// 64 hex digits.
+    pub fn hex(self) -> String {
+        self.0.iter().map(|l| format!("{l:016x}")).collect()
+    }
+
+    /// Read [`LineDigest::hex`] back.
+    pub fn parse(hex: &str) -> Option<LineDigest> {
+        if hex.len() != 64 || !hex.is_ascii() {
+            return None;
+        }
+        let mut d = LineDigest::default();
+        for (i, lane) in d.0.iter_mut().enumerate() {
+            *lane = u64::from_str_radix(&hex[i * 16..i * 16 + 16], 16).ok()?;
+        }
+        Some(d)
+    }
+}
+
 /// The first words of every file mdgraph writes into an index folder besides its
 /// outputs (`.gitignore`, `.gitattributes`): a file that does not start so is the
 /// user's, and is never replaced.

@@ -28,7 +28,8 @@ use std::path::Path;
 /// 7: a Markdown link's raw reference keeps the destination as written (resolved from
 /// the file, then the repository root, at resolve time; it was the file-joined path), and
 /// documents carry `nav` (navigation pages).
-pub const SCHEMA_VERSION: u32 = 7;
+/// 8: an output's digest is the sum of its lines' digests (mergeable by the merge driver).
+pub const SCHEMA_VERSION: u32 = 8;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n.commit\n";
@@ -111,13 +112,13 @@ pub fn source_digest(files: &BTreeMap<String, String>) -> String {
 pub struct Blocks(pub Vec<Vec<u8>>);
 
 impl Blocks {
-    /// blake3 of the concatenation.
+    /// The [`LineDigest`](files::LineDigest) of the concatenation (blocks end at line ends).
     pub fn digest(&self) -> String {
-        let mut h = blake3::Hasher::new();
+        let mut d = files::LineDigest::default();
         for b in &self.0 {
-            h.update(b);
+            d.add(b);
         }
-        h.finalize().to_hex().to_string()
+        d.hex()
     }
 
     /// Total length in bytes.
@@ -181,14 +182,14 @@ impl Commit {
         Ok(())
     }
 
-    /// Stage `blocks` as `name` unless the file already holds these bytes (same length and
-    /// digest, compared by streaming). Returns whether it was staged.
+    /// Stage `blocks` as `name` unless the file already holds these bytes (same length,
+    /// then the bytes compared). Returns whether it was staged.
     pub fn stage_blocks(&mut self, name: &str, blocks: &Blocks) -> Result<bool, Error> {
         let path = self.dir.join(name);
         let same_len = std::fs::metadata(&path)
             .map(|m| m.len() == blocks.len() as u64)
             .unwrap_or(false);
-        if same_len && file_digest(&path).is_some_and(|d| d == blocks.digest()) {
+        if same_len && std::fs::read(&path).is_ok_and(|old| blocks.0.iter().flatten().eq(old.iter())) {
             return Ok(false);
         }
         self.stage(name, |f| {
@@ -347,15 +348,13 @@ pub fn read_meta_head(index_dir: &Path) -> Option<MetaHead> {
 /// The bytes of an output file if they match the digest recorded in `meta.json`.
 fn read_verified(index_dir: &Path, name: &str, meta: &Meta) -> Option<Vec<u8>> {
     let bytes = std::fs::read(index_dir.join(name)).ok()?;
-    (meta.outputs.get(name)? == blake3::hash(&bytes).to_hex().as_str()).then_some(bytes)
+    (*meta.outputs.get(name)? == files::LineDigest::of(&bytes).hex()).then_some(bytes)
 }
 
-/// The blake3 digest of a file, computed by streaming.
+/// The [`LineDigest`](files::LineDigest) of an output file.
 pub fn file_digest(path: &Path) -> Option<String> {
-    let f = std::fs::File::open(path).ok()?;
-    let mut h = blake3::Hasher::new();
-    h.update_reader(f).ok()?;
-    Some(h.finalize().to_hex().to_string())
+    let bytes = std::fs::read(path).ok()?;
+    Some(files::LineDigest::of(&bytes).hex())
 }
 
 /// Output files whose bytes no longer match the digest in `meta.json`. A file whose stat
