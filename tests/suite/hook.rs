@@ -49,7 +49,7 @@ impl Repo {
         copy_dir(&repo().join("backlog-fixtures"), &dir.path().join("backlog"));
         std::fs::write(
             dir.path().join("mdgraph.toml"),
-            "root = \"backlog\"\nindex_dir = \"_index\"\n",
+            "root = \"backlog\"\nindex_dir = \"_index\"\ncommit_index = true\n",
         )
         .unwrap();
         let r = Repo { dir };
@@ -417,7 +417,7 @@ fn hook_with_a_baseline_accepts_known_errors_and_refuses_new_ones() {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(
-        said.contains("check ok: staged index is fresh;") && said.contains(" known, 0 new"),
+        said.contains("check ok: staged backlog;") && said.contains(" known, 0 new"),
         "{said}"
     );
     assert_eq!(r.commits(), 1);
@@ -436,7 +436,7 @@ fn hook_with_a_baseline_accepts_known_errors_and_refuses_new_ones() {
     assert_eq!(r.commits(), 1);
 
     // The hook judges against the baseline as staged: without it, the old errors count.
-    r.git_ok(&["checkout", "HEAD", "--", "backlog", "_index"]);
+    r.git_ok(&["checkout", "HEAD", "--", "backlog"]);
     r.git_ok(&["rm", "-q", "--cached", "mdgraph-baseline.json"]);
     assert_eq!(r.mdgraph(&["check"]).code, 0, "the working tree still has its baseline");
     let out = r.git(&["commit", "-q", "-m", "drop the baseline"]);
@@ -476,7 +476,7 @@ fn merges_and_rebases_of_parallel_edits_never_conflict_and_leave_a_fresh_index()
     if !git_available() {
         return;
     }
-    // Without the hooks and the driver, git's text merge conflicts in the index.
+    // Without the driver, git's text merge conflicts in the index.
     let plain = Repo::committed();
     two_branches(&plain);
     let out = plain.git(&["merge", "-q", "--no-edit", "left"]);
@@ -499,16 +499,24 @@ fn merges_and_rebases_of_parallel_edits_never_conflict_and_leave_a_fresh_index()
         );
     }
     assert!(out.stderr.contains("defined the merge driver"), "{}", out.stderr);
-    assert_eq!(r.git_ok(&["config", "merge.mdgraph.driver"]).trim(), "true");
+    assert_eq!(
+        r.git_ok(&["config", "merge.mdgraph.driver"]).trim(),
+        "mdgraph merge-driver %O %A %B %P"
+    );
     let attributes = std::fs::read_to_string(r.path().join("_index/.gitattributes")).unwrap();
     assert!(attributes.contains("*.jsonl merge=mdgraph"), "{attributes}");
 
-    // A plain `git merge`: no conflict, a merge commit holding the rebuilt index, a
-    // clean working tree, and `check` passes on both the tree and the commit.
+    // A plain `git merge`: no conflict, HEAD is the merge commit git made (nothing
+    // folded into it), a clean working tree, and `check` passes there and in a
+    // `git archive` of HEAD.
     let main = two_branches(&r);
     let out = r.git(&["merge", "-q", "--no-edit", "left"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains("folded it into the merge commit"), "{}", out.stderr);
+    let head = r.git_ok(&["rev-parse", "HEAD"]);
+    assert_eq!(
+        r.git_ok(&["reflog", "-1", "--format=%H %gs"]).split(' ').next(),
+        Some(head.trim())
+    );
     r.git_ok(&["rev-parse", "--verify", "HEAD^2"]);
     assert_eq!(
         r.git_ok(&["status", "--porcelain"]),
@@ -517,101 +525,215 @@ fn merges_and_rebases_of_parallel_edits_never_conflict_and_leave_a_fresh_index()
     );
     let out = r.mdgraph(&["check"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    let out = r.mdgraph(&["check", "--staged"]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let archive = tempfile::tempdir().unwrap();
+    let tar = archive.path().join("head.tar");
+    r.git_ok(&["archive", "-o", tar.to_str().unwrap(), "HEAD"]);
+    let unpacked = archive.path().join("head");
+    std::fs::create_dir_all(&unpacked).unwrap();
+    let untar = Command::new("tar")
+        .arg("-xf")
+        .arg(&tar)
+        .arg("-C")
+        .arg(&unpacked)
+        .status()
+        .unwrap();
+    assert!(untar.success());
+    let out = mdgraph_with_git(&unpacked, &["check"]);
+    assert_eq!(out.code, 0, "in the archive: {}{}", out.stdout, out.stderr);
     for (file, words) in [(TASK, "Left branch words."), (TASK8, "Right branch words.")] {
         let id = &file[16..28];
         let found = r.mdgraph(&["search", words, "--limit", "1"]);
         assert!(found.stdout.contains(id), "{words}: {}", found.stdout);
     }
 
-    // A rebase onto the merge: the last rebased commit holds the rebuilt index.
+    // A rebase onto the merge: every picked commit's index merges the same way.
     r.git_ok(&["checkout", "-q", "-b", "later", &main]);
     commit_edit(&r, TASK9, "# Context\n", "# Context\n\nRebased words.\n", "later");
     let out = r.git(&["rebase", "-q", "right"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert_eq!(r.git_ok(&["status", "--porcelain"]), "");
-    let out = r.mdgraph(&["check", "--staged"]);
+    let out = r.mdgraph(&["check"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 
-    // The recipe for a fresh index in every rebased commit.
+    // Both sides change one item: the Markdown conflicts in git; the index files merge
+    // to valid files, and `check` says the index is stale until it is rebuilt.
+    r.git_ok(&["checkout", "-q", "-b", "one", &main]);
+    commit_edit(&r, TASK9, "# Context\n", "# Context\n\nOne.\n", "one");
     r.git_ok(&["checkout", "-q", "-b", "two", &main]);
-    commit_edit(&r, TASK9, "# Context\n", "# Context\n\nFirst.\n", "first");
-    commit_edit(&r, TASK9, "First.\n", "Second.\n", "second");
-    let out = r.git(&[
-        "rebase",
-        "-q",
-        "-x",
-        "mdgraph --quiet index && git add _index && git commit --quiet --amend --no-edit --no-verify --allow-empty",
-        "left",
-    ]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    for rev in ["HEAD~1", "HEAD"] {
-        r.git_ok(&["checkout", "-q", rev]);
-        let out = r.mdgraph(&["check"]);
-        assert_eq!(out.code, 0, "{rev}: {}{}", out.stdout, out.stderr);
-        assert_eq!(
-            r.git_ok(&["status", "--porcelain"]),
-            "",
-            "{rev}: the index was not committed"
-        );
-    }
-}
-
-#[test]
-fn hooks_never_rewrite_a_fast_forward_a_dirty_merge_or_an_upstream_commit() {
-    if !git_available() {
-        return;
-    }
-    let r = Repo::committed();
-    assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
-    let main = two_branches(&r);
-    // Someone else's merge commit M, made without the hooks: its index is stale.
-    r.git_ok(&["checkout", "-q", "-b", "theirs", "left"]);
-    let out = r.git(&["-c", "core.hooksPath=/dev/null", "merge", "-q", "--no-edit", "right"]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    let m = r.git_ok(&["rev-parse", "HEAD"]);
-    // A fast-forward onto M leaves M as it is (the rebuilt index waits to be committed).
-    r.git_ok(&["checkout", "-q", "left"]);
-    let out = r.git(&["merge", "-q", "theirs"]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert_eq!(r.git_ok(&["rev-parse", "HEAD"]), m, "a fast-forward was rewritten");
-    assert!(out.stderr.contains("commit it"), "{}", out.stderr);
-    r.git_ok(&["checkout", "-q", "--", "_index"]);
-
-    // A merge while another backlog item has an uncommitted edit: the index rebuilt from
-    // the working tree is not folded into the merge commit.
-    r.git_ok(&["checkout", "-q", "-b", "dirty", &main]);
-    let other = r.path().join("backlog").join(TASK9);
-    let text = std::fs::read_to_string(&other).unwrap();
-    std::fs::write(&other, text.replace("# Context\n", "# Context\n\nNot committed.\n")).unwrap();
-    let out = r.git(&["merge", "-q", "--no-edit", "right"]);
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(!out.stderr.contains("folded"), "{}", out.stderr);
-    let committed = r.git_ok(&["show", "HEAD:_index/graph_nodes.jsonl"]);
+    commit_edit(&r, TASK9, "# Context\n", "# Context\n\nTwo.\n", "two");
+    let out = r.git(&["merge", "-q", "--no-edit", "one"]);
+    assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains(&format!("Merge conflict in backlog/{TASK9}")), "{said}");
+    assert!(!said.contains("Merge conflict in _index/"), "{said}");
+    let nodes = std::fs::read_to_string(r.path().join("_index/graph_nodes.jsonl")).unwrap();
     assert!(
-        !committed.contains("Not committed."),
-        "the uncommitted edit went into the merge commit"
+        nodes
+            .lines()
+            .all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok())
     );
 }
 
 #[test]
-fn a_merge_folds_the_index_when_it_sits_inside_the_root() {
+fn hooks_never_rewrite_history() {
     if !git_available() {
         return;
     }
-    // root = "." holds the index folder: its rebuilt files are not "uncommitted edits".
+    // Default mode: the index is local; after a merge the hook refreshes it and no
+    // commit is made, moved or amended.
     let r = Repo::new();
-    std::fs::write(r.path().join("mdgraph.toml"), "root = \".\"\nindex_dir = \"_index\"\n").unwrap();
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n",
+    )
+    .unwrap();
     assert_eq!(r.mdgraph(&["index"]).code, 0);
     r.git_ok(&["add", "-A"]);
-    r.git_ok(&["commit", "-q", "-m", "backlog and index"]);
+    r.git_ok(&["commit", "-q", "-m", "backlog"]);
     assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
-    two_branches(&r);
-    let out = r.git(&["merge", "-q", "--no-edit", "left"]);
+    for hook in ["pre-commit", "post-merge", "post-rewrite"] {
+        let text = std::fs::read_to_string(r.path().join(".git/hooks").join(hook)).unwrap();
+        for bad in ["commit-tree", "update-ref", "--amend"] {
+            assert!(!text.contains(bad), "{hook} holds {bad}:\n{text}");
+        }
+    }
+    let main = two_branches(&r);
+    r.git_ok(&["checkout", "-q", &main]);
+    r.git_ok(&["merge", "-q", "--no-edit", "left"]);
+    let before = r.git_ok(&["rev-parse", "HEAD"]);
+    let out = r.git(&["merge", "-q", "--no-edit", "right"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains("folded it into the merge commit"), "{}", out.stderr);
+    // The merge commit is git's own: its first parent is where HEAD was.
+    assert_eq!(r.git_ok(&["rev-parse", "HEAD^1"]), before);
     assert_eq!(r.git_ok(&["status", "--porcelain"]), "");
+    // The post-merge hook refreshed the local index: it already holds both edits.
+    let nodes = std::fs::read_to_string(r.path().join("_index/graph_nodes.jsonl")).unwrap();
+    assert!(nodes.contains("Left branch words.") && nodes.contains("Right branch words."));
+    assert!(
+        !r.git_ok(&["ls-files"]).contains("_index/"),
+        "the local index was committed"
+    );
+}
+
+/// A repository in the default (local) mode: backlog committed, the index local.
+fn local_repo() -> Repo {
+    let r = Repo::new();
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n",
+    )
+    .unwrap();
+    let out = r.mdgraph(&["index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Nothing of the index shows in git.
+    assert_eq!(r.git_ok(&["status", "--porcelain", "--", "_index"]), "");
+    r.git_ok(&["add", "-A"]);
+    r.git_ok(&["commit", "-q", "-m", "backlog"]);
+    assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
+    r
+}
+
+#[test]
+fn local_mode_hook_judges_what_is_staged() {
+    if !git_available() {
+        return;
+    }
+    let r = local_repo();
+    let task = r.path().join("backlog").join(TASK);
+    let original = std::fs::read_to_string(&task).unwrap();
+    let dangling = original.replacen("decisions: [ADR-0004]", "decisions: [ADR-0004, ADR-0404]", 1);
+
+    // An unstaged error does not block an unrelated commit.
+    std::fs::write(&task, &dangling).unwrap();
+    std::fs::write(r.path().join("NOTES.txt"), "unrelated\n").unwrap();
+    r.git_ok(&["add", "NOTES.txt"]);
+    let out = r.git(&["commit", "-q", "-m", "unrelated file"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+
+    // A staged broken link is refused and named, even once the working tree no longer
+    // has it.
+    r.git_ok(&["add", &format!("backlog/{TASK}")]);
+    std::fs::write(&task, &original).unwrap();
+    let out = r.git(&["commit", "-q", "-m", "staged broken link"]);
+    assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("refers to `ADR-0404`"), "{said}");
+    assert!(said.contains("commit refused"), "{said}");
+
+    // Staged fixed: accepted, though the working tree is as it was.
+    r.git_ok(&["add", &format!("backlog/{TASK}")]);
+    let out = r.git(&["commit", "-q", "-m", "nothing broken", "--allow-empty"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+
+    // An untracked file with an error is not part of the commit; an intent-to-add one
+    // (`git add -N`) is not either.
+    let untracked = r.path().join("backlog/items/task/0000/QRY-TSK-0990_untracked.md");
+    std::fs::write(
+        &untracked,
+        "---\nid: QRY-TSK-0990\ntype: Task\nparent: QRY-FTR-0404\n---\n# U\n",
+    )
+    .unwrap();
+    std::fs::write(r.path().join("MORE.txt"), "more\n").unwrap();
+    r.git_ok(&["add", "MORE.txt"]);
+    let out = r.git(&["commit", "-q", "-m", "with an untracked broken file around"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    r.git_ok(&["add", "-N", "backlog/items/task/0000/QRY-TSK-0990_untracked.md"]);
+    std::fs::write(r.path().join("EVEN.txt"), "more\n").unwrap();
+    r.git_ok(&["add", "EVEN.txt"]);
+    let out = r.git(&["commit", "-q", "-m", "intent to add"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    // Staged for real: refused, naming it first.
+    r.git_ok(&["add", "backlog/items/task/0000/QRY-TSK-0990_untracked.md"]);
+    let out = r.git(&["commit", "-q", "-m", "broken parent"]);
+    assert_ne!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    // (git shows a hook's output on stderr.)
+    let said = format!("{}{}", out.stdout, out.stderr);
+    let first = said.lines().find(|l| l.contains(": error[")).unwrap_or_default();
+    assert!(first.starts_with("items/task/0000/QRY-TSK-0990_untracked.md"), "{said}");
+    r.git_ok(&[
+        "rm",
+        "-q",
+        "--cached",
+        "backlog/items/task/0000/QRY-TSK-0990_untracked.md",
+    ]);
+    std::fs::remove_file(&untracked).unwrap();
+
+    // A staged config that changes what the index holds is judged as staged.
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n[check]\nseverity = { \"broken-link\" = \"off\" }\n",
+    )
+    .unwrap();
+    r.git_ok(&["add", "mdgraph.toml"]);
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n",
+    )
+    .unwrap();
     let out = r.mdgraph(&["check", "--staged"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
+
+#[test]
+fn index_dir_refuses_a_folder_of_other_files() {
+    let f = Fixture::new("backlog-fixtures");
+    let other = f.dir.path().join("notes");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("meta.json"), "{\"mine\": true}\n").unwrap();
+    std::fs::write(other.join(".gitignore"), "secret\n").unwrap();
+    std::fs::write(other.join("todo.txt"), "mine\n").unwrap();
+    let before = tree_hashes(&other);
+    let out = run_in(f.dir.path(), &["--root", "backlog", "--index-dir", "notes", "index"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("not an mdgraph index folder"), "{}", out.stderr);
+    assert_eq!(tree_hashes(&other), before, "the folder was touched");
+    // `--index-dir .` in a repository is refused the same way.
+    let out = run_in(f.dir.path(), &["--root", "backlog", "--index-dir", ".", "index"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    // An empty or new folder is fine.
+    let out = run_in(
+        f.dir.path(),
+        &["--root", "backlog", "--index-dir", "fresh/idx", "index"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
 }
