@@ -388,8 +388,12 @@ pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> St
     let _ = writeln!(s, "root = {:<22} # the folder to index", q(root));
     let _ = writeln!(
         s,
-        "index_dir = {:<17} # commit it: `mdgraph check` (hooks, CI) compares it with the sources",
+        "index_dir = {:<17} # derived, local: ignored by git, rebuilt by whoever reads it",
         q(index_dir)
+    );
+    let _ = writeln!(
+        s,
+        "# commit_index = true         # commit the graph instead: for graph diffs in review, or tools that read the JSONL without mdgraph"
     );
     let _ = writeln!(
         s,

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""`mdgraph check --staged` (the pre-commit hook) on a generated backlog in a git
+repository, against `git status` on the same tree.
+
+    python3 bench/staged_bench.py [--items 10000] [--runs 5] [--bin target/release/mdgraph]
+
+Cases, each the median of --runs runs (whole process, wall clock):
+- fresh: one edit staged, the local index already up to date (`make index`, a watcher);
+- after an edit: one new edit staged, the local index not yet refreshed (the check
+  refreshes it, incrementally, as any reader would);
+- partial: a file staged and then edited again (its staged text is read from git);
+- git status on the same tree.
+"""
+import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
+
+def run(cmd, cwd, check=True):
+    return subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=check)
+
+def timed(cmd, cwd):
+    t = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - t) * 1000
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--items", type=int, default=10000)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--bin", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "mdgraph"))
+    a = ap.parse_args()
+    b = os.path.abspath(a.bin)
+    here = os.path.dirname(os.path.abspath(__file__))
+    d = tempfile.mkdtemp(prefix="staged-bench-")
+    try:
+        run([sys.executable, os.path.join(here, "gen_backlog.py"), "--items", str(a.items), os.path.join(d, "backlog")], d)
+        with open(os.path.join(d, "mdgraph.toml"), "w") as f:
+            f.write('root = "backlog"\nindex_dir = "_index"\n')
+        for c in (["git", "init", "-q"], ["git", "config", "user.email", "b@b"], ["git", "config", "user.name", "b"]):
+            run(c, d)
+        run([b, "index", "-q"], d, check=False)
+        run(["git", "add", "-A"], d)
+        run(["git", "commit", "-q", "-m", "base"], d)
+        files = subprocess.run(["git", "ls-files", "backlog/items"], cwd=d, capture_output=True, text=True).stdout.split()
+        target = files[len(files) // 2]
+        path = os.path.join(d, target)
+        fresh, after, partial, status = [], [], [], []
+        for i in range(a.runs):
+            with open(path, "a") as f:
+                f.write(f"\nEdit {i}.\n")
+            run(["git", "add", target], d)
+            after.append(timed([b, "check", "--staged"], d))
+            fresh.append(timed([b, "check", "--staged"], d))
+            with open(path, "a") as f:
+                f.write(f"\nUnstaged {i}.\n")
+            run([b, "index", "-q"], d, check=False)
+            partial.append(timed([b, "check", "--staged"], d))
+            run(["git", "add", target], d)
+            status.append(timed(["git", "status"], d))
+        med = statistics.median
+        print(f"items: {a.items}, runs: {a.runs} (median ms, whole process)")
+        print(f"check --staged, local index fresh:        {med(fresh):7.1f}")
+        print(f"check --staged, right after a new edit:   {med(after):7.1f}")
+        print(f"check --staged, file partially staged:    {med(partial):7.1f}")
+        print(f"git status:                               {med(status):7.1f}")
+        print(f"target max(150, 5 x git status):          {max(150, 5 * med(status)):7.1f}")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+if __name__ == "__main__":
+    main()
