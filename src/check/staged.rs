@@ -202,7 +202,8 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
             .as_deref()
             .unwrap_or(Path::new(crate::config::CONFIG_FILE));
         match Config::from_text(&cfg.cwd, Some((file, &text)), &ov) {
-            Ok(s) if s.settings.digest() == cfg.settings.digest() && !s.commit_index => {}
+            // The staged config's own baseline path, too (not the working tree's).
+            Ok(s) if s.settings.digest() == cfg.settings.digest() && !s.commit_index && s.baseline == cfg.baseline => {}
             _ => return Ok(None),
         }
     }
@@ -376,8 +377,31 @@ fn checked_out(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
             format!(":(glob){dir}/*")
         });
     }
-    // The baseline, wherever `[check] baseline` puts it.
-    let baseline = in_repo(&top, &cfg.baseline);
+    // The baseline, wherever the staged config's `[check] baseline` puts it (the
+    // working tree's config may name another place).
+    let staged_config_text = config.as_ref().and_then(|c| {
+        let blob = git(&top, &["rev-parse", "-q", "--verify", &format!(":{c}")], None).ok()?;
+        let id = String::from_utf8_lossy(&blob).trim().to_string();
+        blobs(&top, &BTreeSet::from([id.as_str()]))
+            .ok()?
+            .remove(&id)
+            .and_then(text_of)
+    });
+    let baseline_path = match (&cfg.config_file, &staged_config_text) {
+        (Some(file), Some(text)) => {
+            let ov = Overrides {
+                config: None,
+                root: Some(cfg.root.clone()),
+                index_dir: Some(cfg.index_dir.clone()),
+                no_sqlite: true,
+            };
+            Config::from_text(&cfg.cwd, Some((file, text)), &ov)
+                .map(|c| c.baseline)
+                .unwrap_or_else(|_| cfg.baseline.clone())
+        }
+        _ => cfg.baseline.clone(),
+    };
+    let baseline = in_repo(&top, &baseline_path);
     if let Some(b) = &baseline {
         specs.push(format!(":(literal){b}"));
     }

@@ -737,3 +737,148 @@ fn index_dir_refuses_a_folder_of_other_files() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
+
+/// The odd repositories of real teams, in the default mode: each commit of a good edit
+/// goes through and a staged error is refused.
+fn good_then_bad(r: &Repo, root: &str, what: &str) {
+    let task = r.path().join(root).join(TASK);
+    let text = std::fs::read_to_string(&task).unwrap();
+    let good = text.replacen("# Context", "# Context, edited", 1);
+    std::fs::write(&task, &good).unwrap();
+    r.git_ok(&["add", "-A"]);
+    let out = r.git(&["commit", "-q", "-m", "good edit"]);
+    assert_eq!(out.code, 0, "{what}: {}{}", out.stdout, out.stderr);
+    std::fs::write(
+        &task,
+        good.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+    )
+    .unwrap();
+    r.git_ok(&["add", "-A"]);
+    let out = r.git(&["commit", "-q", "-m", "bad edit"]);
+    assert_ne!(out.code, 0, "{what}: a staged error went through");
+    assert!(
+        format!("{}{}", out.stdout, out.stderr).contains("`ADR-0404`"),
+        "{what}: {}",
+        out.stderr
+    );
+    r.git_ok(&["reset", "-q", "--hard"]);
+}
+
+#[test]
+fn odd_paths_crlf_symlinks_submodules_and_sparse_checkouts() {
+    if !git_available() {
+        return;
+    }
+    // A root and an index folder whose names start with `-` and hold spaces and
+    // unicode, given on the command line to `hook install` (no config).
+    let r = Repo::bare("backlog-fixtures");
+    std::fs::rename(r.path().join("backlog"), r.path().join("-my backlog é")).unwrap();
+    let args = ["--root=-my backlog é", "--index-dir=-index ü"];
+    let out = r.mdgraph(&[args[0], args[1], "index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    r.git_ok(&["add", "-A"]);
+    r.git_ok(&["commit", "-q", "-m", "backlog"]);
+    assert_eq!(r.git_ok(&["status", "--porcelain"]), "", "the local index shows in git");
+    let out = r.mdgraph(&[args[0], args[1], "hook", "install"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    good_then_bad(&r, "-my backlog é", "odd names");
+
+    // CRLF checkouts (core.autocrlf): the files in the working tree end lines with CRLF.
+    let r = Repo::new();
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n",
+    )
+    .unwrap();
+    r.git_ok(&["config", "core.autocrlf", "true"]);
+    r.git_ok(&["add", "-A"]);
+    r.git_ok(&["commit", "-q", "-m", "backlog"]);
+    for e in walk(&r.path().join("backlog")) {
+        let text = std::fs::read_to_string(&e).unwrap();
+        std::fs::write(&e, text.replace("\r\n", "\n").replace('\n', "\r\n")).unwrap();
+    }
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
+    good_then_bad(&r, "backlog", "crlf");
+
+    // An absolute symlink inside the root, and a submodule under it.
+    let r = Repo::new();
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n",
+    )
+    .unwrap();
+    std::fs::write(r.path().join("backlog/notes.md"), "# Notes\n\nShared notes.\n").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        r.path().join("backlog/notes.md"),
+        r.path().join("backlog/notes-link.md"),
+    )
+    .unwrap();
+    let sub = Repo::bare("tests/fixtures/nav");
+    sub.git_ok(&["add", "-A"]);
+    sub.git_ok(&["commit", "-q", "-m", "sub"]);
+    r.git_ok(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        sub.path().to_str().unwrap(),
+        "backlog/vendor",
+    ]);
+    r.git_ok(&["add", "-A"]);
+    r.git_ok(&["commit", "-q", "-m", "backlog"]);
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
+    good_then_bad(&r, "backlog", "symlink and submodule");
+
+    // A sparse checkout: the bugs are not in the working tree, yet the staged backlog
+    // has them (references to them do not dangle).
+    let r = local_repo();
+    r.git_ok(&["sparse-checkout", "set", "--no-cone", "/*", "!/backlog/items/bug/"]);
+    assert!(!r.path().join("backlog/items/bug").exists());
+    let out = r.mdgraph(&["check", "--staged"]);
+    assert_eq!(out.code, 0, "sparse: {}{}", out.stdout, out.stderr);
+    good_then_bad(&r, "backlog", "sparse");
+}
+
+/// Every Markdown file below `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.extension().is_some_and(|x| x == "md") {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn the_staged_config_names_the_baseline() {
+    if !git_available() {
+        return;
+    }
+    // Adopt with a baseline at ci/known.json (staged config), while the working tree's
+    // config still names the default place.
+    let r = Repo::bare("tests/fixtures/broken");
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n[check]\nbaseline = \"ci/known.json\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(r.path().join("ci")).unwrap();
+    assert_eq!(r.mdgraph(&["baseline"]).code, 0);
+    assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n",
+    )
+    .unwrap();
+    let out = r.git(&["commit", "-q", "-m", "adopt with a baseline in ci/"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
