@@ -96,8 +96,13 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     // A decision record written without frontmatter (adr-tools, MADR, log4brains): a
     // numbered file in the decisions folder.
     let bare_adr = !has_fm && in_dir(&s.kinds.decisions_dir) && adr_file_number(stem).is_some();
+    // `0005-use-x` is `ADR-0005`; `ADR023-use-x` is `ADR023` (the name up to its number).
     let from_filename = match adr_file_number(stem) {
         Some(n) if bare_adr && stem.starts_with(|c: char| c.is_ascii_digit()) => format!("ADR-{n}"),
+        Some(n) if bare_adr => {
+            let end = stem.find(n).map_or(stem.len(), |i| i + n.len());
+            stem[..end].to_string()
+        }
         _ => filename_id(stem),
     };
     let raw_id = fm_id
