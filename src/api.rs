@@ -247,13 +247,19 @@ impl Index {
 
     /// A context pack with options (`opts.limit` is the number of candidates).
     pub fn pack_with(&self, query: &str, budget: u32, opts: SearchOptions) -> Result<Pack, Error> {
+        self.pack_cliff(query, budget, opts, self.config.pack_cliff)
+    }
+
+    /// [`Index::pack_with`] with the relevance cliff given (0: fill the budget with every
+    /// candidate, as `mdgraph pack --fill`).
+    pub fn pack_cliff(&self, query: &str, budget: u32, opts: SearchOptions, cliff: f64) -> Result<Pack, Error> {
         let graph = self.config.retrieval.graph.enabled && opts.graph;
         let tokenizer = self.config.settings.tokenizer;
         // The pack counts what it prints; the counter loads while the search runs.
         crate::text::tokens::preload(tokenizer);
         self.with_engine(|e| {
             let results = search::search(e, query, &self.config.retrieval, opts.limit, graph)?;
-            Ok(pack::pack(e, query, &results.results, budget, tokenizer))
+            Ok(pack::pack(e, query, &results.results, budget, tokenizer, cliff))
         })
     }
 

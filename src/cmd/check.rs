@@ -9,7 +9,8 @@ use mdgraph::model::diag::Severity;
 use mdgraph::{CheckOptions, CheckReport, Config, Index};
 use std::io::Write;
 
-/// Exit 1 if the index is stale or the graph has errors (for pre-commit hooks and CI).
+/// Exit 1 if the backlog has new errors, or a committed index is stale (for pre-commit
+/// hooks and CI).
 ///
 /// With a baseline file (`mdgraph baseline`) only errors it does not cover fail the check.
 #[derive(Debug, clap::Args)]
@@ -17,8 +18,8 @@ pub struct Args {
     /// Fail on (new) warnings too.
     #[arg(long)]
     strict: bool,
-    /// Check what is staged in git (sources, config, baseline and index from git's
-    /// index, never the working tree), as the pre-commit hook does.
+    /// Check what is staged in git (the staged sources, config and baseline, and in
+    /// commit mode the staged index; never the working tree), as the pre-commit hook does.
     #[arg(long)]
     staged: bool,
     /// Ignore the baseline file: every diagnostic counts.

@@ -25,6 +25,9 @@ pub struct Args {
     /// Evaluate with and without the graph and print both with the difference.
     #[arg(long)]
     compare: bool,
+    /// Packs fill the budget (no relevance cliff), as `pack --fill`.
+    #[arg(long)]
+    fill: bool,
     /// Also print each query's figures.
     #[arg(long)]
     per_query: bool,
@@ -62,6 +65,7 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
         budgets,
         candidates: args.candidates,
         tokenizer: index.config().settings.tokenizer,
+        cliff: if args.fill { 0.0 } else { index.config().pack_cliff },
     };
     let report = index.evaluate(&name, &parsed, &opts)?;
     notes(ctx, err, None, &index)?;

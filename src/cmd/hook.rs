@@ -5,8 +5,8 @@ use super::common::{Ctx, Failure};
 use mdgraph::{Config, HookOutcome};
 use std::io::Write;
 
-/// Git hooks: `mdgraph hook install` checks commits, and rebuilds the index after merges
-/// and rebases.
+/// Git hooks: `mdgraph hook install` checks commits, and refreshes the local index after
+/// merges and rebases (no hook ever commits).
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// What to do.
@@ -19,9 +19,10 @@ pub struct Args {
 enum Action {
     /// Write the git hooks (in `git rev-parse --git-path hooks`: worktrees and
     /// core.hooksPath are honoured): pre-commit runs `mdgraph check --staged` and refuses
-    /// a commit whose index is stale or whose backlog has errors; post-merge and
-    /// post-rewrite rebuild the index after a merge or rebase; and define the merge
-    /// driver `mdgraph` so the index files never conflict.
+    /// a commit whose staged backlog has new errors (or, in commit mode, whose staged
+    /// index is stale); post-merge and post-rewrite refresh the working tree's index and
+    /// never commit. In commit mode, define the merge driver `mdgraph`, which merges the
+    /// committed index files record by record.
     Install {
         /// Replace existing hooks that mdgraph did not write.
         #[arg(long)]

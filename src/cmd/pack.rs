@@ -21,6 +21,10 @@ pub struct Args {
     /// Plain full-text ranking: no graph expansion or re-rank.
     #[arg(long)]
     no_graph: bool,
+    /// Fill the budget with every candidate that fits, however far below the best match
+    /// (no relevance cliff, `[pack] cliff`).
+    #[arg(long)]
+    fill: bool,
     /// Do not refresh a stale index first.
     #[arg(long)]
     no_refresh: bool,
@@ -49,7 +53,8 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
         limit: args.candidates,
         graph: !args.no_graph,
     };
-    let p = index.pack_with(&args.query, budget, opts)?;
+    let cliff = if args.fill { 0.0 } else { index.config().pack_cliff };
+    let p = index.pack_cliff(&args.query, budget, opts, cliff)?;
     t.mark("search and pack");
     notes(ctx, err, Some(&t), &index)?;
     let code = if p.items.is_empty() { EXIT_FAIL } else { EXIT_OK };

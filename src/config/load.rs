@@ -47,6 +47,10 @@ struct ConfigFile {
     check: CheckFile,
 }
 
+/// The default relevance cliff of a pack (`[pack] cliff`), chosen on the tuning sets
+/// (EVAL.md, stop 22).
+pub const DEFAULT_CLIFF: f64 = 0.15;
+
 /// Context pack settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -56,6 +60,9 @@ pub struct Pack {
     /// `o200k` (exact) or `approx` (bytes / 4); counts are stored in the index, so
     /// changing it makes the index stale.
     pub tokenizer: crate::text::tokens::Tokenizer,
+    /// The relevance cliff: candidates scoring below this share of the best one are
+    /// not packed (0 packs to the budget, as `--fill` does).
+    pub cliff: f64,
 }
 
 impl Default for Pack {
@@ -63,6 +70,7 @@ impl Default for Pack {
         Pack {
             budget: 4000,
             tokenizer: crate::text::tokens::Tokenizer::default(),
+            cliff: DEFAULT_CLIFF,
         }
     }
 }
@@ -94,6 +102,8 @@ pub struct Config {
     pub retrieval: Retrieval,
     /// Default token budget of `mdgraph pack` (the tokenizer is in `settings`).
     pub pack_budget: u32,
+    /// `[pack] cliff`: candidates scoring below this share of the best are not packed.
+    pub pack_cliff: f64,
     /// State groups for `list`, `ready` and `tree` (query time).
     pub states: StateGroups,
     /// The baseline file of `mdgraph baseline` and `mdgraph check`: `[check] baseline`,
@@ -127,10 +137,15 @@ impl Config {
             Some(p) => {
                 let p = cwd.join(p);
                 if !p.is_file() {
+                    let message = match std::fs::metadata(&p) {
+                        Ok(m) if m.is_dir() => "is a folder, not a config file",
+                        Ok(_) => "not a regular file (a FIFO, socket or device), not a config file",
+                        Err(_) => "config file not found",
+                    };
                     return Err(Error::Config {
                         path: p.display().to_string(),
                         line: 0,
-                        message: "config file not found".into(),
+                        message: message.into(),
                     });
                 }
                 Some(p)
@@ -212,6 +227,13 @@ impl Config {
         let sqlite = !ov.no_sqlite && raw.sqlite.unwrap_or(true);
         let sqlite_fts = raw.sqlite_fts.unwrap_or(false);
         settings.tokenizer = raw.pack.tokenizer;
+        if !(0.0..=1.0).contains(&raw.pack.cliff) {
+            return Err(Error::Config {
+                path: cfg_name.clone(),
+                line: 0,
+                message: "pack.cliff: must be between 0 and 1 (a share of the best candidate's score)".into(),
+            });
+        }
         if raw.pack.budget == 0 {
             return Err(Error::Config {
                 path: cfg_name.clone(),
@@ -248,6 +270,7 @@ impl Config {
             sqlite_fts,
             retrieval,
             pack_budget: raw.pack.budget.min(u32::MAX as usize) as u32,
+            pack_cliff: raw.pack.cliff,
             states: raw.states,
         })
     }

@@ -307,6 +307,8 @@ pub struct Options {
     pub candidates: usize,
     /// Token counter of the index.
     pub tokenizer: crate::text::tokens::Tokenizer,
+    /// The pack's relevance cliff (`[pack] cliff`; 0 fills the budget).
+    pub cliff: f64,
 }
 
 /// What graded keys can name: document ids, root-relative paths, and raw ids that several
@@ -410,7 +412,8 @@ pub fn evaluate(
                 .budgets
                 .iter()
                 .map(|&budget| {
-                    let pack = crate::query::pack::pack(engine, &q.query, &candidates, budget, opts.tokenizer);
+                    let pack =
+                        crate::query::pack::pack(engine, &q.query, &candidates, budget, opts.tokenizer, opts.cliff);
                     let full: std::collections::HashSet<String> = pack
                         .items
                         .iter()

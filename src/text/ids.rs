@@ -43,7 +43,11 @@ pub fn forms(typed: &str, aliases: &BTreeMap<String, String>) -> Vec<Form> {
         if let Some(alias) = aliases.get(prefix) {
             push(Form::Id(format!("{}-{rest}", alias.to_lowercase())));
         }
-        if numeric && (prefix.is_empty() || prefix.chars().all(|c| c.is_ascii_alphabetic())) {
+        // A prefix of words (`qry-tsk-7` → 7 of the family `qry-tsk`).
+        let words = prefix
+            .split('-')
+            .all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic()));
+        if numeric && (prefix.is_empty() || words) {
             push(Form::Number(rest.to_string()));
         }
     }
@@ -123,7 +127,9 @@ mod tests {
         assert_eq!(ids(&forms("task-200", &aliases)), ["task-200", "back-200", "#200"]);
         assert_eq!(ids(&forms("task-24.1", &aliases)), ["task-24.1", "back-24.1", "#24.1"]);
         assert_eq!(ids(&forms("200", &aliases)), ["200", "#200"]);
-        assert_eq!(ids(&forms("QRY-TSK-0004", &aliases)), ["qry-tsk-0004"]);
+        assert_eq!(ids(&forms("QRY-TSK-0004", &aliases)), ["qry-tsk-0004", "#0004"]);
+        assert!(number_names("qry-tsk", "7", "QRY-TSK-0007", &aliases));
+        assert!(!number_names("qry-ftr", "7", "QRY-TSK-0007", &aliases));
         assert!(forms("  ", &aliases).is_empty());
         assert_eq!(number_tail("BACK-24.1"), Some("24.1"));
         assert_eq!(number_tail("721"), Some("721"));

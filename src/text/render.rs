@@ -6,7 +6,12 @@ use crate::model::Node;
 
 /// A document's two header lines: `## ID — Title` and `Type · State · path`.
 pub fn doc_header(doc: &Node) -> String {
-    let id = doc.raw_id.as_deref().unwrap_or(&doc.id);
+    // A duplicated id prints as its node id (`ID@path`), so two documents that share an
+    // id are told apart, and `show` takes what is printed.
+    let id = match doc.id.contains('@') {
+        true => doc.id.as_str(),
+        false => doc.raw_id.as_deref().unwrap_or(&doc.id),
+    };
     let label = doc.r#type.clone().unwrap_or_else(|| doc.kind.as_str().to_string());
     let state = doc.state.as_deref().unwrap_or("-");
     format!("## {id} — {}\n{label} · {state} · {}", one_line(doc.label()), doc.path)

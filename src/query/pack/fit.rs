@@ -27,15 +27,49 @@ const ITEM_FLOOR: u32 = 150;
 /// token arithmetic cannot overflow.
 pub const MAX_BUDGET: u32 = u32::MAX / 4;
 
-/// Fit `results` into `budget` tokens (at most [`MAX_BUDGET`]).
-pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
-    fit(engine, query, results, budget.min(MAX_BUDGET), tokenizer)
+/// Fit `results` into `budget` tokens (at most [`MAX_BUDGET`]). Candidates scoring
+/// below `cliff` × the best candidate's score are not packed (the relevance cliff: near
+/// misses cost answer quality more than the room they fill); they are named on one line
+/// under the title and in [`Pack::below_cliff`]. A `cliff` of 0 packs every candidate
+/// (`--fill`).
+pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer: Tokenizer, cliff: f64) -> Pack {
+    let best = results.iter().map(|h| h.score).fold(0.0, f64::max);
+    // A document the question names, and a navigation page (packed as a reference line
+    // that leads to its targets), stay whatever their score.
+    let stays = |h: &Hit| h.score >= cliff * best || h.nav || h.why.is_exact();
+    let (kept, below): (Vec<Hit>, Vec<Hit>) = results.iter().cloned().partition(|h| stays(h));
+    let mut p = fit(engine, query, &kept, &below, budget.min(MAX_BUDGET), tokenizer);
+    p.below_cliff = below.iter().map(|h| h.id.clone()).collect();
+    p
+}
+
+/// Most ids named on the pack's cliff line.
+const CLIFF_IDS: usize = 3;
+
+/// The line under a pack's title that names what the cliff left out.
+fn cliff_line(below: &[Hit]) -> String {
+    let ids: Vec<&str> = below.iter().take(CLIFF_IDS).map(|h| h.id.as_str()).collect();
+    let more = below.len().saturating_sub(CLIFF_IDS);
+    format!(
+        "{} more far below the best match, not packed (`--fill` packs them): {}{}",
+        below.len(),
+        ids.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// The pack that fills `budget` best.
-fn fit(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
+fn fit(engine: &dyn Engine, query: &str, results: &[Hit], below: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
     let count = |s: &str| tokens::count_cached(tokenizer, s);
-    let title = format!("# Context pack: {}", render::one_line(query));
+    let mut title = format!("# Context pack: {}", render::one_line(query));
+    if !below.is_empty() {
+        title.push_str("\n\n");
+        title.push_str(&cliff_line(below));
+    }
     // Title, stats line (its longest form), the joins and the final newline.
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
     let fixed = count(&title) + JOIN + stats_reserve + JOIN;

@@ -133,6 +133,10 @@ pub struct Pack {
     pub items: Vec<PackItem>,
     /// Ranked candidates that did not fit, in rank order (the Markdown's "not included").
     pub not_included: Vec<Omitted>,
+    /// Candidates scoring below the relevance cliff (a share of the best candidate's
+    /// score), not packed however much room is left; in rank order. Empty with `fill`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub below_cliff: Vec<String>,
     /// The pack as Markdown.
     #[serde(skip)]
     pub markdown: String,

@@ -62,6 +62,7 @@ pub(super) fn render_pack(
             tokenizer,
             items: Vec::new(),
             not_included: cands.iter().map(|c| omitted(c.hit)).collect(),
+            below_cliff: Vec::new(),
             markdown: String::new(),
         };
     }
@@ -205,6 +206,7 @@ pub(super) fn render_pack(
         tokenizer,
         items,
         not_included: left_out.into_iter().map(|c| omitted(c.hit)).collect(),
+        below_cliff: Vec::new(),
         markdown,
     }
 }

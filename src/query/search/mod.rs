@@ -75,6 +75,11 @@ pub enum Why {
 }
 
 impl Why {
+    /// True when the query names this document (its id, or its path).
+    pub fn is_exact(&self) -> bool {
+        matches!(self, Why::Seed { exact_id: true, .. })
+    }
+
     /// The one-line reason used in text output.
     pub fn line(&self) -> String {
         match self {
