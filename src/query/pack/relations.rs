@@ -2,7 +2,9 @@
 //! relations line that shows them.
 
 use super::{MAX_TARGETS, Relation};
+use crate::config::StateGroups;
 use crate::model::EdgeType;
+use crate::query::backlog::group_of;
 use crate::query::search::Engine;
 use crate::text::render;
 use std::collections::BTreeMap;
@@ -55,8 +57,14 @@ fn relation_name(t: EdgeType, forward: bool) -> Option<(&'static str, u8)> {
     })
 }
 
-/// A document's relations with their targets' states, grouped in a fixed order, targets
-/// by id: at most [`MAX_TARGETS`] of each relation, and how many more each has.
+/// Most targets of one relation whose states are looked up to order them (open first):
+/// an epic with more children lists its first ones by id.
+const ORDERED_TARGETS: usize = 256;
+
+/// A document's relations with their targets' states, grouped in a fixed order: at most
+/// [`MAX_TARGETS`] of each relation, open targets first (by id), finished ones after, so an
+/// open child is never hidden behind "+N more" while a finished one is listed; and how
+/// many more each relation has.
 pub fn relations(engine: &dyn Engine, id: &str) -> (Vec<Relation>, BTreeMap<&'static str, usize>) {
     let edges = engine.edges(id);
     let mut seen: BTreeMap<(u8, &str), &'static str> = BTreeMap::new();
@@ -65,23 +73,45 @@ pub fn relations(engine: &dyn Engine, id: &str) -> (Vec<Relation>, BTreeMap<&'st
             seen.entry((order, e.other.as_str())).or_insert(rel);
         }
     }
-    // States only for the targets the line shows: an epic with a thousand children
-    // would otherwise cost a thousand lookups per pack item.
-    let mut shown: BTreeMap<&'static str, usize> = BTreeMap::new();
+    // Targets per relation, in the fixed order of relations and by id within one.
+    let mut groups: Vec<(&'static str, Vec<&str>)> = Vec::new();
+    for ((_, other), rel) in seen {
+        match groups.last_mut() {
+            Some((r, v)) if *r == rel => v.push(other),
+            _ => groups.push((rel, vec![other])),
+        }
+    }
+    let defaults = StateGroups::default();
     let mut more: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut list = Vec::new();
-    for ((_, other), rel) in seen {
-        let n = shown.entry(rel).or_default();
-        *n += 1;
-        if *n > MAX_TARGETS {
-            *more.entry(rel).or_default() += 1;
-            continue;
+    for (rel, targets) in groups {
+        // States only for the targets that can be shown or ordered: an epic with a
+        // thousand children would otherwise cost a thousand lookups per pack item.
+        let mut with: Vec<(bool, &str, Option<String>)> = if targets.len() <= ORDERED_TARGETS {
+            targets
+                .iter()
+                .map(|t| {
+                    let state = engine.state(t);
+                    (group_of(state.as_deref(), &defaults).is_closed(), *t, state)
+                })
+                .collect()
+        } else {
+            targets
+                .iter()
+                .take(MAX_TARGETS)
+                .map(|t| (false, *t, engine.state(t)))
+                .collect()
+        };
+        with.sort_by_key(|(closed, t, _)| (*closed, *t));
+        let n = targets.len();
+        if n > MAX_TARGETS {
+            more.insert(rel, n - MAX_TARGETS);
         }
-        list.push(Relation {
+        list.extend(with.into_iter().take(MAX_TARGETS).map(|(_, t, state)| Relation {
             rel,
-            state: engine.state(other),
-            id: other.to_string(),
-        });
+            state,
+            id: t.to_string(),
+        }));
     }
     (list, more)
 }
