@@ -156,10 +156,12 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     } else {
         Kind::Doc
     };
-    // A decision's status written in its body (a `## Status` section, a `Status: X`
-    // line) when the frontmatter has none; the links on it are typed edges.
+    // A decision's or work item's status written in its body (a `## Status` section, a
+    // `Status: X` line) when the frontmatter has none; the links on it are typed edges.
     let body_status = match kind {
         Kind::Adr if state.is_none() => status_in_body(&body.sections, &s.kinds.adr_states),
+        // Work items written without frontmatter (`**Status:** Ready` under the title).
+        Kind::WorkItem if state.is_none() => status_in_body(&body.sections, &s.kinds.item_states),
         _ => None,
     };
     if let Some(st) = &body_status {

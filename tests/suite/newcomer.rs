@@ -232,6 +232,20 @@ fn backlog_md_tasks_are_typed_and_unknown_filters_are_usage_errors() {
         "{}",
         tasks.stdout
     );
+    // A task written without frontmatter: typed by its folder, its state from the body.
+    let done = list(&["--state", "done", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&done.stdout).unwrap();
+    let t20 = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["id"] == "task-20")
+        .cloned();
+    let t20 = t20.unwrap_or_else(|| panic!("{}", done.stdout));
+    assert_eq!(
+        (t20["type"].as_str(), t20["state"].as_str()),
+        (Some("Task"), Some("Completed"))
+    );
     let adrs = list(&["--type", "adr"]);
     assert!(adrs.stdout.starts_with("decision-1 "), "{}", adrs.stdout);
     // Parents from `parent_task_id`.
