@@ -75,3 +75,73 @@ fn a_fifo_as_baseline_is_an_error_not_a_hang() {
     assert!(out.stderr.contains("mdgraph-baseline.json"), "{}", out.stderr);
     assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
 }
+
+/// `index --watch` loads an edited config again, and keeps seeing edits after the root
+/// is deleted and created again.
+#[cfg(unix)]
+#[test]
+fn watch_reloads_the_config_and_survives_a_recreated_root() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("b");
+    std::fs::create_dir_all(&root).unwrap();
+    let config = dir.path().join("mdgraph.toml");
+    std::fs::write(&config, "root = \"b\"\nindex_dir = \"_index\"\n").unwrap();
+    std::fs::write(root.join("T-1.md"), "---\nid: T-1\ntype: Chore\n---\n# One\n").unwrap();
+    let mut child = Command::new(BIN)
+        .args(["index", "--watch"])
+        .current_dir(dir.path())
+        .env_clear()
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let wait_for = |what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(line) = rx.recv_timeout(Duration::from_millis(200))
+                && line.contains(what)
+            {
+                return true;
+            }
+        }
+        false
+    };
+    assert!(wait_for("watching"), "never started watching");
+    let nodes = || std::fs::read_to_string(dir.path().join("_index/graph_nodes.jsonl")).unwrap_or_default();
+    // The config gains a work item type: the index is rebuilt with it.
+    std::fs::write(
+        &config,
+        "root = \"b\"\nindex_dir = \"_index\"\n[kinds]\nitem_types = [\"Chore\"]\n",
+    )
+    .unwrap();
+    assert!(wait_for("config changed"), "the edited config was not loaded");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !nodes().contains("\"kind\":\"work_item\"") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(nodes().contains("\"kind\":\"work_item\""), "{}", nodes());
+    // The root deleted and created again, with a new file in it.
+    std::fs::remove_dir_all(&root).unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("T-2.md"), "---\nid: T-2\ntype: Chore\n---\n# Two\n").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !nodes().contains("\"id\":\"T-2\"") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let _ = child.wait();
+    assert!(
+        nodes().contains("\"id\":\"T-2\""),
+        "the recreated root was not seen: {}",
+        nodes()
+    );
+}
