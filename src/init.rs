@@ -195,16 +195,7 @@ fn kano(dir: &Path) -> Option<(PathBuf, Layout)> {
     let mut types = BTreeSet::new();
     let mut states = BTreeSet::new();
     let mut adr_states = BTreeSet::new();
-    let walker = ignore::WalkBuilder::new(dir)
-        .max_depth(Some(DEPTH))
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_dir()) {
-            continue;
-        }
+    for entry in folders_below(dir) {
         let name = entry.file_name().to_string_lossy();
         let path = entry.path();
         let (is_items, is_decisions) = (
@@ -282,17 +273,8 @@ const ADR_DIRS: [&str; 6] = [
 /// Folders below `dir` named as [`ADR_DIRS`] that hold at least two numbered Markdown
 /// files (`0001-title.md`, `ADR023-title.md`). The first name found wins.
 fn adr_collection(dir: &Path) -> Option<Layout> {
-    let walker = ignore::WalkBuilder::new(dir)
-        .max_depth(Some(DEPTH))
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
     let mut found: Option<(String, Vec<String>, usize)> = None;
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_dir()) {
-            continue;
-        }
+    for entry in folders_below(dir) {
         let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
         if !ADR_DIRS.contains(&name.as_str()) || found.as_ref().is_some_and(|(n, _, _)| *n != name) {
             continue;
@@ -325,6 +307,19 @@ fn adr_collection(dir: &Path) -> Option<Layout> {
     }
     let (name, dirs, adrs) = found?;
     Some(Layout::Adrs { dirs, name, adrs })
+}
+
+/// The folders below `dir` (at most [`DEPTH`] deep, ignore files honoured, no links
+/// followed), in name order.
+fn folders_below(dir: &Path) -> impl Iterator<Item = ignore::DirEntry> {
+    ignore::WalkBuilder::new(dir)
+        .max_depth(Some(DEPTH))
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build()
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_dir()))
 }
 
 fn common_ancestor(a: &Path, b: &Path) -> PathBuf {

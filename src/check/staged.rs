@@ -159,20 +159,28 @@ fn text_of(bytes: Vec<u8>) -> Option<String> {
     Some(s)
 }
 
-/// The staged check with a local index: `None` when the staged config shapes the index
-/// differently from the working tree's (then the checkout path judges).
-fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error> {
+/// The top of the git working tree holding `cfg.cwd`.
+fn toplevel(cfg: &Config) -> Result<PathBuf, Error> {
     let top = String::from_utf8_lossy(&git(&cfg.cwd, &["rev-parse", "--show-toplevel"], None)?)
         .trim_end()
         .to_string();
-    let top = absolute(Path::new(&top));
-    let outside = |what: &str, p: &Path| {
-        Error::Other(format!(
-            "check --staged: the {what} {} is outside the git working tree {}",
-            cfg.display(p),
-            top.display()
-        ))
-    };
+    Ok(absolute(Path::new(&top)))
+}
+
+/// The error for a folder or file of the config that is not in the working tree `top`.
+fn outside(cfg: &Config, top: &Path, what: &str, p: &Path) -> Error {
+    Error::Other(format!(
+        "check --staged: the {what} {} is outside the git working tree {}",
+        cfg.display(p),
+        top.display()
+    ))
+}
+
+/// The staged check with a local index: `None` when the staged config shapes the index
+/// differently from the working tree's (then the checkout path judges).
+fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error> {
+    let top = toplevel(cfg)?;
+    let outside = |what: &str, p: &Path| outside(cfg, &top, what, p);
     let root = in_repo(&top, &cfg.root).ok_or_else(|| outside("root", &cfg.root))?;
     let index = in_repo(&top, &cfg.index_dir);
     let config = cfg.config_file.as_deref().and_then(|f| in_repo(&top, f));
@@ -340,17 +348,8 @@ fn candidates(scan: &crate::config::ScanSettings) -> impl Fn(&str) -> bool {
 /// temporary folder and checked there (commit mode, or a staged config that changes
 /// what the index holds).
 fn checked_out(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
-    let top = String::from_utf8_lossy(&git(&cfg.cwd, &["rev-parse", "--show-toplevel"], None)?)
-        .trim_end()
-        .to_string();
-    let top = absolute(Path::new(&top));
-    let outside = |what: &str, p: &Path| {
-        Error::Other(format!(
-            "check --staged: the {what} {} is outside the git working tree {}",
-            cfg.display(p),
-            top.display()
-        ))
-    };
+    let top = toplevel(cfg)?;
+    let outside = |what: &str, p: &Path| outside(cfg, &top, what, p);
     let root = in_repo(&top, &cfg.root).ok_or_else(|| outside("root", &cfg.root))?;
     let index = in_repo(&top, &cfg.index_dir).ok_or_else(|| outside("index folder", &cfg.index_dir))?;
     let config = match &cfg.config_file {
