@@ -882,3 +882,60 @@ fn the_staged_config_names_the_baseline() {
     let out = r.git(&["commit", "-q", "-m", "adopt with a baseline in ci/"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
+
+#[test]
+fn cherry_picks_octopus_merges_and_private_notes() {
+    if !git_available() {
+        return;
+    }
+    // Commit mode: a cherry-pick and an octopus merge of branches that each re-indexed
+    // merge their index files through the driver; `check` passes after each.
+    let r = Repo::committed();
+    assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
+    let main = two_branches(&r);
+    r.git_ok(&["checkout", "-q", &main]);
+    r.git_ok(&["checkout", "-q", "-b", "third"]);
+    commit_edit(&r, TASK9, "# Context\n", "# Context\n\nThird words.\n", "third");
+    r.git_ok(&["checkout", "-q", &main]);
+    let out = r.git(&["cherry-pick", "left"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let out = r.mdgraph(&["check"]);
+    assert_eq!(out.code, 0, "after a cherry-pick: {}{}", out.stdout, out.stderr);
+    // git's octopus strategy merges files with `merge-one-file`, which runs no merge
+    // driver: it stops (nothing is committed), and the branches merge one at a time.
+    let head = r.git_ok(&["rev-parse", "HEAD"]);
+    let out = r.git(&["merge", "-q", "--no-edit", "right", "third"]);
+    if out.code != 0 {
+        let _ = r.git(&["merge", "--abort"]);
+        r.git_ok(&["reset", "-q", "--hard", head.trim()]);
+        for b in ["right", "third"] {
+            let out = r.git(&["merge", "-q", "--no-edit", b]);
+            assert_eq!(out.code, 0, "{b}: {}{}", out.stdout, out.stderr);
+        }
+    }
+    let out = r.mdgraph(&["check"]);
+    assert_eq!(
+        out.code, 0,
+        "after merging three branches: {}{}",
+        out.stdout, out.stderr
+    );
+
+    // Default mode: a private note kept out of git by a custom core.excludesFile never
+    // reaches a commit, and an unrelated commit goes through.
+    let r = local_repo();
+    let excludes = r.path().join("private-excludes");
+    std::fs::write(&excludes, "private-*.md\n").unwrap();
+    r.git_ok(&["config", "core.excludesFile", excludes.to_str().unwrap()]);
+    std::fs::write(
+        r.path().join("backlog/private-note.md"),
+        "# Private\n\nSalary negotiations, do not share.\n",
+    )
+    .unwrap();
+    std::fs::write(r.path().join("NOTES.txt"), "public\n").unwrap();
+    r.git_ok(&["add", "-A"]);
+    let out = r.git(&["commit", "-q", "-m", "public notes"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let history = r.git_ok(&["log", "-p", "--all"]);
+    assert!(!history.contains("Salary"), "a private note reached history");
+    assert_eq!(r.git_ok(&["status", "--porcelain"]), "");
+}
