@@ -251,7 +251,15 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         } => sections.iter().position(|s| &s.chunk == id),
         _ => None,
     };
-    order.sort_by_key(|&i| (Some(i) != best, section_rank(&sections[i].heading), i));
+    // The answering section first; a section that is mostly a long fenced block (a
+    // diagram, a log, a listing) last, so it is the first left out.
+    order.sort_by_key(|&i| {
+        let rank = match mostly_fenced(&sections[i].text) {
+            true => LAST_RANK,
+            false => section_rank(&sections[i].heading),
+        };
+        (Some(i) != best, rank, i)
+    });
     // The mode is not known yet; every mode word costs the same one token.
     let head = head_text(&header, &relations, &relations_more, Mode::Excerpt, &hit.why);
     // The reason line starts a piece: the lines above it (the same in every pack that
@@ -350,6 +358,29 @@ fn cut(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u3
 
 /// Which sections an excerpt prefers after the best match: decisions and goals first,
 /// worklogs last.
+/// The rank of a section that is mostly a long fenced block: after every named kind.
+const LAST_RANK: u8 = 10;
+
+/// Fewest lines inside fences that make a section "mostly a long fenced block".
+const LONG_BLOCK_LINES: usize = 12;
+
+/// Whether `text` is mostly fenced code: at least [`LONG_BLOCK_LINES`] lines inside
+/// ``` or ~~~ fences, and at least half of its lines.
+fn mostly_fenced(text: &str) -> bool {
+    let (mut inside, mut fenced, mut total) = (false, 0usize, 0usize);
+    for line in text.lines() {
+        total += 1;
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            inside = !inside;
+            fenced += 1;
+        } else if inside {
+            fenced += 1;
+        }
+    }
+    fenced >= LONG_BLOCK_LINES && fenced * 2 >= total
+}
+
 fn section_rank(heading: &str) -> u8 {
     match crate::model::section::section_name(heading).as_str() {
         "decision" => 0,
@@ -360,5 +391,19 @@ fn section_rank(heading: &str) -> u8 {
         "consequences" => 5,
         "worklog" => 9,
         _ => 6,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_fenced_block_is_told_from_prose() {
+        let diagram = format!("Overview:\n```\n{}```\n", "| box | -> | box |\n".repeat(14));
+        assert!(mostly_fenced(&diagram));
+        let prose = format!("{}```\nshort\n```\n", "A sentence.\n".repeat(20));
+        assert!(!mostly_fenced(&prose));
+        assert!(!mostly_fenced("```\na\nb\n```\n"));
     }
 }
