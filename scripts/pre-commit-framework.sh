@@ -54,11 +54,13 @@ git -C "$hooks" add -A
 git -C "$hooks" commit -qm snapshot
 rev="$(git -C "$hooks" rev-parse HEAD)"
 
-# The project: the sample backlog, a config, a committed index (built by this checkout).
+# The project: the sample backlog, a config in commit mode, a committed index (built by
+# this checkout).
 proj="$work/project"
 mkdir -p "$proj"
 cp -r "$repo/backlog-fixtures" "$proj/backlog"
-printf 'root = "backlog"\nindex_dir = "_index"\n' >"$proj/mdgraph.toml"
+# Commit mode: the index is committed, so a stale one is refused.
+printf 'root = "backlog"\nindex_dir = "_index"\ncommit_index = true\n' >"$proj/mdgraph.toml"
 cat >"$proj/.pre-commit-config.yaml" <<EOF
 repos:
   - repo: $hooks
