@@ -216,13 +216,25 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
         }
     }
     // The local index, up to date with the working tree (incremental).
-    let report = crate::ingest::build::build(
-        cfg,
-        crate::ingest::build::BuildOptions {
-            full: false,
-            write: true,
+    // (When the stat cache vouches for everything, the index's own record is the answer.)
+    let report = match check::unchanged(cfg)
+        .then(|| crate::store::sidecar::read_meta(&cfg.index_dir))
+        .flatten()
+    {
+        Some(meta) => crate::ingest::build::BuildReport {
+            up_to_date: true,
+            diagnostics: crate::store::sidecar::read_jsonl(&cfg.index_dir.join(crate::store::files::DIAGNOSTICS))?,
+            meta,
+            ..Default::default()
         },
-    )?;
+        None => crate::ingest::build::build(
+            cfg,
+            crate::ingest::build::BuildOptions {
+                full: false,
+                write: true,
+            },
+        )?,
+    };
     let worktree = &report.meta.files;
     let prefix = if root.is_empty() {
         String::new()
