@@ -36,10 +36,21 @@ fn git(dir: &Path, args: &[&str], input: Option<&[u8]>) -> Result<Vec<u8>, Error
     let mut child = cmd
         .spawn()
         .map_err(|e| Error::Other(format!("check --staged needs git: {e}")))?;
-    if let (Some(data), Some(mut stdin)) = (input, child.stdin.take()) {
-        stdin.write_all(data).map_err(|e| Error::io("git stdin", e))?;
-    }
+    // Stdin is written from another thread while stdout is read: `cat-file --batch`
+    // answers as it reads, and both pipes full would block both processes.
+    let feeder = match (input, child.stdin.take()) {
+        (Some(data), Some(mut stdin)) => {
+            let data = data.to_vec();
+            Some(std::thread::spawn(move || stdin.write_all(&data)))
+        }
+        _ => None,
+    };
     let out = child.wait_with_output().map_err(|e| Error::io("git", e))?;
+    if let Some(f) = feeder {
+        f.join()
+            .map_err(|_| Error::Other("git stdin: the writer panicked".into()))?
+            .map_err(|e| Error::io("git stdin", e))?;
+    }
     if !out.status.success() {
         return Err(Error::Other(format!(
             "git {}: {}",
@@ -136,8 +147,12 @@ fn blobs(top: &Path, ids: &BTreeSet<&str>) -> Result<BTreeMap<String, Vec<u8>>, 
         let header = String::from_utf8_lossy(&bytes[at..at + nl]).into_owned();
         at += nl + 1;
         let mut h = header.split(' ');
-        let (Some(id), Some(kind), Some(size)) = (h.next(), h.next(), h.next()) else {
+        let (Some(id), Some(kind)) = (h.next(), h.next()) else {
             break;
+        };
+        // `<id> missing` (or `ambiguous`): no body follows.
+        let Some(size) = h.next() else {
+            continue;
         };
         let Ok(size) = size.parse::<usize>() else { break };
         let end = (at + size).min(bytes.len());
@@ -189,6 +204,14 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
     specs.extend(config.iter().chain(baseline.iter()).map(|p| format!(":(literal){p}")));
     let staged = staged_files(&top, &specs)?;
     let differ = differing(&top, &specs)?;
+    // An ignore file staged differently from the working tree changes what the scan takes:
+    // judged from a checkout.
+    if differ
+        .iter()
+        .any(|p| p.ends_with(".gitignore") || p.ends_with(".ignore"))
+    {
+        return Ok(None);
+    }
     // A staged config that differs from the working tree's: judged from a checkout
     // unless it changes nothing the index depends on.
     if let Some(c) = &config
@@ -282,13 +305,18 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
         report.diagnostics
     } else {
         let ids: BTreeSet<&str> = overlay_blobs.values().flatten().map(String::as_str).collect();
-        let mut contents = blobs(&top, &ids)?;
+        let contents = blobs(&top, &ids)?;
         let overlay: BTreeMap<String, Option<String>> = overlay_blobs
             .iter()
             .filter_map(|(rel, blob)| match blob {
                 None => Some((rel.clone(), None)),
                 // A blob that is not text is left out, as the scan leaves such a file.
-                Some(id) => contents.remove(id).and_then(text_of).map(|t| (rel.clone(), Some(t))),
+                // Two paths may stage the same content: the blob is read once, used by both.
+                Some(id) => contents
+                    .get(id)
+                    .cloned()
+                    .and_then(text_of)
+                    .map(|t| (rel.clone(), Some(t))),
             })
             .collect();
         crate::ingest::build::diagnostics_with(cfg, &overlay)?

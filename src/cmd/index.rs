@@ -131,6 +131,8 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
         if now != watched {
             if let Some((old, _)) = watched.take() {
                 let _ = debouncer.watcher().unwatch(&old);
+                // Unwatching a folder drops the watches below it, the config's among them.
+                config_dir = None;
             }
             if let Some((root, ino)) = now {
                 match debouncer.watcher().watch(&root, RecursiveMode::Recursive) {
@@ -150,7 +152,19 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
         }
         // The config file shapes the index too: its folder is watched (an editor
         // replaces the file, which would end a watch on the file itself).
-        let dir = cfg.config_file.as_deref().and_then(Path::parent).map(Path::to_path_buf);
+        // A config folder in the root is already watched (recursively): a second,
+        // non-recursive watch on it would replace the root's and stop new folders from
+        // being watched.
+        let dir = cfg
+            .config_file
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf)
+            .filter(|d| {
+                !std::fs::canonicalize(d)
+                    .unwrap_or_else(|_| d.clone())
+                    .starts_with(std::fs::canonicalize(&cfg.root).unwrap_or_else(|_| cfg.root.clone()))
+            });
         if dir != config_dir {
             if let Some(old) = config_dir.take() {
                 let _ = debouncer.watcher().unwatch(&old);

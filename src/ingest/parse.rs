@@ -160,8 +160,10 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     // `Status: X` line) when the frontmatter has none; the links on it are typed edges.
     let body_status = match kind {
         Kind::Adr if state.is_none() => status_in_body(&body.sections, &s.kinds.adr_states),
-        // Work items written without frontmatter (`**Status:** Ready` under the title).
-        Kind::WorkItem if state.is_none() => status_in_body(&body.sections, &s.kinds.item_states),
+        // Work items written without frontmatter (`**Status:** Ready` under the title):
+        // a status line, or a Status section that starts with a state word it knows.
+        Kind::WorkItem if state.is_none() => status_in_body(&body.sections, &s.kinds.item_states)
+            .filter(|st| st.from_line || known_state(&st.state, &s.kinds.item_states)),
         _ => None,
     };
     if let Some(st) = &body_status {
@@ -422,6 +424,8 @@ pub fn adr_file_number(stem: &str) -> Option<&str> {
 pub struct BodyStatus {
     /// The state (`Accepted`, `Superseded`), spelled as the known state it matches.
     pub state: String,
+    /// Read from a `Status: X` line (not a `## Status` section).
+    pub from_line: bool,
     /// The status lines (1-based file line, lowercase text): links on them are typed.
     lines: Vec<(u32, String)>,
 }
@@ -463,6 +467,7 @@ pub fn status_in_body(sections: &[Section], known: &[String]) -> Option<BodyStat
             .filter(|(_, l)| !l.is_empty())
             .collect()
     };
+    let from_line = !sections.iter().any(|s| is_status(&s.heading));
     let lines: Vec<(u32, String)> = match sections.iter().find(|s| is_status(&s.heading)) {
         Some(sec) => lines_of(sec),
         None => {
@@ -500,8 +505,42 @@ pub fn status_in_body(sections: &[Section], known: &[String]) -> Option<BodyStat
         .or_else(|| lines.iter().find_map(|(_, l)| first_word(&bare(l))))?;
     Some(BodyStatus {
         state,
+        from_line,
         lines: lines.into_iter().map(|(n, l)| (n, l.to_lowercase())).collect(),
     })
+}
+
+/// Whether `state` is one of `known` or a state word every backlog uses (done, to do, in
+/// progress, …), case and separators aside.
+fn known_state(state: &str, known: &[String]) -> bool {
+    let fold = |s: &str| {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
+    let f = fold(state);
+    known.iter().any(|k| fold(k) == f)
+        || [
+            "todo",
+            "open",
+            "ready",
+            "planned",
+            "proposed",
+            "inprogress",
+            "doing",
+            "review",
+            "blocked",
+            "done",
+            "completed",
+            "complete",
+            "finished",
+            "closed",
+            "dropped",
+            "cancelled",
+            "canceled",
+        ]
+        .contains(&f.as_str())
 }
 
 /// The id a filename carries: `QRY-TSK-0007_slug` → `QRY-TSK-0007`,
