@@ -145,3 +145,63 @@ fn watch_reloads_the_config_and_survives_a_recreated_root() {
         nodes()
     );
 }
+
+/// With the config at the root (the default layout), a folder created while `index
+/// --watch` runs is watched too: a second edit in it is seen.
+#[cfg(unix)]
+#[test]
+fn watch_sees_edits_in_a_new_folder_when_the_config_sits_in_the_root() {
+    use std::io::{BufRead, BufReader};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("mdgraph.toml"), "index_dir = \"_index\"\n").unwrap();
+    std::fs::write(dir.path().join("T-1.md"), "---\nid: T-1\n---\n# One\n").unwrap();
+    let mut child = Command::new(BIN)
+        .args(["index", "--watch"])
+        .current_dir(dir.path())
+        .env_clear()
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if rx
+            .recv_timeout(Duration::from_millis(200))
+            .is_ok_and(|l| l.starts_with("watching"))
+        {
+            break;
+        }
+    }
+    let nodes = || std::fs::read_to_string(dir.path().join("_index/graph_nodes.jsonl")).unwrap_or_default();
+    let wait_for = |what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !nodes().contains(what) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        nodes().contains(what)
+    };
+    std::fs::create_dir_all(dir.path().join("new")).unwrap();
+    std::fs::write(
+        dir.path().join("new/A-1.md"),
+        "---\nid: A-1\ntitle: First words\n---\n# A\n",
+    )
+    .unwrap();
+    let first = wait_for("First words");
+    std::thread::sleep(Duration::from_millis(400));
+    std::fs::write(
+        dir.path().join("new/A-1.md"),
+        "---\nid: A-1\ntitle: Second words\n---\n# A\n",
+    )
+    .unwrap();
+    let second = wait_for("Second words");
+    let _ = Command::new("kill").args(["-INT", &child.id().to_string()]).status();
+    let _ = child.wait();
+    assert!(first && second, "first {first}, second {second}: {}", nodes());
+}
