@@ -338,7 +338,16 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
     // What the commit changes (against HEAD; everything in a first commit).
     let changed: BTreeSet<String> = match git(
         &top,
-        &["diff", "--cached", "--name-only", "-z", "HEAD", "--", &pathspec(&root)],
+        &[
+            "diff-index",
+            "--cached",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "HEAD",
+            "--",
+            &pathspec(&root),
+        ],
         None,
     ) {
         Ok(out) => out

@@ -184,6 +184,17 @@ mod linux {
                     }
                     continue;
                 }
+                // The root moved away (or was deleted): its watch would follow the old
+                // folder; drop it and watch the root's path again once it is back.
+                if self.root_wd == Some(ev.wd())
+                    && (flags.contains(ReadFlags::MOVE_SELF) || flags.contains(ReadFlags::DELETE_SELF))
+                {
+                    let _ = inotify::remove_watch(&self.fd, ev.wd());
+                    self.dirs.remove(&ev.wd());
+                    self.root_wd = None;
+                    changed = true;
+                    continue;
+                }
                 let Some(dir) = self.dirs.get(&ev.wd()) else {
                     changed = true;
                     continue;
