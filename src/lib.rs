@@ -64,8 +64,8 @@ pub use check::{BaselineReport, CheckOptions, CheckReport};
 pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides};
 // The types of `Config`'s fields, so a library user can name what it reads.
 pub use config::{
-    FieldSettings, FieldWeights, GraphSettings, IdSettings, KindSettings, PathKinds, Retrieval, ScanSettings, Settings,
-    StateGroups, Weights,
+    FieldSettings, FieldWeights, GraphSettings, IdSettings, KindSettings, PathKind, PathKinds, Retrieval, ScanSettings,
+    Settings, StateGroups, Weights,
 };
 pub use error::{Error, Result};
 pub use ingest::build::BuildReport;

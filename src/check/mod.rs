@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::ingest::build::{BuildOptions, build, file_map};
 use crate::ingest::scan::scan;
 use crate::model::diag::{Code, Diagnostic, Severity};
-use crate::store::statcache::{self, StatCache};
+use crate::store::statcache::StatCache;
 use crate::store::{files, sidecar};
 use baseline::{Baseline, Entry};
 use serde::Serialize;
@@ -200,9 +200,6 @@ fn current(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
     // A local index is nobody's record: bring it up to date (incrementally) and judge
     // the graph. Only a committed index can be stale.
     if !cfg.commit_index {
-        if unchanged(cfg) {
-            return Ok((true, sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?));
-        }
         let report = build(
             cfg,
             BuildOptions {
@@ -248,10 +245,7 @@ fn current(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
             }
             // When the stat cache vouches for every file, folder and output (the probe
             // `search` uses), nothing changed: no scan is needed.
-            let unchanged = stale.is_empty()
-                && statcache::probe(&cfg.index_dir, &cfg.root, &head.config_digest)
-                    .is_some_and(|sidecar| sidecar == crate::store::mirror::sidecar_digest(&head.outputs));
-            if unchanged {
+            if stale.is_empty() && crate::ingest::build::unchanged(cfg) {
                 return finish(cfg, stale);
             }
             let Some(meta) = sidecar::read_meta(&cfg.index_dir) else {
@@ -287,18 +281,6 @@ fn current(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
         }
     }
     finish(cfg, stale)
-}
-
-/// Whether the index is of the current format and config and the stat cache vouches for
-/// every file, folder and output (the probe `search` uses): then nothing changed and no
-/// scan is needed.
-pub(crate) fn unchanged(cfg: &Config) -> bool {
-    sidecar::read_meta_head(&cfg.index_dir).is_some_and(|head| {
-        head.schema == sidecar::SCHEMA_VERSION
-            && head.config_digest == cfg.settings.digest()
-            && statcache::probe(&cfg.index_dir, &cfg.root, &head.config_digest)
-                .is_some_and(|sidecar| sidecar == crate::store::mirror::sidecar_digest(&head.outputs))
-    })
 }
 
 /// Given the staleness findings, all diagnostics: the index's when it is fresh, else

@@ -174,6 +174,11 @@ fn text_of(bytes: Vec<u8>) -> Option<String> {
     Some(s)
 }
 
+/// The text of one blob (None when it is missing or not text).
+fn blob_text(top: &Path, id: &str) -> Result<Option<String>, Error> {
+    Ok(blobs(top, &BTreeSet::from([id]))?.remove(id).and_then(text_of))
+}
+
 /// The top of the git working tree holding `cfg.cwd`.
 fn toplevel(cfg: &Config) -> Result<PathBuf, Error> {
     let top = String::from_utf8_lossy(&git(&cfg.cwd, &["rev-parse", "--show-toplevel"], None)?)
@@ -218,10 +223,7 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
         && differ.contains(c)
     {
         let Some(entry) = staged.get(c) else { return Ok(None) };
-        let text = blobs(&top, &BTreeSet::from([entry.blob.as_str()]))?
-            .remove(&entry.blob)
-            .and_then(text_of)
-            .unwrap_or_default();
+        let text = blob_text(&top, &entry.blob)?.unwrap_or_default();
         let ov = crate::config::Overrides {
             config: None,
             root: Some(cfg.root.clone()),
@@ -238,26 +240,15 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
             _ => return Ok(None),
         }
     }
-    // The local index, up to date with the working tree (incremental).
-    // (When the stat cache vouches for everything, the index's own record is the answer.)
-    let report = match check::unchanged(cfg)
-        .then(|| crate::store::sidecar::read_meta(&cfg.index_dir))
-        .flatten()
-    {
-        Some(meta) => crate::ingest::build::BuildReport {
-            up_to_date: true,
-            diagnostics: crate::store::sidecar::read_jsonl(&cfg.index_dir.join(crate::store::files::DIAGNOSTICS))?,
-            meta,
-            ..Default::default()
+    // The local index, up to date with the working tree (incremental; nothing is
+    // scanned when the stat cache vouches for every file).
+    let report = crate::ingest::build::build(
+        cfg,
+        crate::ingest::build::BuildOptions {
+            full: false,
+            write: true,
         },
-        None => crate::ingest::build::build(
-            cfg,
-            crate::ingest::build::BuildOptions {
-                full: false,
-                write: true,
-            },
-        )?,
-    };
+    )?;
     let worktree = &report.meta.files;
     let prefix = if root.is_empty() {
         String::new()
@@ -308,15 +299,11 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
         let contents = blobs(&top, &ids)?;
         let overlay: BTreeMap<String, Option<String>> = overlay_blobs
             .iter()
-            .filter_map(|(rel, blob)| match blob {
-                None => Some((rel.clone(), None)),
-                // A blob that is not text is left out, as the scan leaves such a file.
-                // Two paths may stage the same content: the blob is read once, used by both.
-                Some(id) => contents
-                    .get(id)
-                    .cloned()
-                    .and_then(text_of)
-                    .map(|t| (rel.clone(), Some(t))),
+            .map(|(rel, blob)| {
+                // A staged blob that is not text (or missing) is no document, as the scan
+                // leaves such a file out. Two paths may stage one blob: it is read once.
+                let text = blob.as_ref().and_then(|id| contents.get(id).cloned()).and_then(text_of);
+                (rel.clone(), text)
             })
             .collect();
         crate::ingest::build::diagnostics_with(cfg, &overlay)?
@@ -327,10 +314,7 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
         Some(_) if !opts.baseline => None,
         None => None,
         Some((b, entry)) if differ.contains(b) => {
-            let text = blobs(&top, &BTreeSet::from([entry.blob.as_str()]))?
-                .remove(&entry.blob)
-                .and_then(text_of)
-                .unwrap_or_default();
+            let text = blob_text(&top, &entry.blob)?.unwrap_or_default();
             Some(Baseline::parse(&text, &shown)?)
         }
         Some(_) => Baseline::load(&cfg.baseline, &shown)?,
@@ -429,11 +413,7 @@ fn checked_out(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     // working tree's config may name another place).
     let staged_config_text = config.as_ref().and_then(|c| {
         let blob = git(&top, &["rev-parse", "-q", "--verify", &format!(":{c}")], None).ok()?;
-        let id = String::from_utf8_lossy(&blob).trim().to_string();
-        blobs(&top, &BTreeSet::from([id.as_str()]))
-            .ok()?
-            .remove(&id)
-            .and_then(text_of)
+        blob_text(&top, String::from_utf8_lossy(&blob).trim()).ok().flatten()
     });
     let baseline_path = match (&cfg.config_file, &staged_config_text) {
         (Some(file), Some(text)) => {

@@ -113,18 +113,16 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
     let ov = super::overrides(ctx.cli);
     let mut cfg = cfg.clone();
     // The folder (its inode) being watched as the root; None while there is none.
-    let identity = |p: &Path| -> Option<u64> {
-        let md = std::fs::metadata(p).ok().filter(|m| m.is_dir())?;
-        #[cfg(unix)]
-        return Some(std::os::unix::fs::MetadataExt::ino(&md));
-        #[cfg(not(unix))]
-        return Some(0);
-    };
+    let identity = |p: &Path| file_stamp(Some(p).filter(|p| p.is_dir())).map(|(ino, _, _)| ino);
     let mut watched: Option<(PathBuf, u64)> = None;
     let mut config_stamp = file_stamp(cfg.config_file.as_deref());
     let mut config_dir: Option<PathBuf> = None;
     let mut first = true;
     let mut pending = false;
+    // Canonical root and index folder (for telling events apart), made again when the
+    // config is loaded again.
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let (mut root_canon, mut index_canon) = (canon(&cfg.root), canon(&cfg.index_dir));
     while !stop.load(Ordering::SeqCst) {
         // (Re)watch the root when it is new, back, or another folder now.
         let now = identity(&cfg.root).map(|ino| (cfg.root.clone(), ino));
@@ -160,11 +158,7 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
             .as_deref()
             .and_then(Path::parent)
             .map(Path::to_path_buf)
-            .filter(|d| {
-                !std::fs::canonicalize(d)
-                    .unwrap_or_else(|_| d.clone())
-                    .starts_with(std::fs::canonicalize(&cfg.root).unwrap_or_else(|_| cfg.root.clone()))
-            });
+            .filter(|d| !canon(d).starts_with(&root_canon));
         if dir != config_dir {
             if let Some(old) = config_dir.take() {
                 let _ = debouncer.watcher().unwatch(&old);
@@ -178,7 +172,6 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
             writeln!(err, "watching {} (Ctrl-C to stop)", cfg.display(&cfg.root))?;
         }
         first = false;
-        let index_dir = std::fs::canonicalize(&cfg.index_dir).unwrap_or_else(|_| cfg.index_dir.clone());
         match rx.recv_timeout(Duration::from_millis(200)) {
             Ok(Ok(events)) => {
                 // Reading a file is an event too: the stamp tells an edit.
@@ -191,6 +184,7 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                                 writeln!(err, "config changed: loaded it again")?;
                             }
                             cfg = new;
+                            (root_canon, index_canon) = (canon(&cfg.root), canon(&cfg.index_dir));
                             config_stamp = file_stamp(cfg.config_file.as_deref());
                             pending = true;
                             continue;
@@ -200,12 +194,11 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                 }
                 // The index folder's own writes (it may live under the root) are not
                 // changes; nor are other files beside the config.
-                let root = std::fs::canonicalize(&cfg.root).unwrap_or_else(|_| cfg.root.clone());
                 let outside = |p: &Path| {
-                    let c = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-                    !c.starts_with(&index_dir)
+                    let c = canon(p);
+                    !c.starts_with(&index_canon)
                         && !p.starts_with(&cfg.index_dir)
-                        && (c.starts_with(&root) || p.starts_with(&cfg.root))
+                        && (c.starts_with(&root_canon) || p.starts_with(&cfg.root))
                 };
                 pending |= events.iter().any(|e| outside(&e.path));
             }

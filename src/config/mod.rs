@@ -22,4 +22,4 @@ mod settings;
 pub use check::{BASELINE_FILE, CheckSettings, Level};
 pub use load::{CONFIG_FILE, Config, Overrides};
 pub use retrieval::{FieldWeights, GraphSettings, Retrieval, StateGroups, Weights};
-pub use settings::{FieldSettings, IdSettings, KindSettings, PathKinds, ScanSettings, Settings};
+pub use settings::{FieldSettings, IdSettings, KindSettings, PathKind, PathKinds, ScanSettings, Settings};

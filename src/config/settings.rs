@@ -145,7 +145,7 @@ impl PathKinds {
     }
 
     /// What the file at root-relative `rel` is, by the longest glob matching it.
-    pub fn lookup(&self, rel: &str) -> Option<&str> {
+    pub fn lookup(&self, rel: &str) -> Option<PathKind<'_>> {
         if self.rules.is_empty() {
             return None;
         }
@@ -162,8 +162,26 @@ impl PathKinds {
             v.sort_by_key(|(g, _)| std::cmp::Reverse(g.glob().glob().len()));
             v
         });
-        compiled.iter().find(|(g, _)| g.is_match(rel)).map(|(_, k)| k.as_str())
+        compiled
+            .iter()
+            .find(|(g, _)| g.is_match(rel))
+            .map(|(_, k)| match k.to_ascii_lowercase().as_str() {
+                "adr" => PathKind::Adr,
+                "doc" => PathKind::Doc,
+                _ => PathKind::Item(k.as_str()),
+            })
     }
+}
+
+/// What a `[kinds] paths` rule says a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathKind<'a> {
+    /// A work item of this type.
+    Item(&'a str),
+    /// A decision record.
+    Adr,
+    /// Any other document.
+    Doc,
 }
 
 impl Default for KindSettings {

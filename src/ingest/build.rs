@@ -116,6 +116,26 @@ pub fn build_with_progress(
         None
     };
     let mut timings = Timings::default();
+    // When the stat cache vouches for every file, folder and output, the index is the
+    // answer: nothing to scan (the probe queries run before they read the index).
+    if !opts.full
+        && unchanged(cfg)
+        && let Some(meta) = sidecar::read_meta(&cfg.index_dir)
+    {
+        let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?;
+        if opts.write {
+            sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
+        }
+        timings.mark("probe");
+        return Ok(BuildReport {
+            up_to_date: true,
+            reused: meta.files.len(),
+            meta,
+            diagnostics,
+            timings,
+            ..BuildReport::default()
+        });
+    }
     phase("scanning", 0);
     let scan_start = statcache::now_ns();
     let config_digest = cfg.settings.digest();
@@ -313,6 +333,18 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
 }
 
 /// Rebuild each file's parse from a loaded index, keyed by path.
+/// Whether the index is of this format and config and the stat cache vouches for every
+/// source file, folder and output (the probe queries run): then nothing changed and no
+/// scan is needed.
+pub fn unchanged(cfg: &Config) -> bool {
+    sidecar::read_meta_head(&cfg.index_dir).is_some_and(|head| {
+        head.schema == sidecar::SCHEMA_VERSION
+            && head.config_digest == cfg.settings.digest()
+            && statcache::probe(&cfg.index_dir, &cfg.root, &head.config_digest)
+                .is_some_and(|sidecar| sidecar == mirror::sidecar_digest(&head.outputs))
+    })
+}
+
 /// The diagnostics of the graph the root gives with some files' text replaced (`Some`)
 /// or removed (`None`), every other file as the index in `cfg.index_dir` holds it (it
 /// must be fresh): what `check --staged` judges when the staged backlog differs from the

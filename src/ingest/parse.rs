@@ -4,9 +4,10 @@
 //! Everything here is a function of the file's bytes and the settings, which is what lets
 //! an incremental run reuse the result for unchanged files.
 
-use crate::config::Settings;
+use crate::config::{PathKind, Settings};
 use crate::ingest::frontmatter::{self, KeyLines, Parsed};
 use crate::ingest::markdown::{self, Section};
+use crate::model::backlog::{Group, fold_state};
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{EdgeType, Kind, Node, RawRef, RefForm};
 pub use crate::text::path::file_stem;
@@ -117,11 +118,11 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         .iter()
         .any(|n| file_stem(rel).eq_ignore_ascii_case(n));
     let by_path = s.kinds.paths.lookup(rel).filter(|_| !folder_page);
-    let ty = first_scalar(&s.fields.r#type).or_else(|| {
-        by_path
-            .filter(|k| !k.eq_ignore_ascii_case("adr") && !k.eq_ignore_ascii_case("doc"))
-            .map(|t| (String::new(), t.to_string()))
-    });
+    let item_by_path = match by_path {
+        Some(PathKind::Item(t)) => Some(t),
+        _ => None,
+    };
+    let ty = first_scalar(&s.fields.r#type).or_else(|| item_by_path.map(|t| (String::new(), t.to_string())));
     let mut state = first_scalar(&s.fields.state);
     let title = first_scalar(&s.fields.title)
         .map(|(_, v)| v)
@@ -141,17 +142,13 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         .is_some_and(|p| p.eq_ignore_ascii_case(b"adr-"))
         && raw_id.as_bytes().get(4).is_some_and(u8::is_ascii_digit);
     // The folder says it is a work item (whatever type its own field gives).
-    let item_by_path = by_path.is_some_and(|k| !k.eq_ignore_ascii_case("adr") && !k.eq_ignore_ascii_case("doc"));
+    let item_by_path = item_by_path.is_some();
     let kind = if ty.as_ref().is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t))
         || (has_fm && in_dir(&s.kinds.items_dir))
         || item_by_path
     {
         Kind::WorkItem
-    } else if (has_fm && in_dir(&s.kinds.decisions_dir))
-        || adr_like
-        || bare_adr
-        || by_path.is_some_and(|k| k.eq_ignore_ascii_case("adr"))
-    {
+    } else if (has_fm && in_dir(&s.kinds.decisions_dir)) || adr_like || bare_adr || by_path == Some(PathKind::Adr) {
         Kind::Adr
     } else {
         Kind::Doc
@@ -467,8 +464,9 @@ pub fn status_in_body(sections: &[Section], known: &[String]) -> Option<BodyStat
             .filter(|(_, l)| !l.is_empty())
             .collect()
     };
-    let from_line = !sections.iter().any(|s| is_status(&s.heading));
-    let lines: Vec<(u32, String)> = match sections.iter().find(|s| is_status(&s.heading)) {
+    let section = sections.iter().find(|s| is_status(&s.heading));
+    let from_line = section.is_none();
+    let lines: Vec<(u32, String)> = match section {
         Some(sec) => lines_of(sec),
         None => {
             let found = sections.iter().take(2).flat_map(lines_of).find_map(|(n, l)| {
@@ -510,37 +508,11 @@ pub fn status_in_body(sections: &[Section], known: &[String]) -> Option<BodyStat
     })
 }
 
-/// Whether `state` is one of `known` or a state word every backlog uses (done, to do, in
-/// progress, …), case and separators aside.
+/// Whether `state` is one of `known` or a state name every backlog uses (done, to do,
+/// in progress, …), case and separators aside.
 fn known_state(state: &str, known: &[String]) -> bool {
-    let fold = |s: &str| {
-        s.chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect::<String>()
-    };
-    let f = fold(state);
-    known.iter().any(|k| fold(k) == f)
-        || [
-            "todo",
-            "open",
-            "ready",
-            "planned",
-            "proposed",
-            "inprogress",
-            "doing",
-            "review",
-            "blocked",
-            "done",
-            "completed",
-            "complete",
-            "finished",
-            "closed",
-            "dropped",
-            "cancelled",
-            "canceled",
-        ]
-        .contains(&f.as_str())
+    let f = fold_state(state);
+    known.iter().any(|k| fold_state(k) == f) || Group::builtin(&f).is_some()
 }
 
 /// The id a filename carries: `QRY-TSK-0007_slug` → `QRY-TSK-0007`,

@@ -47,10 +47,36 @@ impl Group {
         Group::ALL.into_iter().find(|g| g.as_str() == name)
     }
 
+    /// The group a state name every backlog uses belongs to (`done`, `won't do`, `in
+    /// review`, `to do`, …), given folded ([`fold_state`]); None for other names.
+    pub fn builtin(folded: &str) -> Option<Group> {
+        Some(match folded {
+            "done" | "closed" | "resolved" | "complete" | "completed" | "finished" | "final" | "merged" | "shipped"
+            | "released" | "fixed" | "living" => Group::Done,
+            "dropped" | "cancelled" | "canceled" | "wontdo" | "wontfix" | "rejected" | "withdrawn" | "obsolete"
+            | "abandoned" | "duplicate" | "superseded" | "deprecated" | "stagnant" | "moved" => Group::Dropped,
+            "blocked" | "onhold" | "waiting" | "paused" => Group::Blocked,
+            "inprogress" | "doing" | "active" | "started" | "review" | "inreview" | "wip" | "testing" | "lastcall" => {
+                Group::InProgress
+            }
+            "todo" | "open" | "new" | "ready" | "planned" | "proposed" | "backlog" => Group::Open,
+            _ => return None,
+        })
+    }
+
     /// Finished either way: done or dropped.
     pub fn is_closed(self) -> bool {
         matches!(self, Group::Done | Group::Dropped)
     }
+}
+
+/// A state name folded for comparison: lowercase, without spaces, `-`, `_` and
+/// apostrophes (`Won't Do` → `wontdo`).
+pub fn fold_state(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '-' | '_' | '\'' | '’'))
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// One item in a listing.

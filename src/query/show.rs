@@ -146,10 +146,7 @@ fn by_id<'a>(docs: &[&'a Node], q: &str, aliases: &BTreeMap<String, String>) -> 
             return Some(v);
         }
     }
-    let typed = q
-        .split(|c: char| c.is_whitespace() || c == '_')
-        .collect::<Vec<_>>()
-        .join("-");
+    let typed = ids::unify(q);
     let family = ids::family(&typed).unwrap_or_default();
     for form in &forms {
         if let Form::Number(num) = form {
@@ -193,10 +190,7 @@ fn path_names(q: &str, path: &str) -> bool {
 /// most five.
 fn closest(q: &str, docs: &[&Node], aliases: &BTreeMap<String, String>) -> Vec<String> {
     let raw = |n: &Node| n.raw_id.clone().unwrap_or_else(|| n.id.clone());
-    let typed = q
-        .split(|c: char| c.is_whitespace() || c == '_')
-        .collect::<Vec<_>>()
-        .join("-");
+    let typed = ids::unify(q);
     let mut close: Vec<String> = Vec::new();
     let add = |close: &mut Vec<String>, id: String| {
         if close.len() < 5 && !close.contains(&id) {
@@ -237,7 +231,7 @@ fn closest(q: &str, docs: &[&Node], aliases: &BTreeMap<String, String>) -> Vec<S
         let lower = typed.to_lowercase();
         let mut near: Vec<(usize, String)> = docs
             .iter()
-            .map(|n| (edit_distance(&lower, &raw(n).to_lowercase()), n.id.clone()))
+            .map(|n| (strsim::levenshtein(&lower, &raw(n).to_lowercase()), n.id.clone()))
             .filter(|(d, _)| *d <= 2.max(lower.chars().count() / 4))
             .collect();
         near.sort();
@@ -246,22 +240,6 @@ fn closest(q: &str, docs: &[&Node], aliases: &BTreeMap<String, String>) -> Vec<S
         }
     }
     close
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 /// The one node, or an error listing the candidates (by id, and by path where ids

@@ -29,11 +29,7 @@ pub fn forms(typed: &str, aliases: &BTreeMap<String, String>) -> Vec<Form> {
         return Vec::new();
     }
     push(Form::Id(t.clone()));
-    let unified: String = t
-        .split(|c: char| c.is_whitespace() || c == '_')
-        .filter(|p| !p.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
+    let unified = unify(&t);
     push(Form::Id(unified.clone()));
     let split = unified
         .find(|c: char| c.is_ascii_digit())
@@ -92,6 +88,16 @@ pub fn number_names(typed_family: &str, number: &str, doc_id: &str, aliases: &BT
     typed_family.is_empty()
         || typed_family == own
         || aliases.get(typed_family).is_some_and(|a| a.eq_ignore_ascii_case(&own))
+}
+
+/// An id with its separators unified to `-` (`EIP 721` → `EIP-721`, `task_6` →
+/// `task-6`).
+pub fn unify(typed: &str) -> String {
+    typed
+        .split(|c: char| c.is_whitespace() || c == '_')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// The number an id ends with (`BACK-24.1` → `24.1`, `721` → `721`), lowercase.

@@ -3,15 +3,7 @@
 
 use crate::config::StateGroups;
 use crate::model::backlog::Group;
-
-/// A state name folded for comparison: lowercase, without spaces, `-`, `_` and
-/// apostrophes (`Won't Do` → `wontdo`).
-pub(super) fn fold(s: &str) -> String {
-    s.chars()
-        .filter(|c| !c.is_whitespace() && !matches!(c, '-' | '_' | '\'' | '’'))
-        .flat_map(char::to_lowercase)
-        .collect()
-}
+pub(super) use crate::model::backlog::fold_state as fold;
 
 /// The group of a state, by the config's lists, then the built-in names.
 pub fn group_of(state: Option<&str>, g: &StateGroups) -> Group {
@@ -27,17 +19,7 @@ pub fn group_of(state: Option<&str>, g: &StateGroups) -> Group {
     if let Some((group, _)) = listed.iter().find(|(_, names)| names.iter().any(|n| fold(n) == s)) {
         return *group;
     }
-    match s.as_str() {
-        "done" | "closed" | "resolved" | "complete" | "completed" | "finished" | "final" | "merged" | "shipped"
-        | "released" | "fixed" | "living" => Group::Done,
-        "dropped" | "cancelled" | "canceled" | "wontdo" | "wontfix" | "rejected" | "withdrawn" | "obsolete"
-        | "abandoned" | "duplicate" | "superseded" | "deprecated" | "stagnant" | "moved" => Group::Dropped,
-        "blocked" | "onhold" | "waiting" | "paused" => Group::Blocked,
-        "inprogress" | "doing" | "active" | "started" | "review" | "inreview" | "wip" | "testing" | "lastcall" => {
-            Group::InProgress
-        }
-        _ => Group::Open,
-    }
+    Group::builtin(&s).unwrap_or(Group::Open)
 }
 
 /// What `[states] paths` says of a file.

@@ -37,7 +37,7 @@ pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, toke
     // A document the question names, and a navigation page (packed as a reference line
     // that leads to its targets), stay whatever their score.
     let stays = |h: &Hit| h.score >= cliff * best || h.nav || h.why.is_exact();
-    let (kept, below): (Vec<Hit>, Vec<Hit>) = results.iter().cloned().partition(|h| stays(h));
+    let (kept, below): (Vec<&Hit>, Vec<&Hit>) = results.iter().partition(|h| stays(h));
     let mut p = fit(engine, query, &kept, &below, budget.min(MAX_BUDGET), tokenizer);
     p.below_cliff = below.iter().map(|h| h.id.clone()).collect();
     p
@@ -47,7 +47,7 @@ pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, toke
 const CLIFF_IDS: usize = 3;
 
 /// The line under a pack's title that names what the cliff left out.
-fn cliff_line(below: &[Hit]) -> String {
+fn cliff_line(below: &[&Hit]) -> String {
     let ids: Vec<&str> = below.iter().take(CLIFF_IDS).map(|h| h.id.as_str()).collect();
     let more = below.len().saturating_sub(CLIFF_IDS);
     format!(
@@ -63,7 +63,7 @@ fn cliff_line(below: &[Hit]) -> String {
 }
 
 /// The pack that fills `budget` best.
-fn fit(engine: &dyn Engine, query: &str, results: &[Hit], below: &[Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
+fn fit(engine: &dyn Engine, query: &str, results: &[&Hit], below: &[&Hit], budget: u32, tokenizer: Tokenizer) -> Pack {
     let count = |s: &str| tokens::count_cached(tokenizer, s);
     let mut title = format!("# Context pack: {}", render::one_line(query));
     if !below.is_empty() {
@@ -75,7 +75,7 @@ fn fit(engine: &dyn Engine, query: &str, results: &[Hit], below: &[Hit], budget:
     let fixed = count(&title) + JOIN + stats_reserve + JOIN;
     let mut cands: Vec<Cand> = results
         .iter()
-        .filter_map(|h| candidate(engine, h, query, tokenizer))
+        .filter_map(|&h| candidate(engine, h, query, tokenizer))
         .collect();
     if fixed > budget {
         return render_pack(query, budget, tokenizer, &title, &mut cands, true, true);
@@ -237,8 +237,7 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
     let (relations, relations_more) = relations(engine, &hit.id);
     // A navigation page is a reference line (what it points to is packed on its own),
     // unless the query names it (its id or its path).
-    let named = matches!(hit.why, Why::Seed { exact_id: true, .. })
-        || (!hit.path.is_empty() && query.contains(hit.path.as_str()));
+    let named = hit.why.is_exact() || (!hit.path.is_empty() && query.contains(hit.path.as_str()));
     let sections = if hit.nav && !named {
         Vec::new()
     } else {
