@@ -58,8 +58,10 @@ fn relation_name(t: EdgeType, forward: bool) -> Option<(&'static str, u8)> {
 }
 
 /// Most targets of one relation whose states are looked up to order them (open first):
-/// an epic with more children lists its first ones by id.
-const ORDERED_TARGETS: usize = 256;
+/// an epic with more children lists its first ones by id. Each lookup is a query on the
+/// SQLite engine: with 256, `pack` at 10k items went from 4.3 to 6.4 ms p50; with 32,
+/// 4.4 ms (BENCHMARKS.md, stop 22).
+const ORDERED_TARGETS: usize = 32;
 
 /// A document's relations with their targets' states, grouped in a fixed order: at most
 /// [`MAX_TARGETS`] of each relation, open targets first (by id), finished ones after, so an
