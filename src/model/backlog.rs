@@ -48,7 +48,7 @@ impl Group {
     }
 
     /// The group a state name every backlog uses belongs to (`done`, `won't do`, `in
-    /// review`, `to do`, …), given folded ([`fold_state`]); None for other names.
+    /// review`, `to do`, …), given folded (`fold_state`); None for other names.
     pub fn builtin(folded: &str) -> Option<Group> {
         Some(match folded {
             "done" | "closed" | "resolved" | "complete" | "completed" | "finished" | "final" | "merged" | "shipped"
