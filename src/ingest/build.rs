@@ -67,7 +67,10 @@ pub fn build_index(
     spec: &mirror::Spec,
     progress: Option<&Progress>,
 ) -> Result<BuildReport, Error> {
-    let mut report = build_with_progress(cfg, BuildOptions { full, write: true }, progress)?;
+    if !full && let Some(report) = crate::ingest::edit::apply(cfg, cfg.sqlite.then_some(spec), progress)? {
+        return Ok(report);
+    }
+    let mut report = build_inner(cfg, BuildOptions { full, write: true }, progress, false)?;
     if cfg.sqlite {
         let mut phase = "sqlite";
         if report.up_to_date {
@@ -95,12 +98,26 @@ pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
     build_with_progress(cfg, opts, None)
 }
 
-/// [`build`], reporting its phases (and each parsed file) to a progress line.
+/// [`build`], reporting its phases (and each parsed file) to a progress line. An edit
+/// takes the short cut of [`crate::ingest::edit`] (the SQLite mirror, which this does not
+/// write, is then left for the next query to bring up to date).
 pub fn build_with_progress(
     cfg: &Config,
     opts: BuildOptions,
     progress: Option<&Progress>,
 ) -> Result<BuildReport, Error> {
+    build_inner(cfg, opts, progress, opts.write && !opts.full)
+}
+
+fn build_inner(
+    cfg: &Config,
+    opts: BuildOptions,
+    progress: Option<&Progress>,
+    try_edit: bool,
+) -> Result<BuildReport, Error> {
+    if try_edit && let Some(report) = crate::ingest::edit::apply(cfg, None, progress)? {
+        return Ok(report);
+    }
     let phase = |name: &'static str, total: usize| {
         if let Some(p) = progress {
             p.phase(name, total);
@@ -280,6 +297,7 @@ pub fn build_with_progress(
         written = commit.apply()?;
         sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
         save_cache(cfg, &scanned, scan_start, &meta);
+        crate::store::doctable::DocTable::of(&graph.nodes, &mirror::sidecar_digest(&meta.outputs)).save(&cfg.index_dir);
     }
     timings.mark("write");
     Ok(BuildReport {
@@ -295,7 +313,7 @@ pub fn build_with_progress(
 }
 
 /// Token counts of a document's header and sections as a pack prints them.
-fn count_tokens(p: &mut ParsedFile, t: crate::text::tokens::Tokenizer) {
+pub(crate) fn count_tokens(p: &mut ParsedFile, t: crate::text::tokens::Tokenizer) {
     p.doc.tokens = Some(crate::text::tokens::count(t, &crate::text::render::doc_header(&p.doc)));
     for s in &mut p.sections {
         s.tokens = crate::text::tokens::count(t, &crate::text::render::section_block(&s.heading, &s.text));

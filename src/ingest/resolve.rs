@@ -15,7 +15,38 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 pub fn resolve(mut owned: Vec<ParsedFile>, s: &Settings) -> (Graph, Vec<Diagnostic>) {
     owned.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
     let (ids, edges, diags) = link(&owned.iter().collect::<Vec<_>>(), s);
-    (build_graph(owned, &ids, edges), diags)
+    (build_graph(owned.into_iter().enumerate(), &ids, edges), diags)
+}
+
+/// Resolve the `changed` files among the others, given as `stubs`: documents holding
+/// only what references resolve against (path, id as written, whether it is derived,
+/// state, uid, line; no references, no sections). Returns the node ids of all files
+/// (sorted by path, as `resolve` numbers them), the nodes and edges of the changed files
+/// (sorted as `resolve` sorts them), and the diagnostics of their references: what
+/// `resolve` over all files gives for them, as long as every stub is what its file
+/// holds. Not returned: duplicate ids and parent cycles, which depend on every file.
+pub fn resolve_changed(
+    stubs: Vec<ParsedFile>,
+    changed: Vec<ParsedFile>,
+    s: &Settings,
+) -> (Vec<String>, Graph, Vec<Diagnostic>) {
+    let mut all: Vec<(bool, ParsedFile)> = stubs
+        .into_iter()
+        .map(|f| (false, f))
+        .chain(changed.into_iter().map(|f| (true, f)))
+        .collect();
+    all.sort_by(|a, b| a.1.doc.path.cmp(&b.1.doc.path));
+    let (ids, edges, mut diags) = link(&all.iter().map(|(_, f)| f).collect::<Vec<_>>(), s);
+    diags.retain(|d| !matches!(d.code, Code::DuplicateId | Code::ParentCycle));
+    let graph = build_graph(
+        all.into_iter()
+            .enumerate()
+            .filter(|(_, (c, _))| *c)
+            .map(|(i, (_, f))| (i, f)),
+        &ids,
+        edges,
+    );
+    (ids, graph, diags)
 }
 
 /// Where an edge was written: (origin, line, path).
@@ -246,9 +277,10 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
     (ids, edges, diags)
 }
 
-/// Nodes (documents and their sections) and edges, sorted.
-fn build_graph(files: Vec<ParsedFile>, ids: &[String], edges: FileEdges) -> Graph {
-    let mut nodes = Vec::with_capacity(files.len() * 7);
+/// Nodes (documents and their sections) and edges, sorted, of `files` (with their
+/// numbers among all files, which `ids` and `edges` use).
+fn build_graph(files: impl Iterator<Item = (usize, ParsedFile)>, ids: &[String], edges: FileEdges) -> Graph {
+    let mut nodes = Vec::with_capacity(files.size_hint().0 * 7);
     let mut out_edges: Vec<Edge> = edges
         .into_iter()
         .map(|((a, t, b), (origin, line, path))| Edge {
@@ -263,7 +295,7 @@ fn build_graph(files: Vec<ParsedFile>, ids: &[String], edges: FileEdges) -> Grap
         .collect();
     // Document ids may contain `#` (`id: X#goal`): a chunk id must not take one.
     let doc_ids: HashSet<&str> = ids.iter().filter(|id| id.contains('#')).map(String::as_str).collect();
-    for (i, f) in files.into_iter().enumerate() {
+    for (i, f) in files {
         let mut doc = f.doc;
         doc.id = ids[i].clone();
         // Section slugs are unique within the document: a repeated heading gets `-2`,

@@ -7,9 +7,11 @@
 //! The store knows nothing of how documents are parsed or queries answered: ingest
 //! writes it, query reads it.
 
+pub mod doctable;
 pub mod files;
 pub mod lock;
 pub mod mirror;
+pub mod patch;
 pub mod postings;
 pub mod sidecar;
 pub mod statcache;

@@ -3,7 +3,7 @@
 //! damaged index is detected and rebuilt.
 //!
 //! The files of one build switch together ([`Commit`]): every changed file is first
-//! written in full to a temporary file (fsynced), then a journal (`.commit`) naming them
+//! written in full to a temporary file (not fsynced: see `files::write_temp`), then a journal (`.commit`) naming them
 //! is renamed into place (the commit point), then the temporary files are renamed over
 //! the outputs, `meta.json` last, and the journal is removed. A run killed before the
 //! journal exists leaves the previous index untouched (its temporary files are removed
@@ -32,7 +32,7 @@ use std::path::Path;
 pub const SCHEMA_VERSION: u32 = 8;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
-pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n.commit\n";
+pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.doc-table\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n.commit\n";
 
 /// The index folder's own `.gitignore` by default: the whole folder is local.
 pub const GITIGNORE_LOCAL: &str = "# Written by mdgraph: the index is local, rebuilt from the Markdown (set\n# `commit_index = true` in mdgraph.toml to commit its graph instead).\n*\n";
@@ -199,6 +199,15 @@ impl Commit {
             Ok(())
         })?;
         Ok(true)
+    }
+
+    /// Stage what `fill` writes as `name`.
+    pub fn stage_with(
+        &mut self,
+        name: &str,
+        fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+    ) -> Result<(), Error> {
+        self.stage(name, fill)
     }
 
     /// Stage `bytes` as `name` unless the file already holds exactly these bytes. Returns

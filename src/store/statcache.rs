@@ -15,9 +15,14 @@
 //!
 //! The cache lives in the index folder as `.stat-cache`, is ignored by git (the index
 //! folder's own `.gitignore`), is not part of the index contract, and is safe to delete.
-//! Files and folders modified within [`RACY_NS`] of the scan are not trusted (git's "racy
-//! clean" problem: a later edit in the same timestamp tick would go unnoticed); while any
-//! is pending the probe answers "don't know" and callers scan.
+//! Files modified within [`RACY_NS`] of the scan are not trusted by their stamp (git's
+//! "racy clean" problem: a later edit in the same timestamp tick would go unnoticed): they
+//! are recorded as racy, and the probe reads and hashes them (a few files: the ones just
+//! edited) instead of trusting the stat. A folder or ignore file modified that recently
+//! makes the cache incomplete: the probe answers "don't know" and callers scan.
+//!
+//! [`delta`] answers the incremental build's question: which cached files may have changed
+//! (their stat differs, or they are racy), when nothing else did.
 
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
@@ -27,7 +32,9 @@ use std::time::SystemTime;
 
 /// Cache file name inside the index folder.
 pub const FILE: &str = ".stat-cache";
-const MAGIC: &str = "mdgraph-stat-cache 2";
+const MAGIC: &str = "mdgraph-stat-cache 3";
+/// Prefix of a racy entry's hash: its stat cannot vouch for its bytes.
+const RACY: char = '?';
 /// Files modified less than this long before the scan started are not cached.
 pub const RACY_NS: i128 = 2_000_000_000;
 /// Ignore files the walk reads in the root and its ancestors.
@@ -173,11 +180,11 @@ impl StatCache {
         let mut complete = true;
         let mut files = HashMap::with_capacity(s.files.len());
         for (p, st, h) in s.files {
-            if st.settled(s.scan_start) {
-                files.insert(p.to_string(), (st, h.to_string()));
-            } else {
-                complete = false;
-            }
+            let hash = match st.settled(s.scan_start) {
+                true => h.to_string(),
+                false => format!("{RACY}{h}"),
+            };
+            files.insert(p.to_string(), (st, hash));
         }
         let mut dirs = Vec::with_capacity(s.dirs.len());
         for (d, st) in s.dirs {
@@ -264,12 +271,32 @@ impl StatCache {
         Some(c)
     }
 
-    /// The cached hash of `path` if its stamp is unchanged.
+    /// The cached hash of `path` if its stamp is unchanged (and vouches for it: not racy).
     pub fn get(&self, path: &str, stamp: &Stamp) -> Option<&str> {
         self.files
             .get(path)
-            .filter(|(s, _)| s == stamp)
+            .filter(|(s, h)| s == stamp && !h.starts_with(RACY))
             .map(|(_, h)| h.as_str())
+    }
+
+    /// Replace the entries of files whose stamp (and maybe bytes) changed, as an
+    /// incremental build that read them saw them; `scan_start` decides which are racy.
+    /// Only for paths already in the cache (adds and removals go through a scan).
+    pub fn restamp(&mut self, scan_start: i128, files: &[(String, Stamp, String)]) {
+        for (p, st, h) in files {
+            let hash = match st.settled(scan_start) {
+                true => h.clone(),
+                false => format!("{RACY}{h}"),
+            };
+            self.files.insert(p.clone(), (*st, hash));
+        }
+    }
+
+    /// Record new stamps and digests of the index outputs (and of `meta.json`, digest
+    /// `-`), and the sidecar digest they make.
+    pub fn set_outputs(&mut self, sidecar_digest: &str, outputs: Vec<(&str, Stamp, String)>) {
+        self.outputs = outputs.into_iter().map(|(n, st, d)| (n.to_string(), (st, d))).collect();
+        self.sidecar_digest = sidecar_digest.to_string();
     }
 
     /// The cached digest of an output file if its stamp is unchanged.
@@ -334,6 +361,65 @@ impl StatCache {
 /// (cheaper than a stat by full path). No maps are built and no folder is listed.
 pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<String> {
     let text = std::fs::read_to_string(index_dir.join(FILE)).ok()?;
+    let tree = settled_tree(&text, index_dir, root, config_digest)?;
+    // A racy file is vouched for by its bytes: read and hashed.
+    let same = |hash: &str, stamp_same: bool, read: &dyn Fn() -> Option<Vec<u8>>| {
+        stamp_same
+            && hash
+                .strip_prefix(RACY)
+                .is_none_or(|h| read().is_some_and(|b| blake3::hash(&b).to_hex().as_str() == h))
+    };
+    let files_ok = chunks(tree.files, rayon::current_num_threads() * 8)
+        .par_iter()
+        .all(|chunk| visit_files(root, chunk, &tree.walked, &mut |_, h, st, read| same(h, st, read)));
+    files_ok.then(|| tree.sidecar.to_string())
+}
+
+/// What may have changed since the cache was written, when the change can only be edits
+/// of cached files: the cache is complete, of this config, and every walked folder,
+/// ignore file and index output keeps its stamp (so no file was added, removed or
+/// renamed, and the walk would take the same files). None otherwise ("scan").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delta {
+    /// The sidecar digest the cache describes.
+    pub sidecar: String,
+    /// (path, cached hash) of the files whose stat differs or is racy, sorted by path:
+    /// read them to know whether their bytes changed.
+    pub touched: Vec<(String, String)>,
+}
+
+/// [`Delta`] of the index in `index_dir` against `root`, from stats alone.
+pub fn delta(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Delta> {
+    let text = std::fs::read_to_string(index_dir.join(FILE)).ok()?;
+    let tree = settled_tree(&text, index_dir, root, config_digest)?;
+    let found: Option<Vec<Vec<(String, String)>>> = chunks(tree.files, rayon::current_num_threads() * 8)
+        .par_iter()
+        .map(|chunk| {
+            let mut out = Vec::new();
+            let ok = visit_files(root, chunk, &tree.walked, &mut |p, h, same, _| {
+                if !same || h.starts_with(RACY) {
+                    out.push((p.to_string(), h.trim_start_matches(RACY).to_string()));
+                }
+                true
+            });
+            ok.then_some(out)
+        })
+        .collect();
+    Some(Delta {
+        sidecar: tree.sidecar.to_string(),
+        touched: found?.into_iter().flatten().collect(),
+    })
+}
+
+/// A cache whose folders, ignore files and outputs all keep their stamps: its sidecar
+/// digest, the block of its `F` lines and the walked folders.
+struct Tree<'a> {
+    sidecar: &'a str,
+    files: &'a str,
+    walked: HashSet<&'a str>,
+}
+
+fn settled_tree<'a>(text: &'a str, index_dir: &Path, root: &Path, config_digest: &str) -> Option<Tree<'a>> {
     let (head, body) = text.split_once('\n')?;
     let (complete, config, sidecar) = parse_header(head)?;
     if !complete || config != config_digest {
@@ -378,11 +464,7 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
     let dirs_ok = dirs
         .par_iter()
         .all(|(d, st)| Stamp::of_path(&root.join(d)).as_ref() == Some(st));
-    let files_ok = dirs_ok
-        && chunks(files, rayon::current_num_threads() * 8)
-            .par_iter()
-            .all(|chunk| files_unchanged(root, chunk, &walked));
-    files_ok.then_some(sidecar.to_string())
+    dirs_ok.then_some(Tree { sidecar, files, walked })
 }
 
 /// Cut `block` into about `n` pieces of whole lines.
@@ -402,16 +484,21 @@ fn chunks(block: &str, n: usize) -> Vec<&str> {
     out
 }
 
-/// Are the files of these `F` lines unchanged? A symlink is stat'ed itself, so its stamp
-/// never equals the target's that the scan recorded: symlinked files make the probe
-/// answer "don't know" (whether the scan keeps one depends on the whole path to its
-/// target, which stats of the target cannot vouch for).
+/// Call `each(path, cached hash, stamp unchanged, read)` for the file of every `F` line
+/// (`read` gives its bytes now), while it returns true. False when it stopped, or a line
+/// cannot be read, or a file's folder was not walked or a file is gone (what the walk
+/// would see differs). A symlink is stat'ed itself, so its stamp never equals the
+/// target's that the scan recorded: a symlinked file always counts as changed (whether
+/// the scan keeps one depends on the whole path to its target, which stats of the
+/// target cannot vouch for).
+type Visit<'v> = dyn FnMut(&str, &str, bool, &dyn Fn() -> Option<Vec<u8>>) -> bool + 'v;
+
 #[cfg(unix)]
-fn files_unchanged(root: &Path, lines: &str, walked: &HashSet<&str>) -> bool {
+fn visit_files(root: &Path, lines: &str, walked: &HashSet<&str>, each: &mut Visit<'_>) -> bool {
     use rustix::fs::{AtFlags, Mode, OFlags};
     let mut folder: Option<(&str, rustix::fd::OwnedFd)> = None;
     for line in lines.lines() {
-        let Some(Line::File(path, want, _)) = parse_line(line) else {
+        let Some(Line::File(path, want, hash)) = parse_line(line) else {
             return false;
         };
         let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
@@ -428,7 +515,17 @@ fn files_unchanged(root: &Path, lines: &str, walked: &HashSet<&str>) -> bool {
                 &folder.insert((dir, fd)).1
             }
         };
-        if !rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| stamp_of_stat(&st) == want) {
+        let Ok(st) = rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW) else {
+            return false;
+        };
+        let read = || {
+            let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+            let f = rustix::fs::openat(fd, name, flags, Mode::empty()).ok()?;
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut std::fs::File::from(f), &mut bytes).ok()?;
+            Some(bytes)
+        };
+        if !each(path, hash, stamp_of_stat(&st) == want, &read) {
             return false;
         }
     }
@@ -436,13 +533,23 @@ fn files_unchanged(root: &Path, lines: &str, walked: &HashSet<&str>) -> bool {
 }
 
 #[cfg(not(unix))]
-fn files_unchanged(root: &Path, lines: &str, walked: &HashSet<&str>) -> bool {
-    lines.lines().all(|line| match parse_line(line) {
-        Some(Line::File(path, want, _)) if walked.contains(path.rsplit_once('/').map_or("", |(d, _)| d)) => {
-            std::fs::symlink_metadata(root.join(path)).is_ok_and(|md| Stamp::of(&md) == want)
+fn visit_files(root: &Path, lines: &str, walked: &HashSet<&str>, each: &mut Visit<'_>) -> bool {
+    for line in lines.lines() {
+        let Some(Line::File(path, want, hash)) = parse_line(line) else {
+            return false;
+        };
+        if !walked.contains(path.rsplit_once('/').map_or("", |(d, _)| d)) {
+            return false;
         }
-        _ => false,
-    })
+        let Ok(md) = std::fs::symlink_metadata(root.join(path)) else {
+            return false;
+        };
+        let read = || std::fs::read(root.join(path)).ok();
+        if !each(path, hash, Stamp::of(&md) == want, &read) {
+            return false;
+        }
+    }
+    true
 }
 
 /// The stamp of a raw stat, equal to [`Stamp::of`] of the same file's metadata.
@@ -545,21 +652,25 @@ mod tests {
         c.save(dir.path());
         let back = StatCache::load(dir.path());
         assert_eq!(back.get("a b.md", &old), Some("h1"));
-        assert_eq!(back.get("new.md", &fresh), None, "racy entry cached");
+        assert_eq!(back.get("new.md", &fresh), None, "a racy entry does not vouch");
         assert_eq!(back.get("a b.md", &Stamp { size: 11, ..old }), None);
         assert_eq!(back.output("graph_nodes.jsonl", &fresh), Some("d"));
-        assert!(!back.complete, "a racy file makes the cache incomplete");
         assert_eq!(back.sidecar_digest, "side");
         assert_eq!(back.watch.len(), c.watch.len());
         assert_eq!(
             probe(dir.path(), dir.path(), "cfg"),
             None,
-            "an incomplete cache cannot vouch"
+            "the cached files are not there"
         );
     }
 
     /// A cache over a real tree whose stamps all count as settled.
     fn vouching_cache(root: &Path, index: &Path, files: &[&str]) {
+        cache_at(root, index, files, now_ns() + 10 * RACY_NS);
+    }
+
+    /// A cache over a real tree as a scan that started at `scan_start` writes it.
+    fn cache_at(root: &Path, index: &Path, files: &[&str], scan_start: i128) {
         let stamp = |p: &Path| Stamp::of_path(p).unwrap();
         let mut dirs: Vec<(String, Stamp)> = files
             .iter()
@@ -577,10 +688,19 @@ mod tests {
         for o in &outputs {
             std::fs::write(index.join(o), o).unwrap();
         }
+        let hashes: Vec<String> = files
+            .iter()
+            .map(|f| blake3::hash(&std::fs::read(root.join(f)).unwrap()).to_hex().to_string())
+            .collect();
         StatCache::from_snapshot(Snapshot {
-            scan_start: now_ns() + 10 * RACY_NS,
+            scan_start,
             root,
-            files: files.iter().zip(&stamps).map(|(f, st)| (*f, *st, "h")).collect(),
+            files: files
+                .iter()
+                .zip(&stamps)
+                .zip(&hashes)
+                .map(|((f, st), h)| (*f, *st, h.as_str()))
+                .collect(),
             dirs: &dirs,
             config_digest: "cfg",
             sidecar_digest: "side",
@@ -636,6 +756,44 @@ mod tests {
         vouching_cache(root.path(), index.path(), &names);
         std::fs::remove_file(root.path().join("a/b/x03.md")).unwrap();
         assert_eq!(probe(index.path(), root.path(), "cfg"), None, "a deletion");
+    }
+
+    #[test]
+    fn racy_files_are_vouched_by_their_bytes_and_delta_lists_them() {
+        let root = tempfile::tempdir().unwrap();
+        let index = tempfile::tempdir().unwrap();
+        let names = ["a.md", "b/c.md", "b/d.md"];
+        for f in names {
+            let p = root.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, f).unwrap();
+        }
+        // Folders settled, files racy: as right after an edit.
+        cache_at(root.path(), index.path(), &names, now_ns() + 10 * RACY_NS);
+        let mut c = StatCache::load(index.path());
+        let racy: Vec<(String, Stamp, String)> = names
+            .iter()
+            .map(|f| {
+                let p = root.path().join(f);
+                let h = blake3::hash(&std::fs::read(&p).unwrap()).to_hex().to_string();
+                (f.to_string(), Stamp::of_path(&p).unwrap(), h)
+            })
+            .collect();
+        c.restamp(now_ns(), &racy[1..2]);
+        c.save(index.path());
+        assert!(probe(index.path(), root.path(), "cfg").is_some(), "same bytes vouch");
+        let d = delta(index.path(), root.path(), "cfg").unwrap();
+        assert_eq!(d.sidecar, "side");
+        assert_eq!(d.touched, [("b/c.md".to_string(), racy[1].2.clone())], "the racy file");
+        // The same size, and (on a coarse clock) the same stamp: only the bytes tell.
+        std::fs::write(root.path().join("b/c.md"), "B/C.md").unwrap();
+        assert_eq!(probe(index.path(), root.path(), "cfg"), None, "a racy file edited");
+        std::fs::write(root.path().join("b/d.md"), "b/d.md, edited").unwrap();
+        let d = delta(index.path(), root.path(), "cfg").unwrap();
+        let touched: Vec<&str> = d.touched.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(touched, ["b/c.md", "b/d.md"]);
+        std::fs::write(root.path().join("b/new.md"), "new").unwrap();
+        assert_eq!(delta(index.path(), root.path(), "cfg"), None, "a file added");
     }
 
     #[test]

@@ -16,6 +16,9 @@ enum Op {
     Delete(usize),
     Add(u16, usize),
     BreakYaml(usize),
+    InsertLine(usize, String),
+    SetState(usize, u8),
+    Touch(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -27,6 +30,9 @@ fn op() -> impl Strategy<Value = Op> {
         any::<usize>().prop_map(Op::Delete),
         (any::<u16>(), any::<usize>()).prop_map(|(n, j)| Op::Add(n, j)),
         any::<usize>().prop_map(Op::BreakYaml),
+        (any::<usize>(), "[a-z ]{0,20}").prop_map(|(i, s)| Op::InsertLine(i, s)),
+        (any::<usize>(), 0u8..4).prop_map(|(i, n)| Op::SetState(i, n)),
+        any::<usize>().prop_map(Op::Touch),
     ]
 }
 
@@ -101,6 +107,19 @@ fn apply(root: &Path, op: &Op) {
             std::fs::write(root.join(format!("ADD-{n}_added.md")), text).unwrap();
         }
         Op::BreakYaml(i) => edit(pick(*i), &|t| t.replacen("\ntitle:", "\nowner: @someone\ntitle:", 1)),
+        // A line early in the body: every later section, link and mention moves down.
+        Op::InsertLine(i, s) => edit(pick(*i), &|t| match t.match_indices("\n---\n").next() {
+            Some((at, _)) => format!("{}\n---\n{s} [[{}]]\n{}", &t[..at], id_of(pick(i + 2)), &t[at + 5..]),
+            None => format!("{s}\n{t}"),
+        }),
+        Op::SetState(i, n) => {
+            let state = ["Done", "In Progress", "Blocked", "Superseded"][*n as usize % 4];
+            edit(pick(*i), &|t| {
+                t.replacen("\nstate: ", &format!("\nstate: {state}\nwas: "), 1)
+            })
+        }
+        // Written again with the same bytes: a new stamp, nothing changed.
+        Op::Touch(i) => edit(pick(*i), &|t| t),
     }
 }
 
@@ -151,7 +170,8 @@ proptest! {
 }
 
 /// Everything a query can read from a SQLite mirror, as text: every table in rowid or
-/// key order and, when the mirror has the FTS5 table, the full-text index term by term
+/// key order (edges in key order: every query of them goes through an index on their
+/// columns, and an edit appends a document's new links) and, when the mirror has the FTS5 table, the full-text index term by term
 /// (position by position) and FTS5's own bm25 scores for a few terms.
 fn mirror_dump(index: &Path) -> Vec<String> {
     let conn = rusqlite::Connection::open(index.join("index.sqlite")).unwrap();
@@ -166,7 +186,7 @@ fn mirror_dump(index: &Path) -> Vec<String> {
     let mut queries = vec![
         "SELECT key, value FROM meta ORDER BY key",
         "SELECT * FROM nodes ORDER BY id",
-        "SELECT rowid, * FROM edges ORDER BY rowid",
+        "SELECT * FROM edges ORDER BY source, type, target, line",
         "SELECT rowid, * FROM sections ORDER BY rowid",
         "SELECT term, data FROM postings ORDER BY term",
         "SELECT key, value FROM corpus ORDER BY key",
@@ -197,14 +217,14 @@ fn mirror_dump(index: &Path) -> Vec<String> {
 }
 
 /// Build the index and mirror with the library, as `mdgraph index` does; whether the
-/// mirror was updated in place.
+/// mirror was updated in place (by the edited documents' rows, or by comparing every row).
 fn build_with_mirror(cfg: &Config, full: bool) -> bool {
     let report = mdgraph::Index::build(cfg, full, None).unwrap();
     report
         .timings
         .phases
         .iter()
-        .any(|(p, _)| *p == "sqlite (updated in place)")
+        .any(|(p, _)| *p == "sqlite (updated in place)" || *p == "sqlite (edited rows)")
 }
 
 fn inc_meta(dir: &Path) -> mdgraph::internal::sidecar::Meta {

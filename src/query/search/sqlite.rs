@@ -37,6 +37,8 @@ impl SqliteEngine {
         // a page read again is neither a `pread` nor a copy. A failed pragma only costs
         // speed.
         let _ = conn.execute_batch("PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824;");
+        // An edit commits in place (`mirror::update_docs`): wait out its commit.
+        let _ = conn.busy_timeout(std::time::Duration::from_secs(2));
         let damaged = |e: String| Error::Other(format!("{}: {e}", path.display()));
         let corpus = mirror::load_corpus(&conn).map_err(damaged)?;
         let nav = mirror::nav_ids(&conn).map_err(|e| damaged(e.to_string()))?;

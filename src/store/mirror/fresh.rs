@@ -86,7 +86,10 @@ pub fn mirrors(index_dir: &Path, sidecar: &str, spec: &Spec) -> bool {
     path.is_file()
         && Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .ok()
-            .is_some_and(|conn| current(&conn, sidecar, spec))
+            .is_some_and(|conn| {
+                let _ = conn.busy_timeout(std::time::Duration::from_secs(2));
+                current(&conn, sidecar, spec)
+            })
 }
 
 /// Is the open mirror the one `spec` asks for, built from the sidecar `sidecar`?

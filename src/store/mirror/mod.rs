@@ -21,11 +21,13 @@
 //! new one, `update.rs` updates one in place, `read.rs` holds the readers; [`sync`]
 //! (here) picks between them.
 
+mod docs;
 mod fresh;
 mod read;
 mod update;
 mod write;
 
+pub use docs::{DocEdit, update_docs};
 pub use fresh::{Spec, db_path, is_fresh, mirrors, sidecar_digest};
 pub use read::{Docs, Link, is_document, load_corpus, load_docs, load_list, load_ready, load_subtree, nav_ids};
 pub use update::update;
@@ -34,6 +36,19 @@ pub use write::rebuild;
 use crate::error::Error;
 use crate::store::sidecar;
 use std::path::Path;
+
+/// Finish what a killed update in place left (call under the index lock): SQLite rolls
+/// a hot journal back when the mirror is opened for writing, and read-only readers cannot.
+pub fn recover(index_dir: &Path) {
+    let path = db_path(index_dir);
+    let mut journal = path.clone().into_os_string();
+    journal.push("-journal");
+    if std::path::Path::new(&journal).exists()
+        && let Ok(conn) = rusqlite::Connection::open(&path)
+    {
+        let _ = conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0));
+    }
+}
 
 /// Make sure the mirror matches the sidecar and `spec`, updating it in place or
 /// rebuilding it from the sidecar files when needed (a change of the state groups alone

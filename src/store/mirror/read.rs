@@ -173,6 +173,8 @@ fn open_current(index_dir: &Path, spec: &Spec) -> Option<Connection> {
     // One thread reads: no SQLite mutex taken per column read.
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(db_path(index_dir), flags).ok()?;
+    // An edit commits in place (`update_docs`): wait out its commit.
+    let _ = conn.busy_timeout(std::time::Duration::from_secs(2));
     current(&conn, &sidecar_digest(&head.outputs), spec).then_some(conn)
 }
 

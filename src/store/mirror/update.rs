@@ -36,16 +36,16 @@ pub fn update(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spe
 
 /// The fields of a `sections` row besides its ids.
 #[derive(PartialEq)]
-struct SectionFields {
-    heading: String,
-    level: i64,
-    line: i64,
-    text: String,
-    tokens: i64,
+pub(super) struct SectionFields {
+    pub(super) heading: String,
+    pub(super) level: i64,
+    pub(super) line: i64,
+    pub(super) text: String,
+    pub(super) tokens: i64,
 }
 
 impl SectionFields {
-    fn of(r: &SectionRow<'_>) -> SectionFields {
+    pub(super) fn of(r: &SectionRow<'_>) -> SectionFields {
         SectionFields {
             heading: r.heading.to_string(),
             level: r.chunk.level.unwrap_or(0) as i64,
@@ -116,7 +116,7 @@ fn same_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<bool> {
 }
 
 /// The postings of one row's terms (title, heading, body), in first-seen term order.
-fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, postings::Posting)> {
+pub(super) fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, postings::Posting)> {
     let mut out: Vec<(&str, postings::Posting)> = Vec::new();
     let mut slot: HashMap<&str, usize> = HashMap::new();
     for (col, list) in terms.iter().enumerate() {
@@ -133,7 +133,7 @@ fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, postings::Post
 
 /// Rewrite the posting lists of `changed` terms: the entries of `rows` leave, the new
 /// ones (already in row order) enter, and a term left with none is removed.
-fn merge_postings(
+pub(super) fn merge_postings(
     conn: &Connection,
     changed: BTreeMap<String, Vec<postings::Posting>>,
     rows: &std::collections::HashSet<u32>,

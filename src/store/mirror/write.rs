@@ -19,7 +19,7 @@ pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], sp
 }
 
 /// Replace the mirror under the index lock with what `fill` writes to a temporary file in
-/// the same folder: fsynced and renamed into place when `fill` returns true, removed
+/// the same folder: renamed into place when `fill` returns true, removed
 /// when it returns false or fails.
 pub(super) fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool, Error>) -> Result<bool, Error> {
     let _lock = crate::store::lock::IndexLock::acquire(index_dir)?;
@@ -28,9 +28,11 @@ pub(super) fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool,
     let _ = std::fs::remove_file(&tmp);
     let result = fill(&tmp).and_then(|keep| {
         if keep {
-            std::fs::File::open(&tmp)
-                .and_then(|f| f.sync_all())
-                .map_err(|e| Error::io(&tmp, e))?;
+            // Not fsynced, as the sidecar files are not (see `files::write_temp`). A journal
+            // an update in place left belongs to the file being replaced.
+            let mut journal = path.clone().into_os_string();
+            journal.push("-journal");
+            let _ = std::fs::remove_file(journal);
             std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
         }
         Ok(keep)
@@ -87,7 +89,7 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spe
     let fts = spec.fts;
     let mut conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
     let e = |err| sql_err(path, err);
-    // A new temporary file that nothing else opens until it is fsynced and renamed into
+    // A new temporary file that nothing else opens until it is renamed into
     // place (see `replace`): no journal and no syncs; a run that fails or is killed
     // leaves only the temporary file. All rows go in in one transaction.
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")

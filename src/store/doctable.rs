@@ -1,0 +1,212 @@
+//! The document table (`.doc-table`): for every document of the index, what other files'
+//! references can see of it (path, id as written, node id, whether the id only comes from
+//! the file name, state, uid, line of the id). An edit that keeps these resolves against
+//! this table alone (the edit path of `mdgraph index`), without loading the graph.
+//!
+//! A local cache like `.stat-cache`: ignored by git, not part of the index contract,
+//! safe to delete (the next edit then takes the full path, which writes it again). Its
+//! first line names the sidecar digest it describes; a table of another index is not used.
+
+use crate::model::Node;
+use crate::store::files;
+use std::path::Path;
+
+/// File name inside the index folder.
+pub const FILE: &str = ".doc-table";
+const MAGIC: &str = "mdgraph-doc-table 1";
+
+/// One document as other files' references see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// Root-relative path.
+    pub path: String,
+    /// The id as written (or derived from the file name).
+    pub raw: String,
+    /// The node id resolve gave it (`raw`, or `raw@…` when the id is shared).
+    pub node: String,
+    /// The id comes from the file name, not the file.
+    pub derived: bool,
+    /// The document's state.
+    pub state: Option<String>,
+    /// The document's uid.
+    pub uid: Option<String>,
+    /// The line of the document's id.
+    pub line: Option<u32>,
+}
+
+impl Row {
+    /// The row of a resolved document node.
+    pub fn of(doc: &Node) -> Row {
+        Row {
+            path: doc.path.clone(),
+            raw: doc.raw_id.clone().unwrap_or_else(|| doc.id.clone()),
+            node: doc.id.clone(),
+            derived: doc.id_derived,
+            state: doc.state.clone(),
+            uid: doc.uid.clone(),
+            line: doc.line,
+        }
+    }
+
+    fn write(&self, out: &mut String) {
+        let opt = |o: &Option<String>| o.as_ref().map_or("-".to_string(), |s| format!("+{s}"));
+        let line = self.line.map_or("-".to_string(), |l| l.to_string());
+        let derived = if self.derived { "1" } else { "0" };
+        let fields = [
+            self.path.as_str(),
+            &self.raw,
+            &self.node,
+            derived,
+            &opt(&self.state),
+            &opt(&self.uid),
+            &line,
+        ];
+        out.push_str(&fields.join("\t"));
+        out.push('\n');
+    }
+
+    fn parse(line: &str) -> Option<Row> {
+        let mut it = line.split('\t');
+        let mut next = || it.next();
+        let opt = |s: &str| match s {
+            "-" => Some(None),
+            s => s.strip_prefix('+').map(|v| Some(v.to_string())),
+        };
+        let row = Row {
+            path: next()?.to_string(),
+            raw: next()?.to_string(),
+            node: next()?.to_string(),
+            derived: match next()? {
+                "1" => true,
+                "0" => false,
+                _ => return None,
+            },
+            state: opt(next()?)?,
+            uid: opt(next()?)?,
+            line: match next()? {
+                "-" => None,
+                n => Some(n.parse().ok()?),
+            },
+        };
+        next().is_none().then_some(row)
+    }
+
+    /// Can this row be written on one line and read back?
+    fn writable(&self) -> bool {
+        let bad = |s: &str| s.contains(['\t', '\n', '\r']);
+        ![&self.path, &self.raw, &self.node].into_iter().any(|s| bad(s))
+            && !self.state.as_deref().is_some_and(bad)
+            && !self.uid.as_deref().is_some_and(bad)
+    }
+}
+
+/// The table of an index: its sidecar digest and the rows, sorted by path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocTable {
+    /// The sidecar digest (`mirror::sidecar_digest`) of the index the rows describe.
+    pub sidecar: String,
+    /// One row per document, sorted by path.
+    pub rows: Vec<Row>,
+}
+
+impl DocTable {
+    /// The table of resolved nodes (chunks are skipped).
+    pub fn of(nodes: &[Node], sidecar: &str) -> DocTable {
+        let mut rows: Vec<Row> = nodes.iter().filter(|n| !n.is_chunk()).map(Row::of).collect();
+        rows.sort_by(|a, b| a.path.cmp(&b.path));
+        DocTable {
+            sidecar: sidecar.to_string(),
+            rows,
+        }
+    }
+
+    /// Read the table of `index_dir` if it describes the sidecar `sidecar`.
+    pub fn load(index_dir: &Path, sidecar: &str) -> Option<DocTable> {
+        let text = std::fs::read_to_string(index_dir.join(FILE)).ok()?;
+        let mut lines = text.lines();
+        let head = lines.next()?.strip_prefix(MAGIC)?.trim();
+        if head != sidecar {
+            return None;
+        }
+        let rows: Option<Vec<Row>> = lines.map(Row::parse).collect();
+        Some(DocTable {
+            sidecar: sidecar.to_string(),
+            rows: rows?,
+        })
+    }
+
+    /// Write the table (atomically; a failure only costs the next edit its short cut,
+    /// and a table whose rows cannot be written on one line each is removed instead).
+    pub fn save(&self, index_dir: &Path) {
+        let path = index_dir.join(FILE);
+        if !self.rows.iter().all(Row::writable) {
+            let _ = std::fs::remove_file(path);
+            return;
+        }
+        let mut out = String::with_capacity(self.rows.len() * 120 + 64);
+        out.push_str(&format!("{MAGIC} {}\n", self.sidecar));
+        for r in &self.rows {
+            r.write(&mut out);
+        }
+        if files::write_if_changed(&path, out.as_bytes()).is_err() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+
+    /// The row of `path`.
+    pub fn get(&self, path: &str) -> Option<&Row> {
+        self.rows
+            .binary_search_by(|r| r.path.as_str().cmp(path))
+            .ok()
+            .map(|i| &self.rows[i])
+    }
+
+    /// Replace the row of `row.path` (which must be there).
+    pub fn set(&mut self, row: Row) {
+        if let Ok(i) = self.rows.binary_search_by(|r| r.path.cmp(&row.path)) {
+            self.rows[i] = row;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_round_trip_and_another_sidecar_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = vec![
+            Row {
+                path: "a b/ü.md".into(),
+                raw: "TASK-1".into(),
+                node: "TASK-1@a b/ü.md".into(),
+                derived: false,
+                state: Some(String::new()),
+                uid: None,
+                line: Some(3),
+            },
+            Row {
+                path: "z.md".into(),
+                raw: "z".into(),
+                node: "z".into(),
+                derived: true,
+                state: None,
+                uid: Some("0194-ab".into()),
+                line: None,
+            },
+        ];
+        let t = DocTable {
+            sidecar: "s1".into(),
+            rows,
+        };
+        t.save(dir.path());
+        assert_eq!(DocTable::load(dir.path(), "s1"), Some(t.clone()));
+        assert_eq!(DocTable::load(dir.path(), "s2"), None);
+        assert_eq!(t.get("z.md").map(|r| r.raw.as_str()), Some("z"));
+        let mut bad = t;
+        bad.rows[1].raw = "a\tb".into();
+        bad.save(dir.path());
+        assert!(!dir.path().join(FILE).exists(), "a row that cannot be written");
+    }
+}

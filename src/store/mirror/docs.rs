@@ -1,0 +1,237 @@
+//! The update of an edit: the rows of the edited documents changed in place, in one
+//! transaction (SQLite's rollback journal keeps it whole if the process is killed), when
+//! each keeps its sections (same ids, same headings, same order) and its `backlog` row
+//! inputs (the caller checks those). The result answers every query as a rebuild's
+//! does (a test compares their contents); only the rowids of a document's edges differ
+//! when links were added or removed.
+
+use super::fresh::{Spec, current, db_path, sql_err};
+use super::read::load_corpus;
+use super::update::{SectionFields, merge_postings, row_postings};
+use super::write::{node_rows, put_corpus, table_edges};
+use crate::error::Error;
+use crate::model::section::{sections, title_text};
+use crate::model::{Edge, Node};
+use rusqlite::{Connection, params};
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+/// One edited document as the new sidecar holds it.
+pub struct DocEdit {
+    /// The document node and its sections (any order).
+    pub nodes: Vec<Node>,
+    /// Its edges, sorted as the sidecar sorts them (`section_of` ones may be included).
+    pub edges: Vec<Edge>,
+}
+
+/// Apply `edits` to the mirror of the sidecar `old_sidecar`, making it the mirror of
+/// `new_sidecar`. Returns false, having changed nothing, when the mirror is not that of
+/// `old_sidecar` under `spec`, an edit changes what the rows are, or SQLite fails (a
+/// reader holding the file for more than a second, a damaged file): then the caller
+/// takes the full path, which writes a new mirror beside this one.
+pub fn update_docs(index_dir: &Path, old_sidecar: &str, new_sidecar: &str, edits: &[DocEdit], spec: &Spec) -> bool {
+    try_update(index_dir, old_sidecar, new_sidecar, edits, spec).unwrap_or(false)
+}
+
+fn try_update(
+    index_dir: &Path,
+    old_sidecar: &str,
+    new_sidecar: &str,
+    edits: &[DocEdit],
+    spec: &Spec,
+) -> Result<bool, Error> {
+    let path = db_path(index_dir);
+    if !path.is_file() {
+        return Ok(false);
+    }
+    let e = |err| sql_err(&path, err);
+    let mut conn = Connection::open(&path).map_err(e)?;
+    conn.busy_timeout(std::time::Duration::from_secs(1)).map_err(e)?;
+    conn.execute_batch("PRAGMA synchronous = OFF;").map_err(e)?;
+    if !current(&conn, old_sidecar, spec) {
+        return Ok(false);
+    }
+    let tx = conn.transaction().map_err(e)?;
+    if !apply(&tx, edits, spec.fts).map_err(|m| Error::Other(format!("{}: {m}", path.display())))? {
+        return Ok(false);
+    }
+    tx.execute("UPDATE meta SET value = ?1 WHERE key = 'sidecar'", [new_sidecar])
+        .map_err(e)?;
+    tx.commit().map_err(e)?;
+    Ok(true)
+}
+
+/// The changes of [`update_docs`] inside its transaction; false when they cannot be
+/// made (the transaction is then dropped).
+fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String> {
+    let e = |err: rusqlite::Error| err.to_string();
+    let mut old_rows = conn
+        .prepare("SELECT rowid, id, heading, level, line, text, tokens FROM sections WHERE doc = ?1 ORDER BY rowid")
+        .map_err(e)?;
+    let mut old_title = conn.prepare("SELECT title FROM nodes WHERE id = ?1").map_err(e)?;
+    let mut old_edges = conn
+        .prepare("SELECT rowid, target, type, origin, path, line, weight FROM edges WHERE source = ?1 ORDER BY rowid")
+        .map_err(e)?;
+    let mut set_section = conn
+        .prepare("UPDATE sections SET heading = ?2, level = ?3, line = ?4, text = ?5, tokens = ?6 WHERE rowid = ?1")
+        .map_err(e)?;
+    let mut set_edge = conn
+        .prepare("UPDATE edges SET origin = ?2, path = ?3, line = ?4, weight = ?5 WHERE rowid = ?1")
+        .map_err(e)?;
+    let mut drop_edges = conn.prepare("DELETE FROM edges WHERE source = ?1").map_err(e)?;
+    let mut put_edge = conn
+        .prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+        .map_err(e)?;
+    let mut set_node = conn
+        .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
+        .map_err(e)?;
+    let mut fts_statements = match fts {
+        true => Some((
+            conn.prepare(
+                "INSERT INTO sections_fts(sections_fts, rowid, title, heading, body) VALUES ('delete', ?1, ?2, ?3, ?4)",
+            )
+            .map_err(e)?,
+            conn.prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
+                .map_err(e)?,
+        )),
+        false => None,
+    };
+    let mut changed: BTreeMap<String, Vec<crate::store::postings::Posting>> = BTreeMap::new();
+    let mut changed_rows = HashSet::new();
+    let mut row_lens: Vec<(usize, u32)> = Vec::new();
+    for edit in edits {
+        let mut nodes = edit.nodes.clone();
+        nodes.sort_by(|a, b| a.id.cmp(&b.id));
+        let Some(doc) = nodes.iter().find(|n| !n.is_chunk()) else {
+            return Ok(false);
+        };
+        let rows = sections(&nodes);
+        // The rows the mirror holds for the document: the same ids in the same order.
+        let mut was: Vec<(i64, String, SectionFields)> = Vec::new();
+        let mut q = old_rows.query([&doc.id]).map_err(e)?;
+        while let Some(r) = q.next().map_err(e)? {
+            let fields = SectionFields {
+                heading: r.get(2).map_err(e)?,
+                level: r.get(3).map_err(e)?,
+                line: r.get(4).map_err(e)?,
+                text: r.get(5).map_err(e)?,
+                tokens: r.get(6).map_err(e)?,
+            };
+            was.push((r.get(0).map_err(e)?, r.get(1).map_err(e)?, fields));
+        }
+        let same_rows = was.len() == rows.len()
+            && was
+                .iter()
+                .zip(&rows)
+                .all(|((_, id, f), r)| *id == r.chunk.id && f.heading == r.heading);
+        // Consecutive rowids: the rows are the document's block of the numbering.
+        let consecutive = was.windows(2).all(|w| w[1].0 == w[0].0 + 1);
+        if !same_rows || !consecutive {
+            return Ok(false);
+        }
+        let title_was: String = match old_title.query_row([&doc.id], |r| r.get(0)) {
+            Ok(t) => t,
+            Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(false),
+            Err(err) => return Err(e(err)),
+        };
+        let title = title_text(doc);
+        for ((rowid, _, before), r) in was.iter().zip(&rows) {
+            let now = SectionFields::of(r);
+            if *before != now {
+                set_section
+                    .execute(params![rowid, now.heading, now.level, now.line, now.text, now.tokens])
+                    .map_err(e)?;
+            }
+            let old = [title_was.as_str(), before.heading.as_str(), before.text.as_str()];
+            let new = [title.as_str(), now.heading.as_str(), now.text.as_str()];
+            if old == new {
+                continue;
+            }
+            let old_terms = old.map(crate::text::tokenize::terms);
+            let new_terms = new.map(crate::text::tokenize::terms);
+            if let Some((delete_fts, put_fts)) = &mut fts_statements {
+                let [t, h, b] = old_terms.each_ref().map(|c| c.join(" "));
+                delete_fts.execute(params![rowid, t, h, b]).map_err(e)?;
+                let [t, h, b] = new_terms.each_ref().map(|c| c.join(" "));
+                put_fts.execute(params![rowid, t, h, b]).map_err(e)?;
+            }
+            let row = (*rowid - 1) as u32;
+            for t in old_terms.iter().flatten() {
+                changed.entry(t.clone()).or_default();
+            }
+            for (t, p) in row_postings(row, &new_terms) {
+                changed.entry(t.to_string()).or_default().push(p);
+            }
+            changed_rows.insert(row);
+            row_lens.push((row as usize, new_terms.iter().map(|c| c.len() as u32).sum()));
+        }
+        // The document's row.
+        let node_row = node_rows(std::slice::from_ref(doc)).map_err(|err| err.to_string())?;
+        for n in &node_row {
+            set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;
+        }
+        // Its edges: the same targets and types in the same order, other fields updated.
+        let new_edges: Vec<&Edge> = table_edges(&edit.edges).filter(|ed| ed.source == doc.id).collect();
+        let mut old: Vec<(i64, String, String, String, String, i64, f64)> = Vec::new();
+        let mut q = old_edges.query([&doc.id]).map_err(e)?;
+        while let Some(r) = q.next().map_err(e)? {
+            old.push((
+                r.get(0).map_err(e)?,
+                r.get(1).map_err(e)?,
+                r.get(2).map_err(e)?,
+                r.get(3).map_err(e)?,
+                r.get(4).map_err(e)?,
+                r.get(5).map_err(e)?,
+                r.get(6).map_err(e)?,
+            ));
+        }
+        if old.len() == new_edges.len()
+            && old
+                .iter()
+                .zip(&new_edges)
+                .all(|(o, n)| o.1 == n.target && o.2 == n.r#type.as_str())
+        {
+            for (o, n) in old.iter().zip(&new_edges) {
+                let same = o.3 == n.origin.as_str()
+                    && o.4 == n.path
+                    && o.5 == n.line as i64
+                    && o.6.to_bits() == n.weight.to_bits();
+                if !same {
+                    set_edge
+                        .execute(params![o.0, n.origin.as_str(), n.path, n.line, n.weight])
+                        .map_err(e)?;
+                }
+            }
+        } else {
+            // Links added or removed: the document's rows go and its new ones are
+            // appended. Their rowids then differ from a rebuild's, which no reader
+            // sees (every query of the table goes through an index on its columns).
+            drop_edges.execute([&doc.id]).map_err(e)?;
+            for n in &new_edges {
+                put_edge
+                    .execute(params![
+                        n.source,
+                        n.target,
+                        n.r#type.as_str(),
+                        n.origin.as_str(),
+                        n.path,
+                        n.line,
+                        n.weight
+                    ])
+                    .map_err(e)?;
+            }
+        }
+    }
+    if !changed_rows.is_empty() {
+        merge_postings(conn, changed, &changed_rows)?;
+        let mut corpus = load_corpus(conn)?;
+        for (row, len) in row_lens {
+            match corpus.row_len.get_mut(row) {
+                Some(l) => *l = len,
+                None => return Ok(false),
+            }
+        }
+        put_corpus(conn, &corpus).map_err(e)?;
+    }
+    Ok(true)
+}
