@@ -349,12 +349,7 @@ impl Index {
             (Some(d), _) => d,
             (None, Some(d)) if !fields => d,
             _ => {
-                const TYPES: [EdgeType; 4] = [
-                    EdgeType::Parent,
-                    EdgeType::BlockedBy,
-                    EdgeType::Blocks,
-                    EdgeType::DependsOn,
-                ];
+                const TYPES: [EdgeType; 4] = mirror::BACKLOG_TYPES;
                 let dir = &self.config.index_dir;
                 let loaded = self
                     .config
@@ -593,6 +588,7 @@ pub fn mirror_spec(config: &Config) -> mirror::Spec<'_> {
         fts: config.sqlite_fts,
         states: &config.states,
         backlog: backlog::materialize,
+        backlog_docs: backlog::materialize_docs,
     }
 }
 

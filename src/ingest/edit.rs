@@ -178,6 +178,7 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     let mut diags_patch = Patch::default();
     let mut old_chunks = 0usize;
     let mut edits: Vec<mirror::DocEdit> = Vec::new();
+    let mut backlog = false;
     for f in &edited {
         let row = table.get(&f.rel)?;
         let id = row.node.as_str();
@@ -212,13 +213,12 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
             edges_patch.remove(start, line);
         }
         let new_edges: Vec<Edge> = graph.edges.iter().filter(|e| e.path == f.rel).cloned().collect();
-        // Parent edges (with their lines) decide cycles, and the backlog's inputs its
-        // rows: both must stay as they were.
-        if links(&old_edges, EdgeType::Parent, true) != links(&new_edges, EdgeType::Parent, true)
-            || backlog_view(&old_doc, &old_edges) != backlog_view(doc, &new_edges)
-        {
+        // Parent edges (with their lines) decide cycles: they must stay as they were.
+        // What the backlog table reads may change: then it is made again.
+        if links(&old_edges, EdgeType::Parent, true) != links(&new_edges, EdgeType::Parent, true) {
             return None;
         }
+        backlog |= backlog_view(&old_doc, &old_edges) != backlog_view(doc, &new_edges);
         for e in &new_edges {
             let line = jsonl(e)?;
             let key = (e.source.as_str(), e.r#type, e.target.as_str(), e.line);
@@ -297,10 +297,14 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     // The mirror first: if it cannot take the edit, nothing has been written. (Killed
     // between the two, the mirror names a sidecar that is not there: it is rebuilt.)
     if let Some(sp) = spec {
-        if !mirror::update_docs(dir, &delta.sidecar, &new_sidecar, &edits, sp) {
+        if !mirror::update_docs(dir, (&delta.sidecar, &new_sidecar), &edits, backlog, sp) {
             return None;
         }
-        timings.mark("sqlite (edited rows)");
+        timings.mark(if backlog {
+            "sqlite (edited rows, backlog)"
+        } else {
+            "sqlite (edited rows)"
+        });
     }
     let mut commit = sidecar::Commit::new(dir);
     for (name, file, patch) in [

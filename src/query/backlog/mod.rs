@@ -28,5 +28,5 @@ pub use graph::Backlog;
 pub use list::{Filter, LIST_SCHEMA, ListReport, list_from_rows, list_query, unknown_values};
 pub use ready::{Hold, ReadyReport, ready_from_rows};
 pub use states::group_of;
-pub use table::materialize;
+pub use table::{materialize, materialize_docs};
 pub use tree::{Rollup, TREE_SCHEMA, TreeNode, TreeReport};

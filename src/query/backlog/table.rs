@@ -6,6 +6,7 @@ use super::states::fold;
 use crate::config::StateGroups;
 use crate::model::backlog::{BacklogRow, BacklogTable, Ready};
 use crate::model::{Edge, Kind, Node};
+use crate::store::mirror::Docs;
 use std::collections::HashMap;
 
 /// The mirror's `backlog` table for a graph: each document's group, folded state and
@@ -22,7 +23,25 @@ pub fn materialize(nodes: &[Node], edges: &[Edge], groups: &StateGroups) -> Back
         })
         .collect();
     let links = edges.iter().map(|e| (e.source.as_str(), e.target.as_str(), e.r#type));
-    let b = Backlog::with_priorities(nodes, Some(&priorities), links, groups);
+    table_of(Backlog::with_priorities(nodes, Some(&priorities), links, groups))
+}
+
+/// [`materialize`] from the documents' columns as the mirror holds them (an edit's
+/// update in place makes the table again from its own rows).
+pub fn materialize_docs(docs: &Docs, groups: &StateGroups) -> BacklogTable {
+    let links = docs
+        .links
+        .iter()
+        .map(|l| (l.source.as_str(), l.target.as_str(), l.r#type));
+    table_of(Backlog::with_priorities(
+        &docs.nodes,
+        docs.priorities.as_deref(),
+        links,
+        groups,
+    ))
+}
+
+fn table_of(b: Backlog<'_>) -> BacklogTable {
     let ready = b.ready();
     let rank: HashMap<&str, (usize, &Ready)> = ready
         .items

@@ -125,6 +125,7 @@ mod tests {
             fts: false,
             states: &states,
             backlog: |_, _, _| crate::model::backlog::BacklogTable::default(),
+            backlog_docs: |_, _| crate::model::backlog::BacklogTable::default(),
         };
         mirror::rebuild(dir.path(), &Meta::default(), &nodes, &edges, &spec).unwrap();
         let sql = SqliteEngine::open(dir.path()).unwrap();

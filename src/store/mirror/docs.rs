@@ -6,9 +6,9 @@
 //! when links were added or removed.
 
 use super::fresh::{Spec, current, db_path, sql_err};
-use super::read::load_corpus;
+use super::read::{BACKLOG_TYPES, docs_of, load_corpus};
 use super::update::{SectionFields, merge_postings, row_postings};
-use super::write::{node_rows, put_corpus, table_edges};
+use super::write::{node_rows, put_backlog, put_corpus, table_edges};
 use crate::error::Error;
 use crate::model::section::{sections, title_text};
 use crate::model::{Edge, Node};
@@ -25,19 +25,26 @@ pub struct DocEdit {
 }
 
 /// Apply `edits` to the mirror of the sidecar `old_sidecar`, making it the mirror of
-/// `new_sidecar`. Returns false, having changed nothing, when the mirror is not that of
+/// `new_sidecar`; with `backlog`, the `backlog` table is made again from the updated rows
+/// (an edit changed what it reads: a title, a state, a blocking link). Returns false, having changed nothing, when the mirror is not that of
 /// `old_sidecar` under `spec`, an edit changes what the rows are, or SQLite fails (a
 /// reader holding the file for more than a second, a damaged file): then the caller
 /// takes the full path, which writes a new mirror beside this one.
-pub fn update_docs(index_dir: &Path, old_sidecar: &str, new_sidecar: &str, edits: &[DocEdit], spec: &Spec) -> bool {
-    try_update(index_dir, old_sidecar, new_sidecar, edits, spec).unwrap_or(false)
+pub fn update_docs(
+    index_dir: &Path,
+    (old_sidecar, new_sidecar): (&str, &str),
+    edits: &[DocEdit],
+    backlog: bool,
+    spec: &Spec,
+) -> bool {
+    try_update(index_dir, (old_sidecar, new_sidecar), edits, backlog, spec).unwrap_or(false)
 }
 
 fn try_update(
     index_dir: &Path,
-    old_sidecar: &str,
-    new_sidecar: &str,
+    (old_sidecar, new_sidecar): (&str, &str),
     edits: &[DocEdit],
+    backlog: bool,
     spec: &Spec,
 ) -> Result<bool, Error> {
     let path = db_path(index_dir);
@@ -54,6 +61,12 @@ fn try_update(
     let tx = conn.transaction().map_err(e)?;
     if !apply(&tx, edits, spec.fts).map_err(|m| Error::Other(format!("{}: {m}", path.display())))? {
         return Ok(false);
+    }
+    if backlog {
+        let Some(docs) = docs_of(&tx, &BACKLOG_TYPES, false) else {
+            return Ok(false);
+        };
+        put_backlog(&tx, &(spec.backlog_docs)(&docs, spec.states), spec).map_err(e)?;
     }
     tx.execute("UPDATE meta SET value = ?1 WHERE key = 'sidecar'", [new_sidecar])
         .map_err(e)?;

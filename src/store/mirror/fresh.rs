@@ -61,6 +61,9 @@ pub struct Spec<'a> {
     /// Makes the `backlog` table from the graph: the backlog questions' own code, which
     /// lives a layer above this one.
     pub backlog: fn(&[Node], &[Edge], &StateGroups) -> BacklogTable,
+    /// The same from the documents' columns and their backlog links, as
+    /// [`load_docs`](super::load_docs) reads them (an edit's update in place).
+    pub backlog_docs: fn(&super::Docs, &StateGroups) -> BacklogTable,
 }
 
 impl Spec<'_> {

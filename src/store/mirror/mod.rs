@@ -29,7 +29,9 @@ mod write;
 
 pub use docs::{DocEdit, update_docs};
 pub use fresh::{Spec, db_path, is_fresh, mirrors, sidecar_digest};
-pub use read::{Docs, Link, is_document, load_corpus, load_docs, load_list, load_ready, load_subtree, nav_ids};
+pub use read::{
+    BACKLOG_TYPES, Docs, Link, is_document, load_corpus, load_docs, load_list, load_ready, load_subtree, nav_ids,
+};
 pub use update::update;
 pub use write::rebuild;
 
@@ -199,6 +201,7 @@ mod tests {
             fts: false,
             states: &groups,
             backlog: table,
+            backlog_docs: |_, _| BacklogTable::default(),
         };
         let (nodes, edges) = graph("Done");
         let meta = write_meta(dir, "one");

@@ -55,7 +55,19 @@ pub fn load_corpus(conn: &Connection) -> Result<postings::Corpus, String> {
 /// without, they are read from the columns (id, kind, path, raw id, type, title, state),
 /// and the priority of each is in [`Docs::priorities`].
 pub fn load_docs(index_dir: &Path, types: &[EdgeType], spec: &Spec, fields: bool) -> Option<Docs> {
-    let conn = open_current(index_dir, spec)?;
+    docs_of(&open_current(index_dir, spec)?, types, fields)
+}
+
+/// The edge types the `backlog` table is made from.
+pub const BACKLOG_TYPES: [EdgeType; 4] = [
+    EdgeType::Parent,
+    EdgeType::BlockedBy,
+    EdgeType::Blocks,
+    EdgeType::DependsOn,
+];
+
+/// [`load_docs`] from an open mirror.
+pub(super) fn docs_of(conn: &Connection, types: &[EdgeType], fields: bool) -> Option<Docs> {
     let (nodes, priorities) = if fields {
         let mut st = conn
             .prepare("SELECT json FROM nodes WHERE kind <> 'chunk' ORDER BY id")
