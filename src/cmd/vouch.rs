@@ -41,6 +41,16 @@ const MAGIC: &str = "mdgraph-watch 1";
 /// its event read); the probe it replaces takes about 10 ms at 10k items and 100 ms at
 /// 100k, so waiting longer than that would cost more than it saves.
 pub const ANSWER_WAIT: Duration = Duration::from_millis(100);
+/// [`ANSWER_WAIT`], or `MDGRAPH_WATCH_WAIT_MS` milliseconds when set (at most a minute):
+/// for a machine too loaded to answer in 100 ms, and for tests that must not depend on
+/// timing.
+fn answer_wait() -> Duration {
+    std::env::var("MDGRAPH_WATCH_WAIT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(ANSWER_WAIT, |ms| Duration::from_millis(ms.clamp(1, 60_000)))
+}
+
 /// How long a client waits once the watcher said `building`: the probe would find the
 /// same change and build it too (waiting for the watcher's lock), so waiting costs
 /// nothing more; past this the watcher is taken for stuck.
@@ -191,8 +201,9 @@ pub fn ask(cfg: &Config) -> Result<Token, String> {
         return Err("no watcher".into());
     };
     let mut s = UnixStream::connect(dir.join(SOCKET)).map_err(|e| format!("no watcher answers ({e})"))?;
-    let mut deadline = Instant::now() + ANSWER_WAIT;
-    s.set_write_timeout(Some(ANSWER_WAIT)).map_err(|e| e.to_string())?;
+    let wait = answer_wait();
+    let mut deadline = Instant::now() + wait;
+    s.set_write_timeout(Some(wait)).map_err(|e| e.to_string())?;
     s.write_all(format!("{MAGIC} sync {}\n", config_key(cfg)).as_bytes())
         .map_err(|e| format!("cannot ask the watcher ({e})"))?;
     let mut buf = Vec::new();
