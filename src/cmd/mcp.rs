@@ -66,6 +66,7 @@ pub fn run(ctx: &Ctx, _args: &Args, cfg: Config, err: &mut dyn Write) -> Result<
     // Vouch for the index to queries (Linux: the watch can read a cookie's event).
     #[cfg(unix)]
     let _vouching = vouch(ctx, &server, err)?;
+    keep_fresh(&server);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -83,6 +84,33 @@ pub fn run(ctx: &Ctx, _args: &Args, cfg: Config, err: &mut dyn Write) -> Result<
         }
     }
 }
+
+/// While the watch on the backlog works, apply edits as they come (looked for every
+/// [`KEEP_FRESH`]) rather than at the next call or query: the index on disk, which CLI
+/// queries read, stays fresh, and a call or sync after a quiet moment has nothing to do.
+fn keep_fresh(server: &Server) {
+    let state = Arc::downgrade(&server.state);
+    let _ = std::thread::Builder::new()
+        .name("mdgraph-mcp-fresh".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(KEEP_FRESH);
+                let Some(state) = state.upgrade() else { return };
+                let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+                if !st.watch.active() {
+                    return;
+                }
+                if st.watch.changed() {
+                    st.stale = true;
+                    // A failure is the next call's to report (it refreshes again).
+                    let _ = st.refresh();
+                }
+            }
+        });
+}
+
+/// How often the MCP server looks for edits between calls.
+const KEEP_FRESH: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Serve syncs on the index folder's socket while the watch on the backlog works (see
 /// [`super::vouch`]); None when it does not, or the socket cannot be served (a warning).
