@@ -12,7 +12,7 @@ itself), and settled (files older than the stat cache's 2 s racy window) before 
 probe is timed. Also checked: with the watcher running, a search finds an edit made 3 s
 earlier, and one made just before it.
 """
-import argparse, os, shutil, signal, statistics, subprocess, sys, tempfile, time
+import argparse, os, re, shutil, signal, statistics, subprocess, sys, tempfile, time
 
 Q = "why does the sync service retry uploads"
 
@@ -28,6 +28,8 @@ def interleaved(cases, cwd, runs):
     machine's load drifts over all of them alike) after one warm-up each. A case is
     (name, cmd, want): `want` must be in each run's stderr."""
     times = {name: [] for name, _, _ in cases}
+    # The freshness part alone, from the `-v` line (`vouched in` / `fresh in`).
+    part = {name: [] for name, _, _ in cases}
     for i in range(runs + 1):
         for name, cmd, want in cases:
             ms, r = timed(cmd, cwd)
@@ -37,10 +39,14 @@ def interleaved(cases, cwd, runs):
                 sys.exit(f"{' '.join(cmd)}: expected {want!r} in stderr, got {r.stderr!r}")
             if i:
                 times[name].append(ms)
+                m = re.search(r"(?:vouched|fresh) in ([0-9.]+)ms", r.stderr)
+                if m:
+                    part[name].append(float(m.group(1)))
     out = []
     for name, _, _ in cases:
         xs = sorted(times[name])
-        out.append((name, statistics.median(xs), xs[min(len(xs) - 1, int(len(xs) * 0.9))]))
+        fp = statistics.median(part[name]) if part[name] else None
+        out.append((name, statistics.median(xs), xs[min(len(xs) - 1, int(len(xs) * 0.9))], fp))
     return out
 
 
@@ -127,10 +133,10 @@ def main():
             edits.append(("mcp", with_watcher("mcp", [b, "mcp"], subprocess.PIPE)))
 
         print(f"{a.items} items ({n_files} files), {a.runs} runs each, whole process, ms")
-        print(f"{'':48} {'median':>8} {'p90':>8}")
-        for name, med, p90 in rows:
-            print(f"{name:48} {med:8.1f} {p90:8.1f}")
-        for (_, base, _), (name, med, _) in zip(rows, rows[1:]):
+        print(f"{'':48} {'median':>8} {'p90':>8}  freshness part (median, from -v)")
+        for name, med, p90, fp in rows:
+            print(f"{name:48} {med:8.1f} {p90:8.1f}" + (f"  {fp:.2f}" if fp is not None else ""))
+        for (_, base, _, _), (name, med, _, _) in zip(rows, rows[1:]):
             if "vouching" in name:
                 print(f"{name}: {med / base:.2f}x --no-refresh run alongside "
                       f"(target <= 1.3x + 2 ms: {1.3 * base + 2:.1f} ms)")

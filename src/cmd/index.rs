@@ -296,7 +296,7 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                     }
                     server = Some(s);
                 }
-                Err(e) => ctx.warn(err, &format!("queries will probe the backlog themselves: {e}"))?,
+                Err(e) => ctx.warn(err, &format!("not vouching for the index to queries: {e}"))?,
             }
         }
         if first && !ctx.cli.quiet {
@@ -433,8 +433,9 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                 Ok(report) => {
                     #[cfg(unix)]
                     {
-                        vouched = Index::digest(&cfg);
-                        seq += 1;
+                        let now = Index::digest(&cfg);
+                        seq += u64::from(now != vouched);
+                        vouched = now;
                     }
                     if !report.up_to_date {
                         let errors = report
@@ -471,8 +472,9 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                 let _ = w.reply.send(Answer::Building);
                 match Index::refresh(&cfg, None) {
                     Ok(_) => {
-                        vouched = Index::digest(&cfg);
-                        seq += 1;
+                        let now = Index::digest(&cfg);
+                        seq += u64::from(now != vouched);
+                        vouched = now;
                     }
                     Err(e) => {
                         vouched = None;

@@ -145,7 +145,7 @@ fn vouch(ctx: &Ctx, server: &Server, err: &mut dyn Write) -> Result<Option<super
             Ok(Some(s))
         }
         Err(e) => {
-            ctx.warn(err, &format!("queries will probe the backlog themselves: {e}"))?;
+            ctx.warn(err, &format!("not vouching for the index to queries: {e}"))?;
             Ok(None)
         }
     }
@@ -210,7 +210,7 @@ impl State {
             self.config_stamp = super::index::file_stamp(cfg.config_file.as_deref());
             self.index = Index::open_as_is(cfg)?.in_memory();
             self.stale = false;
-            self.vouched = Index::digest(self.index.config());
+            self.note_digest();
             return Ok(());
         }
         self.stale |= self.watch.changed();
@@ -225,8 +225,18 @@ impl State {
             self.index = Index::open_as_is(cfg)?.in_memory();
         }
         self.stale = false;
-        self.vouched = Index::digest(self.index.config());
+        self.note_digest();
         Ok(())
+    }
+
+    /// Record the digest of the index on disk, just made fresh (a new one is a new
+    /// sequence number for the tokens).
+    fn note_digest(&mut self) {
+        let now = Index::digest(self.index.config());
+        if now != self.vouched {
+            self.seq += 1;
+        }
+        self.vouched = now;
     }
 
     /// Answer a query's sync (see [`super::vouch`]): read the watch's events up to a
@@ -259,7 +269,6 @@ impl State {
                 self.vouched = None;
                 return Answer::No(format!("the index could not be refreshed: {e}"));
             }
-            self.seq += 1;
         }
         if key != config_key(self.index.config()) {
             return Answer::No("this server serves another root, index folder or configuration".into());

@@ -67,7 +67,7 @@ const MAX_CLIENTS: usize = 16;
 pub struct Token {
     /// The watcher's run (unique per start).
     pub run: String,
-    /// Index states this run has vouched for so far.
+    /// Index states (digests) this run has vouched for so far: a new one, a new number.
     pub seq: u64,
     /// The digest of the sidecar files of the index it vouches for.
     pub digest: String,
