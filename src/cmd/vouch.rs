@@ -163,6 +163,20 @@ fn published_run(index_dir: &Path) -> Option<String> {
     run.bytes().all(|b| b.is_ascii_hexdigit()).then(|| run.to_string())
 }
 
+/// Run `f` on a path naming `name` in `dir` that fits a Unix socket address (about 100
+/// bytes): the path itself, or on Linux, for a longer one, the same file through the
+/// folder's descriptor (`/proc/self/fd/N/name`), held open while `f` runs.
+fn socket_path<T>(dir: &Path, name: &str, f: impl FnOnce(&Path) -> std::io::Result<T>) -> std::io::Result<T> {
+    let path = dir.join(name);
+    #[cfg(target_os = "linux")]
+    if path.as_os_str().len() >= 100 {
+        use std::os::fd::AsRawFd;
+        let folder = std::fs::File::open(dir)?;
+        return f(Path::new(&format!("/proc/self/fd/{}/{name}", folder.as_raw_fd())));
+    }
+    f(&path)
+}
+
 /// Read one line (without its newline) from `s` by `deadline`; `buf` keeps what was read
 /// past it. Errors say why (timeout, closed, too long, not UTF-8).
 fn read_line(s: &UnixStream, buf: &mut Vec<u8>, deadline: Instant) -> Result<String, String> {
@@ -200,7 +214,8 @@ pub fn ask(cfg: &Config) -> Result<Token, String> {
     let Some(run) = published_run(dir) else {
         return Err("no watcher".into());
     };
-    let mut s = UnixStream::connect(dir.join(SOCKET)).map_err(|e| format!("no watcher answers ({e})"))?;
+    let mut s =
+        socket_path(dir, SOCKET, |p| UnixStream::connect(p)).map_err(|e| format!("no watcher answers ({e})"))?;
     let wait = answer_wait();
     let mut deadline = Instant::now() + wait;
     s.set_write_timeout(Some(wait)).map_err(|e| e.to_string())?;
@@ -246,7 +261,7 @@ impl Server {
         let path = index_dir.join(SOCKET);
         match std::fs::symlink_metadata(&path) {
             Ok(md) if md.file_type().is_socket() => {
-                if UnixStream::connect(&path).is_ok() {
+                if socket_path(index_dir, SOCKET, |p| UnixStream::connect(p)).is_ok() {
                     return Err("another watcher serves this index".into());
                 }
                 // A socket nobody listens on: left by a watcher that was killed.
@@ -255,7 +270,8 @@ impl Server {
             Ok(_) => return Err(format!("{} is not a socket; left as it is", path.display())),
             Err(_) => {}
         }
-        let listener = UnixListener::bind(&path).map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
+        let listener = socket_path(index_dir, SOCKET, |p| UnixListener::bind(p))
+            .map_err(|e| format!("cannot listen on {}: {e}", path.display()))?;
         let ino = std::fs::symlink_metadata(&path).map(|m| m.ino()).unwrap_or(0);
         let server = Server {
             dir: index_dir.to_path_buf(),
@@ -293,7 +309,7 @@ impl Drop for Server {
             let _ = std::fs::remove_file(self.dir.join(RUN_FILE));
         }
         // Wake the accept loop so it sees the stop flag.
-        let _ = UnixStream::connect(&path);
+        let _ = socket_path(&self.dir, SOCKET, |p| UnixStream::connect(p));
         if std::fs::symlink_metadata(&path).is_ok_and(|m| m.ino() == self.ino) {
             let _ = std::fs::remove_file(&path);
         }

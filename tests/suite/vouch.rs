@@ -43,8 +43,13 @@ struct Watcher {
 impl Watcher {
     /// `index --watch -v`, once it has bound its socket and watches.
     fn index(f: &Fixture) -> Watcher {
+        Watcher::index_in(f, "_index")
+    }
+
+    /// The same with another index folder.
+    fn index_in(f: &Fixture, index_dir: &str) -> Watcher {
         let child = Command::new(BIN)
-            .args(["--root", "backlog", "--index-dir", "_index", "-v", "index", "--watch"])
+            .args(["--root", "backlog", "--index-dir", index_dir, "-v", "index", "--watch"])
             .current_dir(f.dir.path())
             .env_clear()
             .stdin(Stdio::null())
@@ -311,4 +316,58 @@ fn the_mcp_server_serves_the_token_too() {
         );
     }
     drop(w);
+}
+
+/// An index folder whose socket path is longer than a Unix socket address holds (about
+/// 100 bytes): on Linux the socket is reached through the folder's descriptor, and the
+/// watcher still vouches.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_watcher_vouches_in_an_index_folder_with_a_long_path() {
+    let f = Fixture::new("backlog-fixtures");
+    let long = format!("{}/_index", "a-folder-with-a-rather-long-name".repeat(4));
+    assert!(f.dir.path().join(&long).as_os_str().len() > 120);
+    assert_eq!(
+        run_in(f.dir.path(), &["--root", "backlog", "--index-dir", &long, "index"]).code,
+        0
+    );
+    let w = Watcher::index_in(&f, &long);
+    edit(&f, "longfolderword");
+    let out = run_env(
+        f.dir.path(),
+        &[
+            "--root",
+            "backlog",
+            "--index-dir",
+            &long,
+            "-v",
+            "search",
+            "longfolderword",
+            "--format",
+            "json",
+        ],
+        &[("MDGRAPH_WATCH_WAIT_MS", OsStr::new("30000"))],
+    );
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("\"QRY-TSK-0004\""), "{}", out.stdout);
+    assert!(freshness(&out).starts_with("freshness: watcher ("), "{}", out.stderr);
+    drop(w);
+}
+
+/// SIGTERM (what a service manager sends) stops `index --watch` as cleanly as Ctrl-C:
+/// its socket and run file are removed.
+#[test]
+fn sigterm_stops_the_watcher_cleanly() {
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let mut w = Watcher::index(&f);
+    assert!(f.index().join(".watch.sock").exists());
+    let term = Command::new("kill")
+        .args(["-TERM", &w.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    assert!(w.child.wait().unwrap().success());
+    assert!(!f.index().join(".watch.sock").exists());
+    assert!(!f.index().join(".watch.run").exists());
 }
