@@ -106,7 +106,11 @@ enum Msg {
 /// A query waiting for its cookie's event (Unix).
 #[cfg(unix)]
 struct Waiting {
+    /// The cookie's file name, and the file.
     cookie: String,
+    file: std::path::PathBuf,
+    /// The config key the query asked with.
+    key: String,
     reply: std::sync::mpsc::Sender<super::vouch::Answer>,
     since: std::time::Instant,
 }
@@ -381,10 +385,13 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                 } else {
                     cookies += 1;
                     let cookie = format!("{COOKIE_PREFIX}{run}-{cookies}");
-                    match std::fs::File::create(cfg.index_dir.join(&cookie)) {
+                    let file = cfg.index_dir.join(&cookie);
+                    match std::fs::File::create(&file) {
                         Ok(_) => {
                             waiting.push(Waiting {
                                 cookie,
+                                file,
+                                key: asked,
                                 reply: reply.clone(),
                                 since: Instant::now(),
                             });
@@ -408,7 +415,7 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                 let _ = w
                     .reply
                     .send(super::vouch::Answer::No("its cookie was never seen".into()));
-                let _ = std::fs::remove_file(cfg.index_dir.join(&w.cookie));
+                let _ = std::fs::remove_file(&w.file);
             }
             !late
         });
@@ -483,6 +490,10 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                 }
             }
             let answer = match &vouched {
+                // The config was loaded again since the query asked.
+                Some(_) if w.key != key => {
+                    Answer::No("this watcher watches another root, index folder or configuration".into())
+                }
                 Some(digest) => Answer::Token(Token {
                     run: run.clone(),
                     seq,
@@ -491,7 +502,7 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                 None => Answer::No("the index could not be refreshed".into()),
             };
             let _ = w.reply.send(answer);
-            let _ = std::fs::remove_file(cfg.index_dir.join(&w.cookie));
+            let _ = std::fs::remove_file(&w.file);
         }
     }
     // The socket and the run file go first: a query from now on probes.
