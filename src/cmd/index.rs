@@ -164,8 +164,13 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
     #[cfg(unix)]
     let run = super::vouch::new_run();
     #[cfg(unix)]
+    // True while the loop builds: a sync waiting behind a build is told `building` at
+    // once (the query waits for this build rather than probe and build it again).
+    #[cfg(unix)]
+    let building = Arc::new(AtomicBool::new(false));
+    #[cfg(unix)]
     let handler: Arc<super::vouch::Handler> = {
-        let tx = tx.clone();
+        let (tx, building) = (tx.clone(), building.clone());
         Arc::new(move |key: &str, answer: &mut dyn FnMut(super::vouch::Answer) -> bool| {
             use super::vouch::{Answer, BUILD_WAIT, COOKIE_WAIT};
             let (rtx, rrx) = mpsc::channel();
@@ -174,18 +179,29 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                 return;
             }
             let mut deadline = Instant::now() + COOKIE_WAIT + Duration::from_millis(100);
+            let mut told = false;
             loop {
-                match rrx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match rrx.recv_timeout(left.min(Duration::from_millis(10))) {
                     Ok(Answer::Building) => {
-                        if !answer(Answer::Building) {
+                        if !told && !answer(Answer::Building) {
                             return;
                         }
+                        told = true;
                         deadline = Instant::now() + BUILD_WAIT;
                     }
                     Ok(a) => {
                         answer(a);
                         return;
                     }
+                    Err(mpsc::RecvTimeoutError::Timeout) if building.load(Ordering::SeqCst) => {
+                        if !told && !answer(Answer::Building) {
+                            return;
+                        }
+                        told = true;
+                        deadline = Instant::now() + BUILD_WAIT;
+                    }
+                    Err(mpsc::RecvTimeoutError::Timeout) if !left.is_zero() => {}
                     Err(_) => {
                         answer(Answer::No("the watcher did not answer in time".into()));
                         return;
@@ -436,7 +452,12 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                 due = Some(Instant::now() + COALESCE);
             }
             let started = Instant::now();
-            match Index::build(&cfg, false, None) {
+            #[cfg(unix)]
+            building.store(true, Ordering::SeqCst);
+            let built = Index::build(&cfg, false, None);
+            #[cfg(unix)]
+            building.store(false, Ordering::SeqCst);
+            match built {
                 Ok(report) => {
                     #[cfg(unix)]
                     {
@@ -477,7 +498,10 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
             use super::vouch::{Answer, Token};
             if vouched.is_none() || Index::digest(&cfg) != vouched {
                 let _ = w.reply.send(Answer::Building);
-                match Index::refresh(&cfg, None) {
+                building.store(true, Ordering::SeqCst);
+                let refreshed = Index::refresh(&cfg, None);
+                building.store(false, Ordering::SeqCst);
+                match refreshed {
                     Ok(_) => {
                         let now = Index::digest(&cfg);
                         seq += u64::from(now != vouched);

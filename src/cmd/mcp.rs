@@ -128,7 +128,18 @@ fn vouch(ctx: &Ctx, server: &Server, err: &mut dyn Write) -> Result<Option<super
     let handler: Arc<vouch::Handler> = Arc::new({
         let run = run.clone();
         move |key: &str, answer: &mut dyn FnMut(Answer) -> bool| {
-            let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+            // Busy (a refresh, or a call): say so at once, so the query waits for the
+            // refresh rather than probe and build it again, then wait for the state.
+            let mut st = match state.try_lock() {
+                Ok(st) => st,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    if !answer(Answer::Building) {
+                        return;
+                    }
+                    state.lock().unwrap_or_else(|p| p.into_inner())
+                }
+            };
             let last = st.vouch(key, &run, answer);
             answer(last);
         }
