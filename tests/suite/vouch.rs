@@ -371,3 +371,40 @@ fn sigterm_stops_the_watcher_cleanly() {
     assert!(!f.index().join(".watch.sock").exists());
     assert!(!f.index().join(".watch.run").exists());
 }
+
+/// Clients that send garbage, an endless line, nothing, or a request and go away get no
+/// token and do not stop the watcher: a real query after them is still vouched for.
+#[test]
+fn hostile_clients_do_not_stop_the_watcher() {
+    use std::os::unix::net::UnixStream;
+    let f = Fixture::new("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let w = Watcher::index(&f);
+    let sock = f.index().join(".watch.sock");
+    let answer = |s: &mut UnixStream| {
+        let _ = s.set_read_timeout(Some(Duration::from_secs(30)));
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    };
+    let mut garbage = UnixStream::connect(&sock).unwrap();
+    garbage.write_all(b"\xff\xfe hello\n").unwrap();
+    assert!(answer(&mut garbage).starts_with("no "));
+    let mut endless = UnixStream::connect(&sock).unwrap();
+    let _ = endless.write_all(&[b'x'; 64 * 1024]);
+    assert!(answer(&mut endless).starts_with("no "));
+    let mut wrong_key = UnixStream::connect(&sock).unwrap();
+    wrong_key.write_all(b"mdgraph-watch 1 sync 0123\n").unwrap();
+    assert!(answer(&mut wrong_key).starts_with("no this watcher watches another"));
+    let silent = UnixStream::connect(&sock).unwrap();
+    let mut gone = UnixStream::connect(&sock).unwrap();
+    gone.write_all(b"mdgraph-watch 1 sync ").unwrap();
+    drop(gone);
+    edit(&f, "afterhostileword");
+    let out = query(&f, &["-v", "search", "afterhostileword", "--format", "json"]);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("\"QRY-TSK-0004\""), "{}", out.stdout);
+    assert!(freshness(&out).starts_with("freshness: watcher ("), "{}", out.stderr);
+    drop(silent);
+    drop(w);
+}
