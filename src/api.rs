@@ -506,6 +506,13 @@ impl Index {
         config.index_dir.join(files::META).is_file()
     }
 
+    /// The digest of the index on disk: of its sidecar files, as `meta.json` records
+    /// them (the digest the SQLite mirror and the stat cache record). None when there is
+    /// no index or `meta.json` cannot be read. A watcher vouches for an index by it.
+    pub fn digest(config: &Config) -> Option<String> {
+        sidecar::read_meta_head(&config.index_dir).map(|h| mirror::sidecar_digest(&h.outputs))
+    }
+
     /// Finish a commit that a killed run left half done, so nothing reads a mix of two
     /// builds. Every other entry point does this itself; front ends call it once early.
     pub fn recover(config: &Config) -> Result<(), Error> {

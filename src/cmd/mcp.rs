@@ -59,7 +59,14 @@ pub fn run(ctx: &Ctx, _args: &Args, cfg: Config, err: &mut dyn Write) -> Result<
         stale: true,
         budget,
         quiet: ctx.cli.quiet,
+        vouched: None,
+        seq: 0,
+        cookies: 0,
     });
+    // Vouch for the index to queries (Linux: the watch can read a cookie's event).
+    #[cfg(unix)]
+    let _vouching = vouch(ctx, &server, err)?;
+    keep_fresh(&server);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -74,6 +81,83 @@ pub fn run(ctx: &Ctx, _args: &Args, cfg: Config, err: &mut dyn Write) -> Result<
         Err(e) => {
             writeln!(err, "mdgraph: {} MCP session ended: {e}", ctx.err_paint.error("error:"))?;
             Ok(EXIT_ERROR)
+        }
+    }
+}
+
+/// While the watch on the backlog works, apply edits as they come (looked for every
+/// [`KEEP_FRESH`]) rather than at the next call or query: the index on disk, which CLI
+/// queries read, stays fresh, and a call or sync after a quiet moment has nothing to do.
+fn keep_fresh(server: &Server) {
+    let state = Arc::downgrade(&server.state);
+    let _ = std::thread::Builder::new()
+        .name("mdgraph-mcp-fresh".into())
+        .spawn(move || {
+            loop {
+                std::thread::sleep(KEEP_FRESH);
+                let Some(state) = state.upgrade() else { return };
+                let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+                if !st.watch.active() {
+                    return;
+                }
+                if st.watch.changed() {
+                    st.stale = true;
+                    // A failure is the next call's to report (it refreshes again).
+                    let _ = st.refresh();
+                }
+            }
+        });
+}
+
+/// How often the MCP server looks for edits between calls.
+const KEEP_FRESH: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Serve syncs on the index folder's socket while the watch on the backlog works (see
+/// [`super::vouch`]); None when it does not, or the socket cannot be served (a warning).
+#[cfg(unix)]
+fn vouch(ctx: &Ctx, server: &Server, err: &mut dyn Write) -> Result<Option<super::vouch::Server>, Failure> {
+    use super::vouch::{self, Answer};
+    let st = server.state.lock().unwrap_or_else(|p| p.into_inner());
+    if !st.watch.active() {
+        return Ok(None);
+    }
+    let index_dir = st.index.config().index_dir.clone();
+    drop(st);
+    let run = vouch::new_run();
+    let state = server.state.clone();
+    let handler: Arc<vouch::Handler> = Arc::new({
+        let run = run.clone();
+        move |key: &str, answer: &mut dyn FnMut(Answer) -> bool| {
+            // Busy (a refresh, or a call): say so at once, so the query waits for the
+            // refresh rather than probe and build it again, then wait for the state.
+            let mut st = match state.try_lock() {
+                Ok(st) => st,
+                Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    if !answer(Answer::Building) {
+                        return;
+                    }
+                    state.lock().unwrap_or_else(|p| p.into_inner())
+                }
+            };
+            let last = st.vouch(key, &run, answer);
+            answer(last);
+        }
+    });
+    match vouch::Server::start(&index_dir, &run, handler) {
+        Ok(s) => {
+            if ctx.cli.verbose {
+                writeln!(
+                    err,
+                    "mdgraph: vouching for the index on {} (run {run})",
+                    index_dir.join(vouch::SOCKET).display()
+                )?;
+            }
+            Ok(Some(s))
+        }
+        Err(e) => {
+            ctx.warn(err, &format!("not vouching for the index to queries: {e}"))?;
+            Ok(None)
         }
     }
 }
@@ -110,6 +194,13 @@ struct State {
     /// The default pack budget (`pack.budget`).
     budget: u32,
     quiet: bool,
+    /// The digest of the index on disk when this server last made it fresh (None: not
+    /// since the start or the last config change).
+    vouched: Option<String>,
+    /// Index states vouched for so far (the tokens' sequence number).
+    seq: u64,
+    /// Cookies made so far (their names).
+    cookies: u64,
 }
 
 impl State {
@@ -130,6 +221,7 @@ impl State {
             self.config_stamp = super::index::file_stamp(cfg.config_file.as_deref());
             self.index = Index::open_as_is(cfg)?.in_memory();
             self.stale = false;
+            self.note_digest();
             return Ok(());
         }
         self.stale |= self.watch.changed();
@@ -144,7 +236,62 @@ impl State {
             self.index = Index::open_as_is(cfg)?.in_memory();
         }
         self.stale = false;
+        self.note_digest();
         Ok(())
+    }
+
+    /// Record the digest of the index on disk, just made fresh (a new one is a new
+    /// sequence number for the tokens).
+    fn note_digest(&mut self) {
+        let now = Index::digest(self.index.config());
+        if now != self.vouched {
+            self.seq += 1;
+        }
+        self.vouched = now;
+    }
+
+    /// Answer a query's sync (see [`super::vouch`]): read the watch's events up to a
+    /// cookie, make the index fresh when anything changed (or when the index on disk is
+    /// not the one this server last made fresh), and give the token; `answer` gets
+    /// `building` first when that takes a refresh.
+    #[cfg(unix)]
+    fn vouch(
+        &mut self,
+        key: &str,
+        run: &str,
+        answer: &mut dyn FnMut(super::vouch::Answer) -> bool,
+    ) -> super::vouch::Answer {
+        use super::vouch::{Answer, COOKIE_PREFIX, Token, config_key};
+        self.cookies += 1;
+        let cookie = format!("{COOKIE_PREFIX}{run}-{}", self.cookies);
+        let index_dir = self.index.config().index_dir.clone();
+        let Some(changed) = self.watch.sync(&index_dir, &cookie) else {
+            return Answer::No("the watch on the backlog is not working".into());
+        };
+        self.stale |= changed;
+        let config = super::index::file_stamp(self.index.config().config_file.as_deref());
+        if self.stale || config != self.config_stamp || Index::digest(self.index.config()) != self.vouched {
+            if !answer(Answer::Building) {
+                return Answer::No("the client went away".into());
+            }
+            // Made fresh by the probe, not only by what the watch saw.
+            self.stale = true;
+            if let Err(e) = self.refresh() {
+                self.vouched = None;
+                return Answer::No(format!("the index could not be refreshed: {e}"));
+            }
+        }
+        if key != config_key(self.index.config()) {
+            return Answer::No("this server serves another root, index folder or configuration".into());
+        }
+        match &self.vouched {
+            Some(digest) => Answer::Token(Token {
+                run: run.to_string(),
+                seq: self.seq,
+                digest: digest.clone(),
+            }),
+            None => Answer::No("no index to vouch for".into()),
+        }
     }
 }
 

@@ -25,6 +25,8 @@ pub mod term;
 #[cfg(test)]
 mod tests;
 mod tree;
+#[cfg(unix)]
+mod vouch;
 mod watch;
 
 use clap::{Parser, Subcommand};

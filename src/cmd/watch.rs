@@ -6,6 +6,10 @@
 //! when the write happens, so an edit made before a call is always seen by that call.
 //! Elsewhere, or when the watches cannot be set up (the inotify limits), every look says
 //! "maybe" and the caller runs the probe.
+//!
+//! [`Watch::sync`] makes a cookie file in the index folder (watched for it alone) and
+//! reads events until the cookie's: every change made before it has been read then, so
+//! the server can vouch for the index to queries (see [`super::vouch`]).
 
 use std::path::Path;
 
@@ -40,6 +44,28 @@ impl Watch {
         #[cfg(not(target_os = "linux"))]
         {
             false
+        }
+    }
+
+    /// Make the cookie file `cookie` in `index_dir` and read events until its own:
+    /// `Some(true)` when something under the root may have changed since the last look,
+    /// None when there is no working watch or the cookie was not seen (then nothing can
+    /// be vouched for). The cookie is removed.
+    #[cfg_attr(not(unix), allow(dead_code))]
+    pub fn sync(&mut self, index_dir: &Path, cookie: &str) -> Option<bool> {
+        #[cfg(target_os = "linux")]
+        {
+            let w = self.inotify.as_mut()?;
+            let seen = w.sync(index_dir, cookie);
+            if seen.is_none() && w.broken {
+                self.inotify = None;
+            }
+            seen
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (index_dir, cookie);
+            None
         }
     }
 
@@ -101,6 +127,12 @@ mod linux {
         index_dir: Option<PathBuf>,
         /// Watch descriptor → folder (looked up only, never iterated).
         dirs: HashMap<i32, PathBuf>,
+        /// The index folder's watch, for cookies only (set up by the first sync).
+        cookie_wd: Option<i32>,
+        /// Cookie files seen since the last sync began.
+        cookies: Vec<String>,
+        /// The last read failed: the watch is dropped.
+        pub broken: bool,
     }
 
     impl Inotify {
@@ -112,6 +144,9 @@ mod linux {
                 root_wd: None,
                 index_dir: index_dir.canonicalize().ok(),
                 dirs: HashMap::new(),
+                cookie_wd: None,
+                cookies: Vec::new(),
+                broken: false,
             };
             w.watch_all().then_some(w)
         }
@@ -148,6 +183,40 @@ mod linux {
             true
         }
 
+        /// Make the cookie `name` in `index_dir` and read events until its own (see
+        /// `Watch::sync`). The kernel queues an event before the call that caused it
+        /// returns, so the cookie's is normally there at the first read; a few more reads
+        /// are allowed for 50 ms.
+        pub fn sync(&mut self, index_dir: &Path, name: &str) -> Option<bool> {
+            if self.cookie_wd.is_none() {
+                let flags = WatchFlags::CREATE | WatchFlags::ONLYDIR | WatchFlags::DONT_FOLLOW;
+                self.cookie_wd = Some(inotify::add_watch(&self.fd, index_dir, flags).ok()?);
+            }
+            self.cookies.clear();
+            let cookie = index_dir.join(name);
+            std::fs::File::create(&cookie).ok()?;
+            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(50);
+            let mut changed = false;
+            let seen = loop {
+                match self.drain() {
+                    Some(c) => changed |= c,
+                    None => {
+                        self.broken = true;
+                        break false;
+                    }
+                }
+                if self.cookies.iter().any(|c| c == name) {
+                    break true;
+                }
+                if std::time::Instant::now() >= deadline {
+                    break false;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            };
+            let _ = std::fs::remove_file(&cookie);
+            seen.then_some(changed)
+        }
+
         /// Read every queued event: `Some(true)` when one concerns the backlog, `None`
         /// when the watch broke.
         pub fn drain(&mut self) -> Option<bool> {
@@ -174,6 +243,16 @@ mod linux {
                 if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
                     changed = true;
                     rewatch = true;
+                    continue;
+                }
+                if self.cookie_wd.is_some() && self.cookie_wd == Some(ev.wd()) {
+                    if flags.contains(ReadFlags::IGNORED) {
+                        self.cookie_wd = None;
+                    } else if let Some(n) = ev.file_name().and_then(|n| n.to_str().ok())
+                        && n.starts_with(super::super::vouch::COOKIE_PREFIX)
+                    {
+                        self.cookies.push(n.to_string());
+                    }
                     continue;
                 }
                 if flags.contains(ReadFlags::IGNORED) {

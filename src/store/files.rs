@@ -113,6 +113,9 @@ fn is_index_entry(name: &str, path: &Path) -> bool {
             head.contains("\"schema\"") && head.contains("\"config_digest\"")
         }
         ".gitignore" | ".gitattributes" => written_by_mdgraph(path),
+        // The watcher's socket, run file and cookies (`index --watch`, `mcp`).
+        ".watch.sock" | ".watch.run" => true,
+        n if n.starts_with(".watch-cookie-") => true,
         n => n.starts_with("index.sqlite") || (n.starts_with('.') && n.contains(".tmp-")),
     }
 }

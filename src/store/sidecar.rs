@@ -32,7 +32,16 @@ use std::path::Path;
 pub const SCHEMA_VERSION: u32 = 8;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
-pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.\n.stat-cache\n.doc-table\n.lock\n*.sqlite\n*.sqlite-*\n.*.tmp-*\n.commit\n";
+pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.
+.stat-cache
+.doc-table
+.lock
+*.sqlite
+*.sqlite-*
+.*.tmp-*
+.commit
+.watch*
+";
 
 /// The index folder's own `.gitignore` by default: the whole folder is local.
 pub const GITIGNORE_LOCAL: &str = "# Written by mdgraph: the index is local, rebuilt from the Markdown (set\n# `commit_index = true` in mdgraph.toml to commit its graph instead).\n*\n";

@@ -25,3 +25,4 @@ mod search;
 mod show;
 mod term;
 mod untouched;
+mod vouch;
