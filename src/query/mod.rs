@@ -11,6 +11,7 @@ pub mod backlog;
 pub mod bm25;
 pub mod eval;
 pub mod expand;
+pub mod intent;
 pub mod neighbors;
 pub mod pack;
 pub mod search;
