@@ -9,6 +9,7 @@ mod words;
 
 use crate::model::EdgeType;
 use crate::model::graph::GraphEdge;
+use std::collections::BTreeMap;
 
 /// A relation a question asks about, from the named item's side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -24,6 +25,19 @@ pub enum Ask {
     Decision,
     /// What replaced it, or what it replaced or duplicates.
     Replacement,
+}
+
+impl Ask {
+    /// The name configuration uses (`[retrieval.weights.intent]`, [`crate::config::INTENTS`]).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ask::Blockers => "blockers",
+            Ask::Dependents => "dependents",
+            Ask::Parts => "parts",
+            Ask::Decision => "decision",
+            Ask::Replacement => "replacement",
+        }
+    }
 }
 
 /// What a question asks for.
@@ -100,6 +114,23 @@ impl Intent {
             EdgeType::Parent => !e.forward,
             _ => true,
         }
+    }
+
+    /// The factor on a document of type `doctype` (normalized, as the doctype weights
+    /// key it) from `[retrieval.weights.intent]`: the largest over the asks, a type an
+    /// ask does not list counting 1.0 there; 1.0 for a question that asks nothing.
+    pub fn doctype_factor(&self, doctype: &str, weights: &BTreeMap<String, BTreeMap<String, f64>>) -> f64 {
+        self.asks
+            .iter()
+            .map(|a| {
+                weights
+                    .get(a.as_str())
+                    .and_then(|t| t.get(doctype))
+                    .copied()
+                    .unwrap_or(1.0)
+            })
+            .reduce(f64::max)
+            .unwrap_or(1.0)
     }
 
     /// Whether `word` (lowercase) belongs to the frame of an asked relation rather than

@@ -237,3 +237,23 @@ fn asks_map_to_edge_types_and_answering_ends() {
     assert!(!Intent::parse("what had to land before the export").open_first());
     assert!(Intent::parse("").asks.is_empty() && Intent::parse("??? - , ;").edge_types().is_empty());
 }
+
+#[test]
+fn doctype_factors_follow_the_asks() {
+    let w: BTreeMap<String, BTreeMap<String, f64>> = [
+        ("blockers".to_string(), [("adr".to_string(), 0.6)].into()),
+        ("parts".to_string(), [("adr".to_string(), 0.5)].into()),
+    ]
+    .into();
+    let f = |q: &str| Intent::parse(q).doctype_factor("adr", &w);
+    assert_eq!(f("what is holding up the export?"), 0.6);
+    assert_eq!(f("which pieces make up the export epic?"), 0.5);
+    // Blockers and a decision: the decision keeps the record whole.
+    assert_eq!(f("What has to be decided first before we build the loop?"), 1.0);
+    assert_eq!(f("how does sync work"), 1.0);
+    assert_eq!(Intent::parse("what is blocking X?").doctype_factor("task", &w), 1.0);
+    // Every ask has the name configuration knows.
+    for a in [Blockers, Dependents, Parts, Decision, Replacement] {
+        assert!(crate::config::INTENTS.contains(&a.as_str()), "{a:?}");
+    }
+}

@@ -249,10 +249,22 @@ fn expand_and_rank(
     let weight = |h: &Hit| {
         let ty = h.r#type.as_deref().map(crate::model::section::section_name);
         let dt = ty
-            .and_then(|t| r.weights.doctype.get(&t).copied())
+            .as_ref()
+            .and_then(|t| r.weights.doctype.get(t).copied())
             .or_else(|| r.weights.doctype.get(h.kind.as_str()).copied())
             .unwrap_or(1.0);
-        dt * state_weight(h)
+        // Doctype weights follow the question: an ADR is context in a question about
+        // an item's blockers or parts.
+        let asked = if intent.asks.is_empty() {
+            1.0
+        } else {
+            let by_type = ty.as_deref().map(|t| intent.doctype_factor(t, &r.weights.intent));
+            match by_type {
+                Some(f) if f != 1.0 => f,
+                _ => intent.doctype_factor(h.kind.as_str(), &r.weights.intent),
+            }
+        };
+        dt * asked * state_weight(h)
     };
     // A seed demoted by its state walks with the demotion: a superseded ADR's items do
     // not outrank the decision that replaced it.
