@@ -103,10 +103,10 @@ pub struct Weights {
     pub doctype: BTreeMap<String, f64>,
     /// Weights by state or status (lowercase: `inprogress`, `done`, `superseded`); others 1.0.
     pub state: BTreeMap<String, f64>,
-    /// Factors on the doctype weights by what a question asks ([`INTENTS`]): in a
-    /// question about an item's blockers or parts a decision record is context, not
-    /// answer. A question asking two things takes the larger factor of the two (a type
-    /// unlisted for an ask has 1.0 there).
+    /// Factors on the doctype weights by what a question asks (`blockers`, `dependents`,
+    /// `parts`, `decision`, `replacement`): in a question about an item's blockers or
+    /// parts a decision record is context, not answer. A question asking two things
+    /// takes the larger factor of the two (a type unlisted for an ask has 1.0 there).
     pub intent: BTreeMap<String, BTreeMap<String, f64>>,
 }
 
@@ -305,6 +305,10 @@ mod tests {
         assert_eq!(r.graph.k_hop, 1);
         assert_eq!(r.graph.max_neighbors, GraphSettings::default().max_neighbors);
         assert_eq!(r.weights.field, FieldWeights::default());
+        assert_eq!(r.weights.intent["parts"]["adr"], 0.6, "the default intent factors stay");
+        let r = retrieval("[weights.intent]\ndecision = { ADR = 1.3 }\n").unwrap();
+        assert_eq!(r.weights.intent.len(), 1);
+        assert_eq!(r.weights.intent["decision"]["adr"], 1.3);
     }
 
     #[test]
@@ -317,6 +321,14 @@ mod tests {
             ("[graph]\nk_hop = 5", "retrieval.graph.k_hop"),
             ("[graph]\nhop_decay = 0.0", "retrieval.graph.hop_decay"),
             ("[graph]\nhub_damping = -1.0", "graph.hub_damping"),
+            (
+                "[weights.intent]\nblocking = { adr = 0.5 }",
+                "`blocking` is not an intent",
+            ),
+            (
+                "[weights.intent]\nparts = { adr = -1.0 }",
+                "weights.intent.parts.\"adr\"",
+            ),
             (
                 "[graph]\nedge_allowlist = [\"parent\", \"section_of\"]",
                 "edge_allowlist",

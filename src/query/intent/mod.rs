@@ -28,7 +28,7 @@ pub enum Ask {
 }
 
 impl Ask {
-    /// The name configuration uses (`[retrieval.weights.intent]`, [`crate::config::INTENTS`]).
+    /// The name configuration uses (`[retrieval.weights.intent]`).
     pub fn as_str(self) -> &'static str {
         match self {
             Ask::Blockers => "blockers",
