@@ -202,7 +202,10 @@ impl Clause<'_> {
             Some(first) if VERB_GROUP.contains(&first.as_str()) => {
                 between.iter().all(|x| VERB_GROUP.contains(&x.as_str()))
             }
-            Some(_) => matches!(self.opener(), "which" | "what" | "anything" | "any"),
+            Some(first) => {
+                matches!(self.opener(), "which" | "what" | "anything" | "any")
+                    || matches!(first.as_str(), "anything" | "something" | "anyone" | "someone")
+            }
         }
     }
     fn wh_object(&self) -> bool {
@@ -316,6 +319,24 @@ fn blocking(c: &Clause, before: bool) -> Option<Ask> {
             return Some(Ask::Dependents);
         }
     }
+    // "what gets unblocked once X lands", "what would be unblocked by X": the question
+    // word is what X holds up.
+    if let Some(v) = c.find(&["unblocked"])
+        && matches!(op, "what" | "which")
+        && c.subject_is_wh(v)
+    {
+        return Some(Ask::Dependents);
+    }
+    // "what is stopping X", "anything preventing X", "what is keeping X from Y".
+    let stops = c
+        .find(&["stopping", "preventing", "prevents", "delaying", "delays"])
+        .filter(|&v| c.subject_is_wh(v));
+    let keeps = c
+        .pair(&["keeping", "keeps"], &["from"], 6)
+        .filter(|&v| c.subject_is_wh(v));
+    if stops.or(keeps).is_some() {
+        return Some(Ask::Blockers);
+    }
     // "what blocks X", "what is holding up X", "what is holding the release up" ask
     // for blockers; "what does X block", "what is X holding up" for what X holds up.
     const HOLDS: &[&str] = &[
@@ -341,7 +362,11 @@ fn blocking(c: &Clause, before: bool) -> Option<Ask> {
             return Some(Ask::Dependents);
         }
         let verb = c.at(v);
-        if verb.contains("block") || verb.starts_with("gat") || end > v || inside_up {
+        // A bare "block" or "gates" is a verb only next to its subject or at the end
+        // ("what blocks X", "what does X block"), not in "the block explorer".
+        let bare = matches!(verb, "block" | "blocks" | "gates");
+        let as_verb = !bare || c.subject_is_wh(v) || c.ends_after(v);
+        if as_verb && (verb.contains("block") || verb.starts_with("gat") || end > v || inside_up) {
             return Some(Ask::Blockers);
         }
     }
@@ -387,8 +412,13 @@ fn blocking(c: &Clause, before: bool) -> Option<Ask> {
         "predecessor",
         "predecessors",
     ];
-    if c.wh_object() && c.has(NOUNS) {
-        return Some(Ask::Blockers);
+    if let Some(n) = c.find(NOUNS).filter(|_| c.wh_object()) {
+        // "what is X a prerequisite for": the question word needs X.
+        let stranded = c.w[n + 1..]
+            .iter()
+            .position(|x| x == "for")
+            .is_some_and(|i| c.ends_after(n + 1 + i));
+        return Some(if stranded { Ask::Dependents } else { Ask::Blockers });
     }
     None
 }
@@ -416,7 +446,16 @@ fn parts(c: &Clause) -> (bool, bool) {
         || c.pair(&["made", "consist", "consists", "consisted", "composed"], &["of"], 1)
             .is_some()
         || c.has(&["comprise", "comprises", "comprised"])
-        || c.pair(&["broken", "break"], &["down", "into"], 1).is_some();
+        || c.pair(&["broken", "break"], &["down", "into"], 1).is_some()
+        || c.pair(&["belong", "belongs", "belonging"], &["to"], 1).is_some()
+        || c.pair(&["steps", "stages"], &["of", "in"], 1).is_some();
+    // "what tasks are in the reporting epic", "which work is under the milestone".
+    let work = matches!(c.opener(), "what" | "which" | "list" | "show")
+        && matches!(
+            c.at(1),
+            "tasks" | "items" | "work" | "tickets" | "stories" | "issues" | "bugs"
+        )
+        && c.has(&["epic", "milestone", "initiative", "feature", "project"]);
     // What a piece of work turned up: "bugs found by scanning", "uncovered while testing".
     let found = matches!(c.opener(), "what" | "which")
         && c.pair(
@@ -504,7 +543,10 @@ fn parts(c: &Clause) -> (bool, bool) {
         .is_some()
         || c.pair(&["the", "in"], &["todo"], 1).is_some();
     let contained = c.has(&["under", "within"]) || c.pair(&["which", "what"], &["of"], 1).is_some();
-    (noun || made || found || left || remain || (open && contained), open)
+    (
+        noun || made || work || found || left || remain || (open && contained),
+        open,
+    )
 }
 
 /// The decision behind something: `why` (not about a symptom), deciding, a ruling.
@@ -543,7 +585,8 @@ fn decision(c: &Clause, blocking: bool) -> bool {
         "vanished",
         "flaky",
     ];
-    if c.opener() == "why" {
+    // "how come" asks why.
+    if c.opener() == "why" || (c.opener() == "how" && c.at(1) == "come") {
         return !blocking && !c.has(SYMPTOM);
     }
     const DECIDE: &[&str] = &[
@@ -608,6 +651,7 @@ fn replacement(c: &Clause) -> bool {
         "refiled",
         "renamed",
         "reopened",
+        "obsolete",
     ];
     let into = c
         .pair(
@@ -647,11 +691,15 @@ fn replacement(c: &Clause) -> bool {
     let live = c
         .pair(&["still"], &["live", "current", "valid", "relevant", "alive"], 1)
         .is_some();
+    // "what took over from X".
+    let took_over = c
+        .pair(&["took", "take", "takes", "taken", "taking"], &["over"], 1)
+        .is_some();
     let happened = c.pair(&["happened"], &["to"], 1).is_some()
         || (c.opener() == "where" && c.w.last().is_some_and(|l| l == "go" || l == "went"));
     let duplicate_of =
         c.w.iter()
             .enumerate()
             .any(|(i, x)| x == "duplicate" && (c.at(i + 1) == "of" || i + 1 == c.w.len()));
-    c.has(REPLACED) || into || current || live || happened || duplicate_of
+    c.has(REPLACED) || into || current || live || happened || duplicate_of || took_over
 }

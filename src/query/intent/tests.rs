@@ -55,6 +55,15 @@ fn a_need_before_a_hold_up_or_a_stranded_wait_asks_for_blockers() {
         "Is anything blocking the theme picker?",
         "what would unblock the desktop build",
         "What's in the way of releasing 2.0?",
+        "what's blocking the release?",
+        "what are we waiting on for the SSO rollout?",
+        "what does the exporter need before it can ship?",
+        "anything stopping us from turning on offline mode?",
+        "what's keeping the migration from finishing?",
+        "what are the prerequisites for the v3 API",
+        "why is the payments epic still blocked?",
+        "which tickets must be closed before we can cut 2.0",
+        "what is gating the launch",
     ];
     all_ask(Blockers, &qs);
     none_ask(Dependents, &qs);
@@ -70,6 +79,10 @@ fn the_question_word_as_subject_of_a_wait_asks_for_what_an_item_holds_up() {
         "what does the parser rewrite block",
         "what is the token refresh bug holding up",
         "What would the new exporter unblock?",
+        "what gets unblocked once the parser lands?",
+        "what is the schema change a prerequisite for?",
+        "which tasks are waiting on the auth rewrite",
+        "what would be unblocked by fixing the memory leak",
     ];
     all_ask(Dependents, &qs);
     none_ask(Blockers, &qs);
@@ -94,6 +107,15 @@ fn part_nouns_made_of_and_what_is_left_ask_for_parts() {
         "In the web server epic (task 100), which subtask never got done?",
         "list the children of the sync epic",
         "how is the importer broken down",
+        "what's left on the billing epic?",
+        "how much is left of the search revamp",
+        "what's still outstanding for the mobile beta?",
+        "which items remain in milestone 4?",
+        "what are the remaining tasks for the importer",
+        "list the open subtasks of the sync epic",
+        "what tasks belong to the reporting epic",
+        "what are the steps of the data migration plan",
+        "what work is under the observability epic",
     ];
     all_ask(Parts, &qs);
 }
@@ -141,6 +163,10 @@ fn why_and_deciding_ask_for_decisions() {
         "Should an empty --dep clear dependencies? What was decided?",
         "which library did we choose for prompts",
         "what led us to drop sharding",
+        "why was Postgres chosen over MySQL?",
+        "what was the reasoning behind dropping sharding",
+        "did we ever decide on a date format",
+        "how come we render PDFs on the server?",
     ];
     all_ask(Decision, &qs);
 }
@@ -158,6 +184,9 @@ fn replacing_merging_into_another_item_or_asking_which_is_current_asks_for_repla
         "which tickets are duplicates and which is still open?",
         "What happened to the plugin prototype?",
         "were there earlier tickets for this, and which one is current?",
+        "what was the old uploader replaced by?",
+        "is the legacy sync ticket obsolete?",
+        "what took over from the prompts library",
     ];
     all_ask(Replacement, &qs);
 }
@@ -187,6 +216,15 @@ fn look_alikes_ask_for_nothing() {
         "Where is the build on Windows documented?",
         "Is there a task for linking doc-N and decision-N mentions?",
         "Which task added due dates to tasks and milestones?",
+        "how do I configure the exporter",
+        "where is the retry logic for uploads",
+        "what does the sync status icon mean",
+        "what is the max upload size",
+        "how are photos compressed before upload",
+        "what happens to drafts when a task is archived",
+        "is there a ticket for left-handed mode",
+        "what does the block explorer show for pending transactions",
+        "which parts of the UI use the old theme",
     ] {
         assert_eq!(asks(q), [], "{q:?}");
     }
