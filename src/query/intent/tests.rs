@@ -295,3 +295,30 @@ fn doctype_factors_follow_the_asks() {
         assert!(crate::config::INTENTS.contains(&a.as_str()), "{a:?}");
     }
 }
+
+#[test]
+fn hostile_input_parses_without_panicking() {
+    let long = "what is blocking ".repeat(5000);
+    for q in [
+        "'",
+        "n't",
+        "'s's's",
+        "can't'",
+        "- - -",
+        "—?—?",
+        "what",
+        "why",
+        "which of",
+        "is",
+        "holding up",
+        "…what’s left…",
+        "ÄÖÜ? was blockiert Ä",
+        "🙂 what's blocking 🙂?",
+        "what\u{301} is left",
+        long.as_str(),
+    ] {
+        let i = Intent::parse(q);
+        let _ = (i.edge_types(), i.open_first(), i.is_frame_word("up"));
+    }
+    assert!(Intent::parse(&long).asks(Blockers));
+}
