@@ -392,7 +392,7 @@ const PULL: f64 = 0.9;
 const PULL_UNMATCHED: f64 = 0.75;
 
 /// Factor on a pulled document that is finished or dropped when the question asks what
-/// is left or what stands in the way.
+/// is left or what holds an item up now.
 const PULL_CLOSED: f64 = 0.8;
 
 /// Most answering edges of one result whose targets' states are looked up to put open
@@ -405,8 +405,9 @@ const ORDERED_PULLS: usize = 32;
 /// answer: it scores at least as its edge from that result would make it, and is
 /// brought in when the walk did not reach it (the blocker of a matching task). Of one
 /// result's answering edges, those to documents that match the question come first,
-/// then (when the question asks what is left or what blocks) open ones, then the
-/// strongest; finished ones then weigh [`PULL_CLOSED`]. What blocks an item includes
+/// then (when the question asks what is left, or what holds an item up now) open ones,
+/// then the strongest; finished ones then weigh [`PULL_CLOSED`]. States are read with
+/// the built-in state groups, as relations lines read them. What blocks an item includes
 /// its blocked children (an epic waits on them). Two rounds, so a chain of two blockers
 /// is followed; three for blockers, so a blocked child's blocked child and its
 /// blockers are.
