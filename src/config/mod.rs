@@ -21,5 +21,8 @@ mod settings;
 
 pub use check::{BASELINE_FILE, CheckSettings, Level};
 pub use load::{CONFIG_FILE, Config, Overrides};
+/// The query side checks that its intents carry these names.
+#[cfg(test)]
+pub use retrieval::INTENTS;
 pub use retrieval::{FieldWeights, GraphSettings, Retrieval, StateGroups, Weights};
 pub use settings::{FieldSettings, IdSettings, KindSettings, PathKind, PathKinds, ScanSettings, Settings};

@@ -94,47 +94,13 @@ pub struct NavOrder<'a> {
     pub relevance: &'a dyn Fn(&str) -> f64,
 }
 
-/// Edge types a question asks about, from its words: blocking and dependencies, decisions,
-/// parents and epics, replacement. Empty for a question about none of them.
-pub fn focus(query: &str) -> Vec<EdgeType> {
-    use EdgeType::*;
-    let mut out = Vec::new();
-    for w in query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-    {
-        let w = w.as_str();
-        // Whole words only: "block" alone is a chain block in the EIPs, "left" a side.
-        let types: &[EdgeType] = match w {
-            "blocking" | "blocked" | "blocker" | "blockers" | "unblock" | "unblocks" | "unblocked" | "depend"
-            | "depends" | "dependency" | "dependencies" | "prerequisite" | "prerequisites" | "waiting" => {
-                &[BlockedBy, Blocks, DependsOn]
-            }
-            "decide" | "decided" | "decides" | "decision" | "decisions" | "adr" | "adrs" | "rationale" | "why" => {
-                &[DecisionRef]
-            }
-            "epic" | "epics" | "parent" | "subtask" | "subtasks" | "children" | "remaining" => &[Parent],
-            "replace" | "replaced" | "replaces" | "replacement" | "supersede" | "superseded" | "supersedes"
-            | "deprecated" | "obsolete" | "successor" => &[Supersedes, SupersededBy],
-            _ => &[],
-        };
-        for t in types {
-            if !out.contains(t) {
-                out.push(*t);
-            }
-        }
-    }
-    out
-}
-
 /// Weight factor of an edge walked against its direction (a feature's children, the
 /// documents that require this one), unless the question asks about its type: what a
 /// document declares (its parent, requirements, blockers, decision) is load-bearing for
 /// it; what points at it is context. On equal terms the declared relation wins.
 pub const BACKWARD: f64 = 0.9;
 
-/// Weight factor of an edge type the question asks about ([`focus`]).
+/// Weight factor of an edge type the question asks about ([`Intent::edge_types`](crate::query::intent::Intent::edge_types)).
 pub const FOCUS_BOOST: f64 = 1.5;
 
 /// Walk from `seeds` ((id, score), best first). Returns every document reached,
@@ -299,19 +265,6 @@ mod tests {
         expand_focused(src, seeds, g, &[], None)
     }
 
-    #[test]
-    fn focus_reads_relation_words_whole() {
-        use EdgeType::*;
-        assert_eq!(focus("what is blocking the PDF export"), [BlockedBy, Blocks, DependsOn]);
-        assert_eq!(focus("Why did we pick tus?"), [DecisionRef]);
-        assert_eq!(focus("what is left in the sync epic"), [Parent]);
-        assert_eq!(
-            focus("which ADR superseded ADR-0002"),
-            [DecisionRef, Supersedes, SupersededBy]
-        );
-        // A chain block is not a blocker.
-        assert!(focus("block gas limit of the beacon chain blocks").is_empty());
-    }
     use std::collections::HashMap;
 
     struct Map(HashMap<String, Vec<GraphEdge>>);

@@ -1,6 +1,7 @@
-//! Query: questions in, ranked and packed context out. [`search`] finds seeds with
-//! [`bm25`] over the store's postings, [`expand`] walks the graph to their load-bearing
-//! neighbors, re-ranks, and [`pack`] fits the result into a token budget. [`show`] and
+//! Query: questions in, ranked and packed context out. [`intent`] reads what a question
+//! asks from its shape, [`search`] finds seeds with [`bm25`] over the store's postings,
+//! [`expand`] walks the graph to their load-bearing neighbors, re-ranks, and [`pack`]
+//! fits the result into a token budget. [`show`] and
 //! [`neighbors`] read single nodes and neighborhoods; [`eval`] measures retrieval
 //! against labeled queries. [`backlog`] answers the structured questions: list with
 //! filters, ready work, an epic's roll-up.
@@ -11,6 +12,7 @@ pub mod backlog;
 pub mod bm25;
 pub mod eval;
 pub mod expand;
+pub mod intent;
 pub mod neighbors;
 pub mod pack;
 pub mod search;

@@ -95,6 +95,36 @@ fn tiny_budget_and_no_match() {
     assert_eq!(none.code, 1);
 }
 
+/// A question about what is left packs the item's open children with text right after
+/// the item, every one of them before a finished or dropped child (issue 24: what is
+/// left packs the open items that answer it; before, an ADR and the parent epic came
+/// between them).
+#[test]
+fn what_is_left_packs_the_open_children_before_the_finished_ones() {
+    let f = Fixture::new("backlog-fixtures");
+    for q in [
+        "what is left to do for the PDF inspection report export?",
+        "is anything under the PDF report export still open?",
+    ] {
+        let out = f.run(&["pack", q, "--budget", "4000", "--format", "json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let items = v["items"].as_array().unwrap();
+        let at = |id: &str| items.iter().position(|i| i["id"] == id);
+        let open = ["QRY-BUG-0005", "QRY-TSK-0014", "QRY-USR-0007", "QRY-USR-0008"];
+        let closed = ["QRY-TSK-0012", "QRY-TSK-0015"];
+        assert_eq!(items[0]["id"], "QRY-FTR-0006", "{q}");
+        for o in open {
+            let i = at(o).unwrap_or_else(|| panic!("{q}: open child {o} not packed: {}", out.stdout));
+            assert!(i <= open.len(), "{q}: open child {o} at {i}, after other items");
+            assert_ne!(items[i]["mode"], "reference", "{q}: {o} has no text");
+            for c in closed {
+                assert!(at(c).is_none_or(|j| i < j), "{q}: open {o} after finished {c}");
+            }
+        }
+    }
+}
+
 /// The README's example: a question about blocking brings the blocked task and both of
 /// its blockers with their text, and the blocked task's relations line names both.
 #[test]
