@@ -8,7 +8,9 @@ binary as `mdgraph --root R --index-dir TMP mcp` over stdio (the first start bui
 index; that time is printed apart), warms each tool once, then calls `search` and `pack`
 --calls times each with the titles of randomly chosen items (seeded, 10 % exact ids, as
 bench/search_bench.py does) and prints p50 / p90 / max of the round trip as the client
-sees it: request written, JSON-RPC reply parsed. Needs `pip install mcp`.
+sees it: request written, JSON-RPC reply parsed. With --edits N it then appends a new
+word to N items, one at a time, and times the first `search` for it: right after the
+edit, and 1 s after (the server's watch has applied it). Needs `pip install mcp`.
 """
 
 from __future__ import annotations
@@ -34,7 +36,34 @@ from search_bench import pct, titles_and_ids  # noqa: E402
 BIN = os.environ.get("MDGRAPH_BIN") or os.path.join(PROJECT, "target", "release", "mdgraph")
 
 
-async def bench(root: str, index_dir: str, queries: list[str]) -> None:
+def item_files(root: str) -> list[str]:
+    out = []
+    for d, _, names in os.walk(root):
+        out += [os.path.join(d, n) for n in names if n.endswith(".md")]
+    return sorted(out)
+
+
+async def after_edits(session, root: str, edits: int, wait: float) -> None:
+    """Append a word no file has to an item, wait `wait` seconds, then search for it:
+    the round trip of that first call, and whether its first hit is the edited file."""
+    files = item_files(root)
+    times, found = [], 0
+    for i in range(edits):
+        path = files[(i * 7919) % len(files)]
+        word = f"zqxedit{int(time.time() * 1000) % 100000}n{i}"
+        with open(path, "a") as f:
+            f.write(f"\nEdited: {word}.\n")
+        await asyncio.sleep(wait)
+        t = time.perf_counter()
+        r = await session.call_tool("search", {"query": word, "limit": 1})
+        times.append((time.perf_counter() - t) * 1000)
+        text = "".join(getattr(c, "text", "") for c in r.content)
+        found += os.path.relpath(path, root) in text
+    print(f"search right after an edit (edit {wait * 1000:.0f} ms before the call): {edits} edits, "
+          f"p50 {pct(times, .5):.1f} ms, max {max(times):.1f} ms, edit found {found}/{edits}")
+
+
+async def bench(root: str, index_dir: str, queries: list[str], edits: int = 0) -> None:
     # MDGRAPH_ARGS: extra global options, e.g. `--no-sqlite` for the in-memory engine.
     extra = os.environ.get("MDGRAPH_ARGS", "").split()
     params = StdioServerParameters(command=BIN, args=[*extra, "--root", root, "--index-dir", index_dir, "mcp"])
@@ -54,6 +83,14 @@ async def bench(root: str, index_dir: str, queries: list[str]) -> None:
                         sys.exit(f"{tool} {q!r} failed: {r.content}")
                 print(f"{tool}: {len(times)} calls, p50 {pct(times, .5):.2f} ms, "
                       f"p90 {pct(times, .9):.2f} ms, max {max(times):.2f} ms")
+            if edits:
+                # Past the stat cache's racy window for folders the first build wrote
+                # (within it an edit takes the full incremental path).
+                await asyncio.sleep(2.5)
+                # Right after the edit (the call applies it), and once the server's
+                # watch has applied it (it looks every 250 ms).
+                for wait in (0.0, 1.0):
+                    await after_edits(session, root, edits, wait)
 
 
 def main() -> None:
@@ -63,6 +100,8 @@ def main() -> None:
     ap.add_argument("--root", help="serve this backlog instead of generating one")
     ap.add_argument("--seed", type=int, default=7, help="query sample seed")
     ap.add_argument("--no-build", action="store_true", help="use the existing release binary")
+    ap.add_argument("--edits", type=int, default=0,
+                    help="then edit this many items (generated backlogs only) and time the first search after each")
     a = ap.parse_args()
     if not a.no_build:
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=PROJECT, check=True)
@@ -74,7 +113,9 @@ def main() -> None:
             subprocess.run([sys.executable, os.path.join(HERE, "gen_backlog.py"), root, "--items", str(a.items)],
                            check=True, stdout=subprocess.DEVNULL)
         queries = titles_and_ids(root, a.calls, a.seed)
-        asyncio.run(bench(os.path.abspath(root), os.path.join(tmp, "_index"), queries))
+        if a.root and a.edits:
+            sys.exit("--edits writes into the backlog: only with a generated one")
+        asyncio.run(bench(os.path.abspath(root), os.path.join(tmp, "_index"), queries, a.edits))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -141,6 +141,18 @@ impl Index {
         self
     }
 
+    /// Whether this index searches in memory ([`Index::in_memory`]).
+    pub fn is_in_memory(&self) -> bool {
+        self.in_memory
+    }
+
+    /// Load now what the first query would (the search engine and the graph), so that
+    /// it costs nothing later: for a server that opens an index off its callers' path.
+    pub fn warm(&self) -> Result<(), Error> {
+        self.with_engine(|_| Ok(()))?;
+        self.graph().map(|_| ())
+    }
+
     /// Make the index and its mirror current. Returns the build report when something
     /// was rebuilt, `None` when the index was already up to date.
     pub fn refresh(config: &Config, progress: Option<&Progress>) -> Result<Option<BuildReport>, Error> {

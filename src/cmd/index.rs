@@ -351,9 +351,14 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                             if !ctx.cli.quiet {
                                 writeln!(err, "config changed: loaded it again")?;
                             }
+                            // The stamp read before loading stays: a write during the load
+                            // is then seen as the next change (a stamp read after it would
+                            // hide it). Another config file is stamped afresh.
+                            if new.config_file != cfg.config_file {
+                                config_stamp = file_stamp(new.config_file.as_deref());
+                            }
                             cfg = new;
                             (root_canon, index_canon) = (canon(&cfg.root), canon(&cfg.index_dir));
-                            config_stamp = file_stamp(cfg.config_file.as_deref());
                             pending = true;
                             due = Some(Instant::now());
                             #[cfg(unix)]
@@ -465,6 +470,13 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
                         seq += u64::from(now != vouched);
                         vouched = now;
                     }
+                    // What changed in the stat cache's racy window (2 s) it cannot vouch
+                    // for: once that has passed, one more (cheap) run records it, so the
+                    // next edit takes the short cut (`mdgraph index` docs).
+                    if !report.up_to_date && due.is_none() {
+                        pending = true;
+                        due = Some(Instant::now() + SETTLE);
+                    }
                     if !report.up_to_date {
                         let errors = report
                             .diagnostics
@@ -540,6 +552,10 @@ fn watch(ctx: &Ctx, cfg: &Config, err: &mut dyn Write) -> Result<i32, Failure> {
 
 /// A file's identity and last change (inode, size, modification time), to tell when a
 /// config file was edited or replaced; None when there is no file.
+/// How long after a build that changed something the watch runs once more (past the
+/// stat cache's racy window, `statcache::RACY_NS`).
+pub(crate) const SETTLE: std::time::Duration = std::time::Duration::from_millis(2500);
+
 pub(crate) fn file_stamp(file: Option<&std::path::Path>) -> Option<(u64, u64, std::time::SystemTime)> {
     let md = std::fs::metadata(file?).ok()?;
     #[cfg(unix)]

@@ -93,6 +93,8 @@ fn keep_fresh(server: &Server) {
     let _ = std::thread::Builder::new()
         .name("mdgraph-mcp-fresh".into())
         .spawn(move || {
+            // At start too: the index was just built.
+            let mut settle = Some(std::time::Instant::now() + super::index::SETTLE);
             loop {
                 std::thread::sleep(KEEP_FRESH);
                 let Some(state) = state.upgrade() else { return };
@@ -104,6 +106,34 @@ fn keep_fresh(server: &Server) {
                     st.stale = true;
                     // A failure is the next call's to report (it refreshes again).
                     let _ = st.refresh();
+                    settle = Some(std::time::Instant::now() + super::index::SETTLE);
+                    continue;
+                }
+                // Past the stat cache's racy window after a change, one more run records
+                // what it could not vouch for, so the next edit takes the short cut.
+                if settle.is_some_and(|t| t <= std::time::Instant::now()) {
+                    settle = None;
+                    let _ = Index::build(st.index.config(), false, None);
+                    continue;
+                }
+                // Quiet, and serving from the mirror since an edit: load the index into
+                // memory without the lock, and swap it in unless the index changed
+                // meanwhile.
+                if st.index.is_in_memory() || st.stale || st.vouched.is_none() {
+                    continue;
+                }
+                let (cfg, digest, stamp) = (st.index.config().clone(), st.vouched.clone(), st.config_stamp);
+                drop(st);
+                let Ok(warm) = Index::open_as_is(cfg).map(Index::in_memory) else {
+                    continue;
+                };
+                if warm.warm().is_err() || Index::digest(warm.config()) != digest {
+                    continue;
+                }
+                let mut st = state.lock().unwrap_or_else(|p| p.into_inner());
+                let same = !st.stale && st.config_stamp == stamp && st.vouched == digest;
+                if same && Index::digest(st.index.config()) == digest {
+                    st.index = warm;
                 }
             }
         });
@@ -229,11 +259,24 @@ impl State {
             return Ok(());
         }
         let cfg = self.index.config().clone();
-        if let Some(report) = Index::refresh(&cfg, None)? {
-            if !report.up_to_date && !self.quiet {
-                eprintln!("{}", build_summary(&report));
-            }
-            self.index = Index::open_as_is(cfg)?.in_memory();
+        // The watch saw a change: build at once (an edit takes the short cut of
+        // `mdgraph index`) rather than stat every file first as `Index::refresh` does.
+        // The index is opened again when it is not the one this server last opened (a
+        // CLI `index` may have taken the edit in already).
+        Index::recover(&cfg)?;
+        let report = Index::build(&cfg, false, None)?;
+        if !report.up_to_date && !self.quiet {
+            eprintln!("{}", build_summary(&report));
+        }
+        if !report.up_to_date || Index::digest(&cfg) != self.vouched {
+            // With the mirror (which the edit updated in place), the next call reads it
+            // at once instead of loading the whole index into memory first (0.3 s at 10k
+            // items); `keep_fresh` loads the in-memory index off the callers' path and
+            // swaps it in.
+            self.index = match cfg.sqlite {
+                true => Index::open_as_is(cfg)?,
+                false => Index::open_as_is(cfg)?.in_memory(),
+            };
         }
         self.stale = false;
         self.note_digest();

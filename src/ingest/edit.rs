@@ -319,12 +319,14 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     let mut meta_bytes = serde_json::to_vec_pretty(&meta).ok()?;
     meta_bytes.push(b'\n');
     commit.stage_bytes(files::META, &meta_bytes).ok()?;
+    timings.mark("write sidecar");
     let written = commit.apply().ok()?;
+    timings.mark("switch");
     sidecar::write_folder_files(dir, cfg.commit_index).ok()?;
+    timings.mark("folder");
     table.sidecar = new_sidecar.clone();
     table.save(dir);
-    let mut cache = StatCache::load(dir);
-    cache.restamp(scan_start, &stamps);
+    timings.mark("write table");
     let mut outs: Vec<(&str, Stamp, String)> = files::OUTPUTS
         .iter()
         .filter_map(|name| {
@@ -336,8 +338,11 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
         })
         .collect();
     outs.push((files::META, Stamp::of_path(&dir.join(files::META))?, "-".into()));
-    cache.set_outputs(&new_sidecar, outs);
-    cache.save(dir);
+    if !statcache::patch_file(dir, scan_start, &stamps, &new_sidecar, &outs) {
+        // Without a cache the next run scans: correct, only slower.
+        let _ = std::fs::remove_file(dir.join(statcache::FILE));
+    }
+    timings.mark("write cache");
     let diagnostics = sidecar::read_jsonl(&dir.join(files::DIAGNOSTICS)).ok()?;
     timings.mark("write");
     Some(BuildReport {

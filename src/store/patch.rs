@@ -136,9 +136,18 @@ impl Patch {
         self.inserted.push((pos, line));
     }
 
-    /// True when nothing changes.
+    /// True when nothing changes: no line removed or inserted, or the lines inserted are
+    /// the lines removed (a record written again as it was, at its place: the file is
+    /// sorted, so equal lines go back where they were).
     pub fn is_empty(&self) -> bool {
-        self.removed.is_empty() && self.inserted.is_empty()
+        if self.removed.len() != self.inserted.len() {
+            return false;
+        }
+        let mut a: Vec<&[u8]> = self.removed.iter().map(|(_, l)| l.as_slice()).collect();
+        let mut b: Vec<&[u8]> = self.inserted.iter().map(|(_, l)| l.as_slice()).collect();
+        a.sort_unstable();
+        b.sort_unstable();
+        a == b
     }
 
     /// The removed lines.

@@ -292,13 +292,6 @@ impl StatCache {
         }
     }
 
-    /// Record new stamps and digests of the index outputs (and of `meta.json`, digest
-    /// `-`), and the sidecar digest they make.
-    pub fn set_outputs(&mut self, sidecar_digest: &str, outputs: Vec<(&str, Stamp, String)>) {
-        self.outputs = outputs.into_iter().map(|(n, st, d)| (n.to_string(), (st, d))).collect();
-        self.sidecar_digest = sidecar_digest.to_string();
-    }
-
     /// The cached digest of an output file if its stamp is unchanged.
     pub fn output(&self, name: &str, stamp: &Stamp) -> Option<&str> {
         self.outputs
@@ -373,6 +366,70 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
         .par_iter()
         .all(|chunk| visit_files(root, chunk, &tree.walked, &mut |_, h, st, read| same(h, st, read)));
     files_ok.then(|| tree.sidecar.to_string())
+}
+
+/// Patch the cache file of `index_dir` after an edit that changed no folder, ignore file
+/// or config: new stamps (and hashes) for `files` (which must be in it; racy ones as
+/// [`StatCache::restamp`] marks them), new output stamps and digests, a new sidecar
+/// digest. The rest of the text is kept as it is, not parsed and written again. False
+/// (the file left as it was) when the cache does not hold every such line.
+pub fn patch_file(
+    index_dir: &Path,
+    scan_start: i128,
+    files: &[(String, Stamp, String)],
+    sidecar_digest: &str,
+    outputs: &[(&str, Stamp, String)],
+) -> bool {
+    let path = index_dir.join(FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return false;
+    };
+    let Some((head, body)) = text.split_once('\n') else {
+        return false;
+    };
+    let Some((complete, config, _)) = parse_header(head) else {
+        return false;
+    };
+    let flag = if complete { "1" } else { "0" };
+    let mut out = String::with_capacity(text.len() + 256);
+    out.push_str(&format!("{MAGIC} {flag} {config} {sidecar_digest}\n"));
+    let new_files: HashMap<&str, String> = files
+        .iter()
+        .map(|(p, st, h)| {
+            let hash = match st.settled(scan_start) {
+                true => h.clone(),
+                false => format!("{RACY}{h}"),
+            };
+            let mut line = String::from("F ");
+            st.write(&mut line);
+            line.push_str(&format!(" {hash} {p}"));
+            (p.as_str(), line)
+        })
+        .collect();
+    let new_outputs: HashMap<&str, String> = outputs
+        .iter()
+        .map(|(n, st, d)| {
+            let mut line = String::from("O ");
+            st.write(&mut line);
+            line.push_str(&format!(" {d} {n}"));
+            (*n, line)
+        })
+        .collect();
+    let (mut files_done, mut outputs_done) = (0, 0);
+    for line in body.lines() {
+        let replaced = match parse_line(line) {
+            Some(Line::File(p, ..)) => new_files.get(p).inspect(|_| files_done += 1),
+            Some(Line::Output(n, ..)) => new_outputs.get(n).inspect(|_| outputs_done += 1),
+            Some(_) => None,
+            None => return false,
+        };
+        out.push_str(replaced.map_or(line, String::as_str));
+        out.push('\n');
+    }
+    if files_done != new_files.len() || outputs_done != new_outputs.len() {
+        return false;
+    }
+    crate::store::files::atomic_write(&path, |f| std::io::Write::write_all(f, out.as_bytes())).is_ok()
 }
 
 /// What may have changed since the cache was written, when the change can only be edits
