@@ -116,9 +116,11 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
         // Touched, not changed: only the stamps are new.
         let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS)).ok()?;
         sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index).ok()?;
-        let mut cache = StatCache::load(&cfg.index_dir);
-        cache.restamp(scan_start, &stamps);
-        cache.save(&cfg.index_dir);
+        if !stamps.is_empty() {
+            let mut cache = StatCache::load(&cfg.index_dir);
+            cache.restamp(scan_start, &stamps);
+            cache.save(&cfg.index_dir);
+        }
         timings.mark("verify");
         return Some(BuildReport {
             up_to_date: true,
