@@ -369,6 +369,17 @@ pub fn unchanged(cfg: &Config) -> bool {
 /// working tree. Only the replaced files are parsed; resolution runs over all of them.
 /// Scan-stage findings (a file too large, unreadable) are the index's.
 pub fn diagnostics_with(cfg: &Config, overlay: &BTreeMap<String, Option<String>>) -> Result<Vec<Diagnostic>, Error> {
+    if let Some(diagnostics) = crate::ingest::edit::diagnostics_with(cfg, overlay) {
+        return Ok(diagnostics);
+    }
+    resolved_with(cfg, overlay)
+}
+
+/// [`diagnostics_with`] by resolving every file.
+pub(crate) fn resolved_with(
+    cfg: &Config,
+    overlay: &BTreeMap<String, Option<String>>,
+) -> Result<Vec<Diagnostic>, Error> {
     let loaded = sidecar::load_parts(&cfg.index_dir, false)
         .ok_or_else(|| Error::Other(format!("{}: the index cannot be read", cfg.display(&cfg.index_dir))))?;
     let mut diagnostics: Vec<Diagnostic> = loaded

@@ -359,6 +359,69 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     })
 }
 
+/// The diagnostics of the fresh index in `cfg.index_dir` with some files' text replaced
+/// (`check --staged` judging staged text that differs from the working tree), by the
+/// same short cut: when each replaced file is indexed and keeps what others' references
+/// see of it and its parent links, only those files are parsed and resolved against the
+/// document table. None: not such a change (the caller resolves everything).
+pub fn diagnostics_with(
+    cfg: &Config,
+    overlay: &std::collections::BTreeMap<String, Option<String>>,
+) -> Option<Vec<Diagnostic>> {
+    let dir = &cfg.index_dir;
+    let head = sidecar::read_meta_head(dir)?;
+    let table = DocTable::load(dir, &mirror::sidecar_digest(&head.outputs))?;
+    let mut parsed = Vec::with_capacity(overlay.len());
+    for (path, text) in overlay {
+        let text = text.as_deref()?;
+        let row = table.get(path)?;
+        let hash = blake3::hash(text.as_bytes()).to_hex().to_string();
+        let p = parse_file(path, &hash, text, &cfg.settings);
+        if !same_surface(row, &p.doc, &cfg.settings) {
+            return None;
+        }
+        parsed.push(p);
+    }
+    let changed: HashSet<&str> = overlay.keys().map(String::as_str).collect();
+    let stubs: Vec<ParsedFile> = table
+        .rows
+        .iter()
+        .filter(|r| !changed.contains(r.path.as_str()))
+        .map(stub)
+        .collect();
+    let mut new_diags: Vec<Diagnostic> = Vec::new();
+    for p in &mut parsed {
+        new_diags.append(&mut p.diagnostics);
+    }
+    let (_, graph, ref_diags) = resolve_changed(stubs, parsed, &cfg.settings);
+    new_diags.extend(ref_diags);
+    let edges_file = Sorted::open(&dir.join(files::EDGES)).ok()?;
+    for path in &changed {
+        let id = table.get(path)?.node.as_str();
+        let mut old_edges: Vec<Edge> = Vec::new();
+        for (_, line) in own_lines(&edges_file, id, path, |l| edge_key(l).map(|k| (k.source, k.path)))? {
+            old_edges.push(serde_json::from_slice(&line).ok()?);
+        }
+        let new_edges: Vec<Edge> = graph.edges.iter().filter(|e| e.path == *path).cloned().collect();
+        if links(&old_edges, EdgeType::Parent, true) != links(&new_edges, EdgeType::Parent, true) {
+            return None;
+        }
+    }
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    for d in sidecar::read_jsonl::<Diagnostic>(&dir.join(files::DIAGNOSTICS)).ok()? {
+        if !changed.contains(d.path.as_str()) || matches!(d.code, Code::DuplicateId | Code::ParentCycle) {
+            diagnostics.push(d);
+        } else if !(d.code.is_parse_stage() || is_reference_code(d.code)) {
+            return None;
+        }
+    }
+    diagnostics.extend(new_diags);
+    cfg.settings.check.apply(&mut diagnostics);
+    diagnostics.sort();
+    diagnostics.dedup();
+    Some(diagnostics)
+}
+
 /// The document as references see it: a stub for [`resolve_changed`].
 fn stub(r: &Row) -> ParsedFile {
     ParsedFile {
@@ -511,6 +574,51 @@ fn jsonl<T: serde::Serialize>(v: &T) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Staged text judged by the short cut gives what resolving every file gives.
+    #[test]
+    fn staged_text_is_judged_as_a_full_resolution_judges_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("backlog-fixtures");
+        let ov = crate::config::Overrides {
+            root: Some(src.clone()),
+            index_dir: Some(tmp.path().join("_index")),
+            ..crate::config::Overrides::default()
+        };
+        let cfg = Config::load(tmp.path(), &ov).unwrap();
+        crate::ingest::build::build(
+            &cfg,
+            crate::ingest::build::BuildOptions {
+                full: true,
+                write: true,
+            },
+        )
+        .unwrap();
+        let table = DocTable::load(&cfg.index_dir, &sidecar_of(&cfg)).unwrap();
+        let mut short = 0;
+        for (i, row) in table.rows.iter().enumerate().step_by(3) {
+            let text = std::fs::read_to_string(src.join(&row.path)).unwrap();
+            let other = &table.rows[(i + 5) % table.rows.len()].raw;
+            let edits = [
+                format!("{text}\nStaged: see {other} and [gone](nowhere.md).\n"),
+                text.replacen("\n#", "\nAn early line.\n\n#", 1),
+                text.replacen("---\n", "---\nowner: @x\n", 1),
+            ];
+            for edit in edits {
+                let overlay = std::collections::BTreeMap::from([(row.path.clone(), Some(edit))]);
+                let full = crate::ingest::build::resolved_with(&cfg, &overlay).unwrap();
+                if let Some(fast) = diagnostics_with(&cfg, &overlay) {
+                    assert_eq!(fast, full, "{}", row.path);
+                    short += 1;
+                }
+            }
+        }
+        assert!(short > 10, "the short cut was taken {short} times");
+    }
+
+    fn sidecar_of(cfg: &Config) -> String {
+        mirror::sidecar_digest(&sidecar::read_meta_head(&cfg.index_dir).unwrap().outputs)
+    }
 
     #[test]
     fn a_stub_resolves_as_its_row_says() {
