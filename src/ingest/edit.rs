@@ -135,7 +135,7 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     if let Some(p) = progress {
         p.phase("parsing", edited.len());
     }
-    let mut parsed: Vec<ParsedFile> = edited
+    let parsed: Vec<ParsedFile> = edited
         .par_iter()
         .map(|f| {
             let mut p = parse_file(&f.rel, &f.hash, &f.text, &cfg.settings);
@@ -153,18 +153,7 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     timings.mark("parse");
 
     let changed: HashSet<&str> = edited.iter().map(|f| f.rel.as_str()).collect();
-    let stubs: Vec<ParsedFile> = table
-        .rows
-        .iter()
-        .filter(|r| !changed.contains(r.path.as_str()))
-        .map(stub)
-        .collect();
-    let mut new_diags: Vec<Diagnostic> = Vec::new();
-    for p in &mut parsed {
-        new_diags.append(&mut p.diagnostics);
-    }
-    let (_, graph, ref_diags) = resolve_changed(stubs, parsed, &cfg.settings);
-    new_diags.extend(ref_diags);
+    let (graph, mut new_diags) = resolve_among(&table, &changed, parsed, &cfg.settings);
     cfg.settings.check.apply(&mut new_diags);
     new_diags.sort();
     new_diags.dedup();
@@ -383,18 +372,7 @@ pub fn diagnostics_with(
         parsed.push(p);
     }
     let changed: HashSet<&str> = overlay.keys().map(String::as_str).collect();
-    let stubs: Vec<ParsedFile> = table
-        .rows
-        .iter()
-        .filter(|r| !changed.contains(r.path.as_str()))
-        .map(stub)
-        .collect();
-    let mut new_diags: Vec<Diagnostic> = Vec::new();
-    for p in &mut parsed {
-        new_diags.append(&mut p.diagnostics);
-    }
-    let (_, graph, ref_diags) = resolve_changed(stubs, parsed, &cfg.settings);
-    new_diags.extend(ref_diags);
+    let (graph, new_diags) = resolve_among(&table, &changed, parsed, &cfg.settings);
     let edges_file = Sorted::open(&dir.join(files::EDGES)).ok()?;
     for path in &changed {
         let id = table.get(path)?.node.as_str();
@@ -420,6 +398,29 @@ pub fn diagnostics_with(
     diagnostics.sort();
     diagnostics.dedup();
     Some(diagnostics)
+}
+
+/// Resolve the `changed` files (parsed) among the others as the document table has
+/// them: their nodes and edges, and their diagnostics (the parse's, then the references').
+fn resolve_among(
+    table: &DocTable,
+    changed: &HashSet<&str>,
+    mut parsed: Vec<ParsedFile>,
+    s: &Settings,
+) -> (crate::model::Graph, Vec<Diagnostic>) {
+    let stubs: Vec<ParsedFile> = table
+        .rows
+        .iter()
+        .filter(|r| !changed.contains(r.path.as_str()))
+        .map(stub)
+        .collect();
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    for p in &mut parsed {
+        diags.append(&mut p.diagnostics);
+    }
+    let (_, graph, ref_diags) = resolve_changed(stubs, parsed, s);
+    diags.extend(ref_diags);
+    (graph, diags)
 }
 
 /// The document as references see it: a stub for [`resolve_changed`].

@@ -8,7 +8,7 @@
 use super::fresh::{Spec, current, db_path, sql_err};
 use super::read::{BACKLOG_TYPES, docs_of, load_corpus};
 use super::update::{SectionFields, merge_postings, row_postings};
-use super::write::{node_rows, put_backlog, put_corpus, table_edges};
+use super::write::{insert_edges, node_rows, put_backlog, put_corpus, table_edges};
 use crate::error::Error;
 use crate::model::section::{sections, title_text};
 use crate::model::{Edge, Node};
@@ -92,9 +92,6 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         .prepare("UPDATE edges SET origin = ?2, path = ?3, line = ?4, weight = ?5 WHERE rowid = ?1")
         .map_err(e)?;
     let mut drop_edges = conn.prepare("DELETE FROM edges WHERE source = ?1").map_err(e)?;
-    let mut put_edge = conn
-        .prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-        .map_err(e)?;
     let mut set_node = conn
         .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
         .map_err(e)?;
@@ -220,19 +217,8 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
             // appended. Their rowids then differ from a rebuild's, which no reader
             // sees (every query of the table goes through an index on its columns).
             drop_edges.execute([&doc.id]).map_err(e)?;
-            for n in &new_edges {
-                put_edge
-                    .execute(params![
-                        n.source,
-                        n.target,
-                        n.r#type.as_str(),
-                        n.origin.as_str(),
-                        n.path,
-                        n.line,
-                        n.weight
-                    ])
-                    .map_err(e)?;
-            }
+            let own: Vec<Edge> = new_edges.iter().map(|ed| (*ed).clone()).collect();
+            insert_edges(conn, &own).map_err(e)?;
         }
     }
     if !changed_rows.is_empty() {
