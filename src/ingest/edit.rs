@@ -54,9 +54,6 @@ pub fn apply(
         return Ok(None);
     }
     let _lock = lock::IndexLock::acquire(&cfg.index_dir)?;
-    if spec.is_some() {
-        mirror::recover(&cfg.index_dir);
-    }
     Ok(try_apply(cfg, spec, progress))
 }
 

@@ -39,9 +39,11 @@ use crate::error::Error;
 use crate::store::sidecar;
 use std::path::Path;
 
-/// Finish what a killed update in place left (call under the index lock): SQLite rolls
-/// a hot journal back when the mirror is opened for writing, and read-only readers cannot.
-pub fn recover(index_dir: &Path) {
+/// Finish what a killed update in place ([`update_docs`]) left, under the index lock:
+/// SQLite rolls a hot journal back when the mirror is opened for writing (as `update_docs`
+/// opens it), but read-only readers cannot, and a copy of the file without its journal
+/// would be half written. Every replacement of the mirror calls this first.
+pub(crate) fn recover(index_dir: &Path) {
     let path = db_path(index_dir);
     let mut journal = path.clone().into_os_string();
     journal.push("-journal");

@@ -23,13 +23,17 @@ pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], sp
 /// when it returns false or fails.
 pub(super) fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool, Error>) -> Result<bool, Error> {
     let _lock = crate::store::lock::IndexLock::acquire(index_dir)?;
+    // An update in place killed mid-transaction left a journal: roll it back before the
+    // file is copied (`update`) or replaced.
+    super::recover(index_dir);
     let path = db_path(index_dir);
     let tmp = index_dir.join(format!(".{DB_FILE}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_file(&tmp);
     let result = fill(&tmp).and_then(|keep| {
         if keep {
             // Not fsynced, as the sidecar files are not (see `files::write_temp`). A journal
-            // an update in place left belongs to the file being replaced.
+            // `recover` could not roll back (the file too damaged to open) belongs to the
+            // file being replaced, never to the new one.
             let mut journal = path.clone().into_os_string();
             journal.push("-journal");
             let _ = std::fs::remove_file(journal);
