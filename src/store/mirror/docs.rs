@@ -7,13 +7,12 @@
 
 use super::fresh::{Spec, current, db_path, sql_err};
 use super::read::{BACKLOG_TYPES, docs_of, load_corpus};
-use super::update::{SectionFields, merge_postings, row_postings};
+use super::update::{Reindex, SectionFields};
 use super::write::{insert_edges, node_rows, put_backlog, put_corpus, table_edges};
 use crate::error::Error;
 use crate::model::section::{sections, title_text};
 use crate::model::{Edge, Node};
 use rusqlite::{Connection, params};
-use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 /// One edited document as the new sidecar holds it.
@@ -85,9 +84,6 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
     let mut old_edges = conn
         .prepare("SELECT rowid, target, type, origin, path, line, weight FROM edges WHERE source = ?1 ORDER BY rowid")
         .map_err(e)?;
-    let mut set_section = conn
-        .prepare("UPDATE sections SET heading = ?2, level = ?3, line = ?4, text = ?5, tokens = ?6 WHERE rowid = ?1")
-        .map_err(e)?;
     let mut set_edge = conn
         .prepare("UPDATE edges SET origin = ?2, path = ?3, line = ?4, weight = ?5 WHERE rowid = ?1")
         .map_err(e)?;
@@ -95,19 +91,7 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
     let mut set_node = conn
         .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
         .map_err(e)?;
-    let mut fts_statements = match fts {
-        true => Some((
-            conn.prepare(
-                "INSERT INTO sections_fts(sections_fts, rowid, title, heading, body) VALUES ('delete', ?1, ?2, ?3, ?4)",
-            )
-            .map_err(e)?,
-            conn.prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
-                .map_err(e)?,
-        )),
-        false => None,
-    };
-    let mut changed: BTreeMap<String, Vec<crate::store::postings::Posting>> = BTreeMap::new();
-    let mut changed_rows = HashSet::new();
+    let mut reindex = Reindex::new(conn, fts).map_err(e)?;
     let mut row_lens: Vec<(usize, u32)> = Vec::new();
     for edit in edits {
         let mut nodes = edit.nodes.clone();
@@ -120,14 +104,11 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         let mut was: Vec<(i64, String, SectionFields)> = Vec::new();
         let mut q = old_rows.query([&doc.id]).map_err(e)?;
         while let Some(r) = q.next().map_err(e)? {
-            let fields = SectionFields {
-                heading: r.get(2).map_err(e)?,
-                level: r.get(3).map_err(e)?,
-                line: r.get(4).map_err(e)?,
-                text: r.get(5).map_err(e)?,
-                tokens: r.get(6).map_err(e)?,
-            };
-            was.push((r.get(0).map_err(e)?, r.get(1).map_err(e)?, fields));
+            was.push((
+                r.get(0).map_err(e)?,
+                r.get(1).map_err(e)?,
+                SectionFields::read(r, 2).map_err(e)?,
+            ));
         }
         let same_rows = was.len() == rows.len()
             && was
@@ -147,33 +128,9 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         let title = title_text(doc);
         for ((rowid, _, before), r) in was.iter().zip(&rows) {
             let now = SectionFields::of(r);
-            if *before != now {
-                set_section
-                    .execute(params![rowid, now.heading, now.level, now.line, now.text, now.tokens])
-                    .map_err(e)?;
+            if let Some(len) = reindex.row(*rowid, (&title_was, before), (&title, &now)).map_err(e)? {
+                row_lens.push(((*rowid - 1) as usize, len));
             }
-            let old = [title_was.as_str(), before.heading.as_str(), before.text.as_str()];
-            let new = [title.as_str(), now.heading.as_str(), now.text.as_str()];
-            if old == new {
-                continue;
-            }
-            let old_terms = old.map(crate::text::tokenize::terms);
-            let new_terms = new.map(crate::text::tokenize::terms);
-            if let Some((delete_fts, put_fts)) = &mut fts_statements {
-                let [t, h, b] = old_terms.each_ref().map(|c| c.join(" "));
-                delete_fts.execute(params![rowid, t, h, b]).map_err(e)?;
-                let [t, h, b] = new_terms.each_ref().map(|c| c.join(" "));
-                put_fts.execute(params![rowid, t, h, b]).map_err(e)?;
-            }
-            let row = (*rowid - 1) as u32;
-            for t in old_terms.iter().flatten() {
-                changed.entry(t.clone()).or_default();
-            }
-            for (t, p) in row_postings(row, &new_terms) {
-                changed.entry(t.to_string()).or_default().push(p);
-            }
-            changed_rows.insert(row);
-            row_lens.push((row as usize, new_terms.iter().map(|c| c.len() as u32).sum()));
         }
         // The document's row.
         let node_row = node_rows(std::slice::from_ref(doc)).map_err(|err| err.to_string())?;
@@ -221,8 +178,8 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
             insert_edges(conn, &own).map_err(e)?;
         }
     }
-    if !changed_rows.is_empty() {
-        merge_postings(conn, changed, &changed_rows)?;
+    reindex.finish(conn)?;
+    if !row_lens.is_empty() {
         let mut corpus = load_corpus(conn)?;
         for (row, len) in row_lens {
             match corpus.row_len.get_mut(row) {

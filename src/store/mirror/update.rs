@@ -45,6 +45,18 @@ pub(super) struct SectionFields {
 }
 
 impl SectionFields {
+    /// The fields of a `sections` row read from `heading, level, line, text, tokens`
+    /// starting at column `at`.
+    pub(super) fn read(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<SectionFields> {
+        Ok(SectionFields {
+            heading: r.get(at)?,
+            level: r.get(at + 1)?,
+            line: r.get(at + 2)?,
+            text: r.get(at + 3)?,
+            tokens: r.get(at + 4)?,
+        })
+    }
+
     pub(super) fn of(r: &SectionRow<'_>) -> SectionFields {
         SectionFields {
             heading: r.heading.to_string(),
@@ -67,14 +79,7 @@ fn read_sections(conn: &Connection) -> rusqlite::Result<Option<Vec<(String, Stri
         if r.get::<_, i64>(0)? != out.len() as i64 + 1 {
             return Ok(None);
         }
-        let fields = SectionFields {
-            heading: r.get(3)?,
-            level: r.get(4)?,
-            line: r.get(5)?,
-            text: r.get(6)?,
-            tokens: r.get(7)?,
-        };
-        out.push((r.get(1)?, r.get(2)?, fields));
+        out.push((r.get(1)?, r.get(2)?, SectionFields::read(r, 3)?));
     }
     Ok(Some(out))
 }
@@ -116,7 +121,7 @@ fn same_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<bool> {
 }
 
 /// The postings of one row's terms (title, heading, body), in first-seen term order.
-pub(super) fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, postings::Posting)> {
+fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, postings::Posting)> {
     let mut out: Vec<(&str, postings::Posting)> = Vec::new();
     let mut slot: HashMap<&str, usize> = HashMap::new();
     for (col, list) in terms.iter().enumerate() {
@@ -133,7 +138,7 @@ pub(super) fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, pos
 
 /// Rewrite the posting lists of `changed` terms: the entries of `rows` leave, the new
 /// ones (already in row order) enter, and a term left with none is removed.
-pub(super) fn merge_postings(
+fn merge_postings(
     conn: &Connection,
     changed: BTreeMap<String, Vec<postings::Posting>>,
     rows: &std::collections::HashSet<u32>,
@@ -164,6 +169,83 @@ pub(super) fn merge_postings(
         }
     }
     Ok(())
+}
+
+/// A row's change in place: its `sections` row rewritten where it differs, and, when its
+/// searchable text (title, heading, body) changed, the full-text table's row (when the
+/// mirror has it) at once and its postings gathered for [`merge_postings`] ([`Reindex::finish`]).
+pub(super) struct Reindex<'c> {
+    set_section: rusqlite::Statement<'c>,
+    fts: Option<(rusqlite::Statement<'c>, rusqlite::Statement<'c>)>,
+    /// Terms whose postings change, with the new postings of the changed rows.
+    changed: BTreeMap<String, Vec<postings::Posting>>,
+    rows: std::collections::HashSet<u32>,
+}
+
+impl<'c> Reindex<'c> {
+    pub(super) fn new(conn: &'c Connection, fts: bool) -> rusqlite::Result<Reindex<'c>> {
+        let fts = match fts {
+            true => Some((
+                conn.prepare(
+                    "INSERT INTO sections_fts(sections_fts, rowid, title, heading, body) VALUES ('delete', ?1, ?2, ?3, ?4)",
+                )?,
+                conn.prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")?,
+            )),
+            false => None,
+        };
+        Ok(Reindex {
+            set_section: conn.prepare(
+                "UPDATE sections SET heading = ?2, level = ?3, line = ?4, text = ?5, tokens = ?6 WHERE rowid = ?1",
+            )?,
+            fts,
+            changed: BTreeMap::new(),
+            rows: std::collections::HashSet::new(),
+        })
+    }
+
+    /// Row `rowid` went from `was` (under the document title `title_was`) to `now` (under
+    /// `title`). Returns the row's new term count when its searchable text changed.
+    pub(super) fn row(
+        &mut self,
+        rowid: i64,
+        (title_was, was): (&str, &SectionFields),
+        (title, now): (&str, &SectionFields),
+    ) -> rusqlite::Result<Option<u32>> {
+        if was != now {
+            self.set_section
+                .execute(params![rowid, now.heading, now.level, now.line, now.text, now.tokens])?;
+        }
+        // A row whose searchable text changed leaves the postings (and the full-text
+        // table) with the terms it entered with, and enters again.
+        let before = [title_was, was.heading.as_str(), was.text.as_str()];
+        let after = [title, now.heading.as_str(), now.text.as_str()];
+        if before == after {
+            return Ok(None);
+        }
+        let old_terms = before.map(crate::text::tokenize::terms);
+        let new_terms = after.map(crate::text::tokenize::terms);
+        if let Some((delete_fts, put_fts)) = &mut self.fts {
+            let [t, h, b] = old_terms.each_ref().map(|c| c.join(" "));
+            delete_fts.execute(params![rowid, t, h, b])?;
+            let [t, h, b] = new_terms.each_ref().map(|c| c.join(" "));
+            put_fts.execute(params![rowid, t, h, b])?;
+        }
+        let row = (rowid - 1) as u32;
+        for t in old_terms.iter().flatten() {
+            self.changed.entry(t.clone()).or_default();
+        }
+        for (t, p) in row_postings(row, &new_terms) {
+            self.changed.entry(t.to_string()).or_default().push(p);
+        }
+        self.rows.insert(row);
+        Ok(Some(new_terms.iter().map(|c| c.len() as u32).sum()))
+    }
+
+    /// Write the gathered postings.
+    pub(super) fn finish(self, conn: &Connection) -> Result<(), String> {
+        let Reindex { changed, rows, .. } = self;
+        merge_postings(conn, changed, &rows)
+    }
 }
 
 fn update_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<bool, Error> {
@@ -218,61 +300,19 @@ fn update_tables(
     let damaged = |m: String| Error::Other(format!("{}: {m}", path.display()));
     {
         let mut corpus = load_corpus(&tx).map_err(damaged)?;
-        // The full-text table's statements, when the mirror has it.
-        let mut fts_statements = match fts {
-            true => Some((
-                tx.prepare(
-                    "INSERT INTO sections_fts(sections_fts, rowid, title, heading, body) VALUES ('delete', ?1, ?2, ?3, ?4)",
-                )
-                .map_err(e)?,
-                tx.prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
-                    .map_err(e)?,
-            )),
-            false => None,
-        };
-        let mut set_section = tx
-            .prepare("UPDATE sections SET heading = ?2, level = ?3, line = ?4, text = ?5, tokens = ?6 WHERE rowid = ?1")
-            .map_err(e)?;
-        // Terms whose postings change, with the new postings of the changed rows.
-        let mut changed: BTreeMap<String, Vec<postings::Posting>> = BTreeMap::new();
-        let mut changed_rows = std::collections::HashSet::new();
+        let mut reindex = Reindex::new(&tx, fts).map_err(e)?;
         for (i, ((_, doc, was), r)) in old.iter().zip(&rows).enumerate() {
-            let now = SectionFields::of(r);
-            let rowid = i as i64 + 1;
-            if *was != now {
-                set_section
-                    .execute(params![rowid, now.heading, now.level, now.line, now.text, now.tokens])
-                    .map_err(e)?;
-            }
-            // Rows whose searchable text changed (the title is the document's) leave the
-            // postings (and the full-text table) with the terms they entered with, and
-            // re-enter.
             let title = new_title.get(r.doc).map_or("", String::as_str);
-            let before = [old_title(doc), was.heading.as_str(), was.text.as_str()];
-            let after = [title, now.heading.as_str(), now.text.as_str()];
-            if before == after {
-                continue;
-            }
-            let old_terms = before.map(crate::text::tokenize::terms);
-            let new_terms = after.map(crate::text::tokenize::terms);
-            if let Some((delete_fts, put_fts)) = &mut fts_statements {
-                let [t, h, b] = old_terms.each_ref().map(|c| c.join(" "));
-                delete_fts.execute(params![rowid, t, h, b]).map_err(e)?;
-                let [t, h, b] = new_terms.each_ref().map(|c| c.join(" "));
-                put_fts.execute(params![rowid, t, h, b]).map_err(e)?;
-            }
-            for t in old_terms.iter().flatten() {
-                changed.entry(t.clone()).or_default();
-            }
-            for (t, p) in row_postings(i as u32, &new_terms) {
-                changed.entry(t.to_string()).or_default().push(p);
-            }
-            changed_rows.insert(i as u32);
-            if let Some(len) = corpus.row_len.get_mut(i) {
-                *len = new_terms.iter().map(|c| c.len() as u32).sum();
+            let now = SectionFields::of(r);
+            if let Some(len) = reindex
+                .row(i as i64 + 1, (old_title(doc), was), (title, &now))
+                .map_err(e)?
+                && let Some(l) = corpus.row_len.get_mut(i)
+            {
+                *l = len;
             }
         }
-        merge_postings(&tx, changed, &changed_rows).map_err(damaged)?;
+        reindex.finish(&tx).map_err(damaged)?;
         // Section names are numbered in order of first appearance, as a rebuild does.
         let mut names: HashMap<String, u32> = HashMap::new();
         corpus.names.clear();
