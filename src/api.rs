@@ -386,16 +386,7 @@ impl Index {
                 slot.get_or_init(|| loaded)
             }
         };
-        let links = docs
-            .links
-            .iter()
-            .map(|l| (l.source.as_str(), l.target.as_str(), l.r#type));
-        Ok(Backlog::with_priorities(
-            &docs.nodes,
-            docs.priorities.as_deref(),
-            links,
-            states,
-        ))
+        Ok(Backlog::of_docs(docs, states))
     }
 
     /// The documents for resolving an id typed by a person (no frontmatter needed).

@@ -52,6 +52,20 @@ pub struct BuildReport {
     pub timings: Timings,
 }
 
+impl BuildReport {
+    /// The report of a run that found the index up to date (`meta` and its diagnostics).
+    pub(crate) fn unchanged(meta: Meta, diagnostics: Vec<Diagnostic>, timings: Timings) -> BuildReport {
+        BuildReport {
+            up_to_date: true,
+            reused: meta.files.len(),
+            meta,
+            diagnostics,
+            timings,
+            ..BuildReport::default()
+        }
+    }
+}
+
 /// The (path → hash) map of a scan.
 pub fn file_map(scan: &Scan) -> BTreeMap<String, String> {
     scan.files.iter().map(|f| (f.rel.clone(), f.hash.clone())).collect()
@@ -144,14 +158,7 @@ fn build_inner(
             sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
         }
         timings.mark("probe");
-        return Ok(BuildReport {
-            up_to_date: true,
-            reused: meta.files.len(),
-            meta,
-            diagnostics,
-            timings,
-            ..BuildReport::default()
-        });
+        return Ok(BuildReport::unchanged(meta, diagnostics, timings));
     }
     phase("scanning", 0);
     let scan_start = statcache::now_ns();
@@ -190,14 +197,7 @@ fn build_inner(
             save_cache(cfg, &scanned, scan_start, m);
         }
         timings.mark("verify");
-        return Ok(BuildReport {
-            up_to_date: true,
-            reused: files.len(),
-            meta: m.clone(),
-            diagnostics,
-            timings,
-            ..BuildReport::default()
-        });
+        return Ok(BuildReport::unchanged(m.clone(), diagnostics, timings));
     }
     let mut prev = match compatible {
         true => sidecar::load_parts(&cfg.index_dir, false)

@@ -31,7 +31,7 @@ use crate::store::doctable::{DocTable, Row};
 use crate::store::files::{self, LineDigest};
 use crate::store::patch::{Patch, Sorted};
 use crate::store::sidecar;
-use crate::store::statcache::{self, Stamp, StatCache};
+use crate::store::statcache::{self, Stamp};
 use crate::store::{lock, mirror};
 use crate::timing::Timings;
 use rayon::prelude::*;
@@ -84,7 +84,7 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     let max = cfg.settings.scan.max_file_size;
     let mut stamps: Vec<(String, Stamp, String)> = Vec::with_capacity(delta.touched.len());
     let mut edited: Vec<Edited> = Vec::new();
-    for (rel, _) in &delta.touched {
+    for rel in &delta.touched {
         let abs = cfg.root.join(rel);
         let md = std::fs::symlink_metadata(&abs).ok()?;
         if !md.is_file() || md.len() > max {
@@ -113,20 +113,11 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
         // Touched, not changed: only the stamps are new.
         let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS)).ok()?;
         sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index).ok()?;
-        if !stamps.is_empty() {
-            let mut cache = StatCache::load(&cfg.index_dir);
-            cache.restamp(scan_start, &stamps);
-            cache.save(&cfg.index_dir);
+        if !stamps.is_empty() && !statcache::patch_file(&cfg.index_dir, scan_start, &stamps, &delta.sidecar, &[]) {
+            let _ = std::fs::remove_file(cfg.index_dir.join(statcache::FILE));
         }
         timings.mark("verify");
-        return Some(BuildReport {
-            up_to_date: true,
-            reused: meta.files.len(),
-            meta,
-            diagnostics,
-            timings,
-            ..BuildReport::default()
-        });
+        return Some(BuildReport::unchanged(meta, diagnostics, timings));
     }
     let mut table = DocTable::load(&cfg.index_dir, &delta.sidecar)?;
     if let Some(p) = progress {
@@ -196,14 +187,13 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
         }
         // Edges: those whose source is the document or one of its sections.
         let mut old_edges: Vec<Edge> = Vec::new();
-        for (start, line) in own_lines(&edges_file, id, &f.rel, |l| edge_key(l).map(|k| (k.source, k.path)))? {
-            old_edges.push(serde_json::from_slice(&line).ok()?);
+        for (start, line, edge) in edges_of(&edges_file, id, &f.rel)? {
+            old_edges.push(edge);
             edges_patch.remove(start, line);
         }
         let new_edges: Vec<Edge> = graph.edges.iter().filter(|e| e.path == f.rel).cloned().collect();
-        // Parent edges (with their lines) decide cycles: they must stay as they were.
         // What the backlog table reads may change: then it is made again.
-        if links(&old_edges, EdgeType::Parent, true) != links(&new_edges, EdgeType::Parent, true) {
+        if !same_parents(&old_edges, &new_edges) {
             return None;
         }
         backlog |= backlog_view(&old_doc, &old_edges) != backlog_view(doc, &new_edges);
@@ -227,11 +217,8 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
             .ok()?;
         for (start, line) in diags_file.lines(from, to).ok()? {
             let d: Diagnostic = serde_json::from_slice(&line).ok()?;
-            match d.code {
-                Code::DuplicateId | Code::ParentCycle => {}
-                c if c.is_parse_stage() || is_reference_code(c) => diags_patch.remove(start, line),
-                // A scan-stage finding (an indexed file has none): take the full path.
-                _ => return None,
+            if replaced(d.code)? {
+                diags_patch.remove(start, line);
             }
         }
         for d in new_diags.iter().filter(|d| d.path == f.rel) {
@@ -307,14 +294,12 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     let mut meta_bytes = serde_json::to_vec_pretty(&meta).ok()?;
     meta_bytes.push(b'\n');
     commit.stage_bytes(files::META, &meta_bytes).ok()?;
-    timings.mark("write sidecar");
+    timings.mark("write");
     let written = commit.apply().ok()?;
     timings.mark("switch");
     sidecar::write_folder_files(dir, cfg.commit_index).ok()?;
-    timings.mark("folder");
     table.sidecar = new_sidecar.clone();
     table.save(dir);
-    timings.mark("write table");
     let mut outs: Vec<(&str, Stamp, String)> = files::OUTPUTS
         .iter()
         .filter_map(|name| {
@@ -330,9 +315,8 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
         // Without a cache the next run scans: correct, only slower.
         let _ = std::fs::remove_file(dir.join(statcache::FILE));
     }
-    timings.mark("write cache");
     let diagnostics = sidecar::read_jsonl(&dir.join(files::DIAGNOSTICS)).ok()?;
-    timings.mark("write");
+    timings.mark("caches");
     Some(BuildReport {
         up_to_date: false,
         parsed: edited.len(),
@@ -373,21 +357,19 @@ pub fn diagnostics_with(
     let edges_file = Sorted::open(&dir.join(files::EDGES)).ok()?;
     for path in &changed {
         let id = table.get(path)?.node.as_str();
-        let mut old_edges: Vec<Edge> = Vec::new();
-        for (_, line) in own_lines(&edges_file, id, path, |l| edge_key(l).map(|k| (k.source, k.path)))? {
-            old_edges.push(serde_json::from_slice(&line).ok()?);
-        }
+        let old_edges: Vec<Edge> = edges_of(&edges_file, id, path)?
+            .into_iter()
+            .map(|(_, _, e)| e)
+            .collect();
         let new_edges: Vec<Edge> = graph.edges.iter().filter(|e| e.path == *path).cloned().collect();
-        if links(&old_edges, EdgeType::Parent, true) != links(&new_edges, EdgeType::Parent, true) {
+        if !same_parents(&old_edges, &new_edges) {
             return None;
         }
     }
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     for d in sidecar::read_jsonl::<Diagnostic>(&dir.join(files::DIAGNOSTICS)).ok()? {
-        if !changed.contains(d.path.as_str()) || matches!(d.code, Code::DuplicateId | Code::ParentCycle) {
+        if !changed.contains(d.path.as_str()) || !replaced(d.code)? {
             diagnostics.push(d);
-        } else if !(d.code.is_parse_stage() || is_reference_code(d.code)) {
-            return None;
         }
     }
     diagnostics.extend(new_diags);
@@ -479,12 +461,34 @@ fn links(edges: &[Edge], t: EdgeType, with_line: bool) -> Vec<(&str, &str, u32)>
         .collect()
 }
 
-/// Codes a reference gives its own file.
-fn is_reference_code(c: Code) -> bool {
-    matches!(
-        c,
-        Code::AmbiguousReference | Code::LinkOutsideRoot | Code::DanglingReference | Code::BrokenLink
-    )
+/// Of an edited file's diagnostics: whether one with this code is the file's own, made
+/// again from its new text (its parse's, its references'), or one that depends on every
+/// file (a shared id, a parent cycle: it cannot have changed when the file keeps its id
+/// surface and parent links) and stays. None for a scan-stage finding, which an indexed
+/// file has none of: then the full path.
+fn replaced(c: Code) -> Option<bool> {
+    match c {
+        Code::DuplicateId | Code::ParentCycle => Some(false),
+        Code::AmbiguousReference | Code::LinkOutsideRoot | Code::DanglingReference | Code::BrokenLink => Some(true),
+        c => c.is_parse_stage().then_some(true),
+    }
+}
+
+/// The edges the document `id` at `path` wrote: (start, line, record) in the edges file.
+fn edges_of(file: &Sorted, id: &str, path: &str) -> Option<Vec<(u64, Vec<u8>, Edge)>> {
+    own_lines(file, id, path, |l| edge_key(l).map(|k| (k.source, k.path)))?
+        .into_iter()
+        .map(|(start, line)| {
+            let edge = serde_json::from_slice(&line).ok()?;
+            Some((start, line, edge))
+        })
+        .collect()
+}
+
+/// Parent edges (with their lines) decide parent cycles and their diagnostics: an edit
+/// takes the short cut only when a file's stay as they were.
+fn same_parents(old: &[Edge], new: &[Edge]) -> bool {
+    links(old, EdgeType::Parent, true) == links(new, EdgeType::Parent, true)
 }
 
 /// The lines of a file sorted by a key that is a node id (nodes by `id`, edges by

@@ -111,6 +111,23 @@ impl Stamp {
     }
 }
 
+/// The hash a cache records for a file with stamp `st` and content hash `h`, seen by a
+/// scan that started at `scan_start`: marked racy when the stamp cannot vouch for it.
+fn cached_hash(st: &Stamp, scan_start: i128, h: &str) -> String {
+    match st.settled(scan_start) {
+        true => h.to_string(),
+        false => format!("{RACY}{h}"),
+    }
+}
+
+/// An `F` (file) or `O` (output) line of the cache file, without its newline.
+fn entry_line(kind: &str, st: &Stamp, hash: &str, path: &str) -> String {
+    let mut line = format!("{kind} ");
+    st.write(&mut line);
+    line.push_str(&format!(" {hash} {path}"));
+    line
+}
+
 /// The stat cache of one index folder.
 #[derive(Debug, Default, Clone)]
 pub struct StatCache {
@@ -180,11 +197,7 @@ impl StatCache {
         let mut complete = true;
         let mut files = HashMap::with_capacity(s.files.len());
         for (p, st, h) in s.files {
-            let hash = match st.settled(s.scan_start) {
-                true => h.to_string(),
-                false => format!("{RACY}{h}"),
-            };
-            files.insert(p.to_string(), (st, hash));
+            files.insert(p.to_string(), (st, cached_hash(&st, s.scan_start, h)));
         }
         let mut dirs = Vec::with_capacity(s.dirs.len());
         for (d, st) in s.dirs {
@@ -279,19 +292,6 @@ impl StatCache {
             .map(|(_, h)| h.as_str())
     }
 
-    /// Replace the entries of files whose stamp (and maybe bytes) changed, as an
-    /// incremental build that read them saw them; `scan_start` decides which are racy.
-    /// Only for paths already in the cache (adds and removals go through a scan).
-    pub fn restamp(&mut self, scan_start: i128, files: &[(String, Stamp, String)]) {
-        for (p, st, h) in files {
-            let hash = match st.settled(scan_start) {
-                true => h.clone(),
-                false => format!("{RACY}{h}"),
-            };
-            self.files.insert(p.clone(), (*st, hash));
-        }
-    }
-
     /// The cached digest of an output file if its stamp is unchanged.
     pub fn output(&self, name: &str, stamp: &Stamp) -> Option<&str> {
         self.outputs
@@ -322,10 +322,8 @@ impl StatCache {
             if path.contains('\n') {
                 continue;
             }
-            out.push_str(kind);
-            out.push(' ');
-            st.write(&mut out);
-            out.push_str(&format!(" {hash} {path}\n"));
+            out.push_str(&entry_line(kind, st, hash, path));
+            out.push('\n');
         }
         for (d, st) in &self.dirs {
             out.push_str("D ");
@@ -369,8 +367,8 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
 }
 
 /// Patch the cache file of `index_dir` after an edit that changed no folder, ignore file
-/// or config: new stamps (and hashes) for `files` (which must be in it; racy ones as
-/// [`StatCache::restamp`] marks them), new output stamps and digests, a new sidecar
+/// or config: new stamps (and hashes) for `files` (which must be in it; racy ones marked
+/// as a scan starting at `scan_start` marks them), new output stamps and digests, a new sidecar
 /// digest. The rest of the text is kept as it is, not parsed and written again. False
 /// (the file left as it was) when the cache does not hold every such line.
 pub fn patch_file(
@@ -395,25 +393,11 @@ pub fn patch_file(
     out.push_str(&format!("{MAGIC} {flag} {config} {sidecar_digest}\n"));
     let new_files: HashMap<&str, String> = files
         .iter()
-        .map(|(p, st, h)| {
-            let hash = match st.settled(scan_start) {
-                true => h.clone(),
-                false => format!("{RACY}{h}"),
-            };
-            let mut line = String::from("F ");
-            st.write(&mut line);
-            line.push_str(&format!(" {hash} {p}"));
-            (p.as_str(), line)
-        })
+        .map(|(p, st, h)| (p.as_str(), entry_line("F", st, &cached_hash(st, scan_start, h), p)))
         .collect();
     let new_outputs: HashMap<&str, String> = outputs
         .iter()
-        .map(|(n, st, d)| {
-            let mut line = String::from("O ");
-            st.write(&mut line);
-            line.push_str(&format!(" {d} {n}"));
-            (*n, line)
-        })
+        .map(|(n, st, d)| (*n, entry_line("O", st, d, n)))
         .collect();
     let (mut files_done, mut outputs_done) = (0, 0);
     for line in body.lines() {
@@ -440,22 +424,22 @@ pub fn patch_file(
 pub struct Delta {
     /// The sidecar digest the cache describes.
     pub sidecar: String,
-    /// (path, cached hash) of the files whose stat differs or is racy, sorted by path:
-    /// read them to know whether their bytes changed.
-    pub touched: Vec<(String, String)>,
+    /// The files whose stat differs or is racy, sorted by path: read them to know
+    /// whether their bytes changed.
+    pub touched: Vec<String>,
 }
 
 /// [`Delta`] of the index in `index_dir` against `root`, from stats alone.
 pub fn delta(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Delta> {
     let text = std::fs::read_to_string(index_dir.join(FILE)).ok()?;
     let tree = settled_tree(&text, index_dir, root, config_digest)?;
-    let found: Option<Vec<Vec<(String, String)>>> = chunks(tree.files, rayon::current_num_threads() * 8)
+    let found: Option<Vec<Vec<String>>> = chunks(tree.files, rayon::current_num_threads() * 8)
         .par_iter()
         .map(|chunk| {
             let mut out = Vec::new();
             let ok = visit_files(root, chunk, &tree.walked, &mut |p, h, same, _| {
                 if !same || h.starts_with(RACY) {
-                    out.push((p.to_string(), h.trim_start_matches(RACY).to_string()));
+                    out.push(p.to_string());
                 }
                 true
             });
@@ -827,7 +811,6 @@ mod tests {
         }
         // Folders settled, files racy: as right after an edit.
         cache_at(root.path(), index.path(), &names, now_ns() + 10 * RACY_NS);
-        let mut c = StatCache::load(index.path());
         let racy: Vec<(String, Stamp, String)> = names
             .iter()
             .map(|f| {
@@ -836,19 +819,17 @@ mod tests {
                 (f.to_string(), Stamp::of_path(&p).unwrap(), h)
             })
             .collect();
-        c.restamp(now_ns(), &racy[1..2]);
-        c.save(index.path());
+        assert!(patch_file(index.path(), now_ns(), &racy[1..2], "side", &[]));
         assert!(probe(index.path(), root.path(), "cfg").is_some(), "same bytes vouch");
         let d = delta(index.path(), root.path(), "cfg").unwrap();
         assert_eq!(d.sidecar, "side");
-        assert_eq!(d.touched, [("b/c.md".to_string(), racy[1].2.clone())], "the racy file");
+        assert_eq!(d.touched, ["b/c.md"], "the racy file");
         // The same size, and (on a coarse clock) the same stamp: only the bytes tell.
         std::fs::write(root.path().join("b/c.md"), "B/C.md").unwrap();
         assert_eq!(probe(index.path(), root.path(), "cfg"), None, "a racy file edited");
         std::fs::write(root.path().join("b/d.md"), "b/d.md, edited").unwrap();
         let d = delta(index.path(), root.path(), "cfg").unwrap();
-        let touched: Vec<&str> = d.touched.iter().map(|(p, _)| p.as_str()).collect();
-        assert_eq!(touched, ["b/c.md", "b/d.md"]);
+        assert_eq!(d.touched, ["b/c.md", "b/d.md"]);
         std::fs::write(root.path().join("b/new.md"), "new").unwrap();
         assert_eq!(delta(index.path(), root.path(), "cfg"), None, "a file added");
     }

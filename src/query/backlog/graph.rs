@@ -35,6 +35,16 @@ impl<'a> Backlog<'a> {
         Backlog::with_priorities(nodes, None, links, groups)
     }
 
+    /// [`Backlog::new`] from documents and links as the mirror or the JSONL files give
+    /// them for the backlog questions ([`crate::store::mirror::load_docs`]).
+    pub fn of_docs(docs: &'a crate::store::mirror::Docs, groups: &'a StateGroups) -> Backlog<'a> {
+        let links = docs
+            .links
+            .iter()
+            .map(|l| (l.source.as_str(), l.target.as_str(), l.r#type));
+        Backlog::with_priorities(&docs.nodes, docs.priorities.as_deref(), links, groups)
+    }
+
     /// [`Backlog::new`] from the edges' (source, target, type), each source's parent
     /// edges by target (the first is its parent), for documents read without their
     /// frontmatter: `priorities` holds each node's `priority` field (in node order),

@@ -29,16 +29,7 @@ pub fn materialize(nodes: &[Node], edges: &[Edge], groups: &StateGroups) -> Back
 /// [`materialize`] from the documents' columns as the mirror holds them (an edit's
 /// update in place makes the table again from its own rows).
 pub fn materialize_docs(docs: &Docs, groups: &StateGroups) -> BacklogTable {
-    let links = docs
-        .links
-        .iter()
-        .map(|l| (l.source.as_str(), l.target.as_str(), l.r#type));
-    table_of(Backlog::with_priorities(
-        &docs.nodes,
-        docs.priorities.as_deref(),
-        links,
-        groups,
-    ))
+    table_of(Backlog::of_docs(docs, groups))
 }
 
 fn table_of(b: Backlog<'_>) -> BacklogTable {
