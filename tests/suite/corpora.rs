@@ -215,15 +215,22 @@ fn edits_on_real_corpora_take_the_short_cut_and_equal_a_full_build() {
         }
         files.sort();
         let mut states = 0;
-        for (n, p) in files.iter().step_by(files.len() / 9).enumerate() {
+        for p in files
+            .iter()
+            .filter(|p| std::fs::read_to_string(p).unwrap().contains(state.0))
+            .take(3)
+        {
             let text = std::fs::read_to_string(p).unwrap();
-            let edited = if n % 2 == 0 && text.contains(state.0) {
-                states += 1;
-                text.replacen(state.0, state.1, 1)
-            } else {
-                format!("{text}\nEdited: see BACK-100, EIP-1559 and [a missing page](missing.md).\n")
-            };
-            std::fs::write(p, edited).unwrap();
+            std::fs::write(p, text.replacen(state.0, state.1, 1)).unwrap();
+            states += 1;
+        }
+        for p in files.iter().step_by(files.len() / 6) {
+            let text = std::fs::read_to_string(p).unwrap();
+            std::fs::write(
+                p,
+                format!("{text}\nEdited: see BACK-100, EIP-1559 and [a missing page](missing.md).\n"),
+            )
+            .unwrap();
         }
         assert!(states > 0, "{corpus}: no state was changed");
         let out = mdgraph("_index", &["-v", "index"]);
