@@ -113,7 +113,10 @@ fn keep_fresh(server: &Server) {
                 // what it could not vouch for, so the next edit takes the short cut.
                 if settle.is_some_and(|t| t <= std::time::Instant::now()) {
                     settle = None;
-                    let _ = Index::build(st.index.config(), false, None);
+                    // Through `refresh`, so that whatever the run finds is also what the
+                    // server answers from.
+                    st.stale = true;
+                    let _ = st.refresh();
                     continue;
                 }
                 // Quiet, and serving from the mirror since an edit: load the index into
