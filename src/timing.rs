@@ -8,6 +8,9 @@ pub struct Timings {
     last: Instant,
     /// (phase, duration) in the order they ran.
     pub phases: Vec<(&'static str, Duration)>,
+    /// (resident, peak resident) memory in bytes at the end of each phase, where the
+    /// system tells it (Linux); empty elsewhere.
+    pub memory: Vec<(u64, u64)>,
 }
 
 impl Default for Timings {
@@ -15,6 +18,7 @@ impl Default for Timings {
         Timings {
             last: Instant::now(),
             phases: Vec::new(),
+            memory: Vec::new(),
         }
     }
 }
@@ -24,7 +28,10 @@ impl Timings {
     pub fn mark(&mut self, name: &'static str) {
         let now = Instant::now();
         self.phases.push((name, now - self.last));
-        self.last = now;
+        if let Some(m) = resident() {
+            self.memory.push(m);
+        }
+        self.last = Instant::now();
     }
 
     /// `scan 41.2ms, parse 80.3ms, …`
@@ -35,10 +42,37 @@ impl Timings {
             .map(|(n, d)| format!("{n} {:.1}ms", d.as_secs_f64() * 1000.0))
             .collect();
         let total: Duration = self.phases.iter().map(|(_, d)| *d).sum();
-        format!(
+        let mut out = format!(
             "timings: {} (total {:.1}ms)",
             parts.join(", "),
             total.as_secs_f64() * 1000.0
-        )
+        );
+        if self.memory.len() == self.phases.len() && !self.memory.is_empty() {
+            let mb = |b: u64| b as f64 / 1e6;
+            let parts: Vec<String> = self
+                .phases
+                .iter()
+                .zip(&self.memory)
+                .map(|((n, _), (rss, peak))| format!("{n} {:.0}/{:.0}", mb(*rss), mb(*peak)))
+                .collect();
+            let peak = self.memory.iter().map(|m| m.1).max().unwrap_or(0);
+            out.push_str(&format!(
+                "\nmemory: resident/peak MB after {} (peak {:.0} MB)",
+                parts.join(", "),
+                mb(peak)
+            ));
+        }
+        out
     }
+}
+
+/// This process's (resident, peak resident) memory in bytes, from `/proc/self/status`.
+fn resident() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let kb: u64 = line[name.len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+        Some(kb * 1024)
+    };
+    Some((field("VmRSS:")?, field("VmHWM:")?))
 }

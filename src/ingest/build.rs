@@ -10,10 +10,10 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::ingest::markdown::Section;
 use crate::ingest::parse::{ParsedFile, parse_file};
-use crate::ingest::resolve::resolve;
+use crate::ingest::resolve::{Resolved, resolve, resolve_lean};
 use crate::ingest::scan::{Scan, scan};
 use crate::model::diag::{Counts, Diagnostic};
-use crate::model::{Graph, Kind, Node};
+use crate::model::{Kind, Node};
 use crate::progress::Progress;
 use crate::store::sidecar::{self, Loaded, Meta, MetaCounts};
 use crate::store::statcache::{self, Stamp, StatCache};
@@ -46,8 +46,6 @@ pub struct BuildReport {
     pub meta: Meta,
     /// All diagnostics of the result, sorted.
     pub diagnostics: Vec<Diagnostic>,
-    /// The graph (empty when `up_to_date`).
-    pub graph: Graph,
     /// How long each phase took.
     pub timings: Timings,
 }
@@ -84,7 +82,21 @@ pub fn build_index(
     if !full && let Some(report) = crate::ingest::edit::apply(cfg, cfg.sqlite.then_some(spec), progress)? {
         return Ok(report);
     }
-    let mut report = build_inner(cfg, BuildOptions { full, write: true }, progress, false)?;
+    // The mirror is updated in place from the graph when it can be (it compares every
+    // row); else it is rebuilt, as by `--full`, from the files just written, a batch at a
+    // time, once the resolved backlog is dropped.
+    let update_in_place = cfg.sqlite && !full && mirror::db_path(&cfg.index_dir).is_file();
+    let Built {
+        mut report,
+        resolved,
+        written,
+    } = build_inner(
+        cfg,
+        BuildOptions { full, write: true },
+        progress,
+        false,
+        update_in_place,
+    )?;
     if cfg.sqlite {
         let mut phase = "sqlite";
         if report.up_to_date {
@@ -93,13 +105,15 @@ pub fn build_index(
             if let Some(p) = progress {
                 p.phase("writing the SQLite mirror", 0);
             }
-            let (dir, meta, graph) = (&cfg.index_dir, &report.meta, &report.graph);
-            // A mirror that cannot be updated in place (or fails to) is rebuilt, as it
-            // is by `--full`.
-            if !full && mirror::update(dir, meta, &graph.nodes, &graph.edges, spec).unwrap_or(false) {
+            let (dir, meta) = (&cfg.index_dir, &report.meta);
+            let updated = resolved.is_some_and(|r| {
+                let graph = r.into_graph();
+                mirror::update(dir, meta, &graph.nodes, &graph.edges, spec).unwrap_or(false)
+            });
+            if updated {
                 phase = "sqlite (updated in place)";
             } else {
-                mirror::rebuild(dir, meta, &graph.nodes, &graph.edges, spec)?;
+                mirror::rebuild_from_files(dir, meta, spec, &written)?;
             }
         }
         report.timings.mark(phase);
@@ -120,17 +134,38 @@ pub fn build_with_progress(
     opts: BuildOptions,
     progress: Option<&Progress>,
 ) -> Result<BuildReport, Error> {
-    build_inner(cfg, opts, progress, opts.write && !opts.full)
+    build_inner(cfg, opts, progress, opts.write && !opts.full, false).map(|b| b.report)
 }
 
+/// What [`build_inner`] made.
+struct Built {
+    report: BuildReport,
+    /// The resolved backlog, when asked for and one was made.
+    resolved: Option<Resolved>,
+    /// The stamps of the output files written (their digests are the report's).
+    written: Vec<(String, Stamp)>,
+}
+
+impl Built {
+    fn unchanged(report: BuildReport) -> Built {
+        Built {
+            report,
+            resolved: None,
+            written: Vec::new(),
+        }
+    }
+}
+
+/// The build; with `keep`, the resolved backlog too (when one was made).
 fn build_inner(
     cfg: &Config,
     opts: BuildOptions,
     progress: Option<&Progress>,
     try_edit: bool,
-) -> Result<BuildReport, Error> {
+    keep: bool,
+) -> Result<Built, Error> {
     if try_edit && let Some(report) = crate::ingest::edit::apply(cfg, None, progress)? {
-        return Ok(report);
+        return Ok(Built::unchanged(report));
     }
     let phase = |name: &'static str, total: usize| {
         if let Some(p) = progress {
@@ -158,7 +193,7 @@ fn build_inner(
             sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
         }
         timings.mark("probe");
-        return Ok(BuildReport::unchanged(meta, diagnostics, timings));
+        return Ok(Built::unchanged(BuildReport::unchanged(meta, diagnostics, timings)));
     }
     phase("scanning", 0);
     let scan_start = statcache::now_ns();
@@ -194,10 +229,14 @@ fn build_inner(
         let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?;
         if opts.write {
             sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
-            save_cache(cfg, &scanned, scan_start, m);
+            let _ = save_cache(cfg, &scanned, scan_start, m);
         }
         timings.mark("verify");
-        return Ok(BuildReport::unchanged(m.clone(), diagnostics, timings));
+        return Ok(Built::unchanged(BuildReport::unchanged(
+            m.clone(),
+            diagnostics,
+            timings,
+        )));
     }
     let mut prev = match compatible {
         true => sidecar::load_parts(&cfg.index_dir, false)
@@ -249,7 +288,7 @@ fn build_inner(
     for p in &mut parsed {
         diagnostics.append(&mut p.diagnostics);
     }
-    let (graph, resolve_diags) = resolve(parsed, &cfg.settings);
+    let (resolved, resolve_diags) = resolve_lean(parsed, &cfg.settings);
     diagnostics.extend(resolve_diags);
     // `[check]`: ignored paths and codes turned off are not recorded, and severities are
     // as configured, so `index`, the sidecar and `check` agree.
@@ -258,8 +297,8 @@ fn build_inner(
     diagnostics.dedup();
     timings.mark("resolve");
 
-    // Each output is serialized, hashed and written before the next, so peak memory
-    // holds one serialized file, not three.
+    // Each output is serialized, hashed and written a window of lines at a time: memory
+    // holds the resolved backlog and one window, never a serialized file.
     phase("writing", 0);
     // All changed files are staged, then switched in together (meta.json last).
     let mut outputs = std::collections::BTreeMap::new();
@@ -267,53 +306,67 @@ fn build_inner(
         std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::io(&cfg.index_dir, e))?;
     }
     let mut commit = sidecar::Commit::new(&cfg.index_dir);
-    let mut emit = |name: &str, blocks: sidecar::Blocks| -> Result<(), Error> {
-        outputs.insert(name.to_string(), blocks.digest());
-        if opts.write {
-            commit.stage_blocks(name, &blocks)?;
-        }
+    let mut emit = |name: &str,
+                    fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<files::LineDigest>|
+     -> Result<(), Error> {
+        let digest = match opts.write {
+            true => commit.stage_stream(name, fill)?,
+            false => fill(&mut std::io::sink())
+                .map_err(|e| Error::io(cfg.index_dir.join(name), e))?
+                .hex(),
+        };
+        outputs.insert(name.to_string(), digest);
         Ok(())
     };
-    emit(files::NODES, sidecar::to_jsonl_blocks(&graph.nodes))?;
-    emit(files::EDGES, sidecar::to_jsonl_blocks(&graph.edges))?;
-    emit(files::DIAGNOSTICS, sidecar::to_jsonl_blocks(&diagnostics))?;
+    emit(files::NODES, &|out| resolved.write_nodes(out))?;
+    emit(files::EDGES, &|out| resolved.write_edges(out))?;
+    emit(files::DIAGNOSTICS, &|out| {
+        crate::ingest::resolved::write_lines(out, diagnostics.len(), |i, buf| {
+            serde_json::to_writer(buf, &diagnostics[i])
+        })
+    })?;
     let counts = Counts::of(&diagnostics);
-    let chunks = graph.nodes.iter().filter(|n| n.kind == Kind::Chunk).count();
+    let (documents, chunks, edges) = resolved.counts();
     let meta = Meta {
         schema: sidecar::SCHEMA_VERSION,
         config_digest,
         source_digest,
         counts: MetaCounts {
             files: files.len(),
-            documents: graph.nodes.len() - chunks,
+            documents,
             chunks,
-            edges: graph.edges.len(),
+            edges,
             errors: counts.errors,
             warnings: counts.warnings,
         },
         outputs,
         files,
     };
-    let mut written = Vec::new();
+    let (mut written, mut stamps) = (Vec::new(), Vec::new());
     if opts.write {
         let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
         meta_bytes.push(b'\n');
         commit.stage_bytes(files::META, &meta_bytes)?;
         written = commit.apply()?;
         sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
-        save_cache(cfg, &scanned, scan_start, &meta);
-        crate::store::doctable::DocTable::of(&graph.nodes, &mirror::sidecar_digest(&meta.outputs)).save(&cfg.index_dir);
+        stamps = save_cache(cfg, &scanned, scan_start, &meta);
+        crate::store::doctable::DocTable::of(resolved.docs(), &mirror::sidecar_digest(&meta.outputs))
+            .save(&cfg.index_dir);
     }
     timings.mark("write");
-    Ok(BuildReport {
+    let report = BuildReport {
         up_to_date: false,
         parsed: n_parsed,
         reused,
         written,
         meta,
         diagnostics,
-        graph,
         timings,
+    };
+    Ok(Built {
+        report,
+        resolved: keep.then_some(resolved),
+        written: stamps,
     })
 }
 
@@ -325,8 +378,9 @@ pub(crate) fn count_tokens(p: &mut ParsedFile, t: crate::text::tokens::Tokenizer
     }
 }
 
-/// Record the stamps of the scanned sources, the walked folders and the index files.
-fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
+/// Record the stamps of the scanned sources, the walked folders and the index files;
+/// returns the output files' stamps.
+fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) -> Vec<(String, Stamp)> {
     let mut outputs: Vec<(&str, Stamp, String)> = files::OUTPUTS
         .iter()
         .filter_map(|name| {
@@ -334,6 +388,7 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
             Some((*name, st, meta.outputs.get(*name)?.clone()))
         })
         .collect();
+    let stamps = outputs.iter().map(|(name, st, _)| (name.to_string(), *st)).collect();
     // meta.json too, so the probe notices it missing or replaced.
     if let Some(st) = Stamp::of_path(&cfg.index_dir.join(files::META)) {
         outputs.push((files::META, st, "-".into()));
@@ -353,6 +408,7 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) {
         skipped: scanned.files.iter().filter(|f| f.stamp.is_none()).count(),
     });
     cache.save(&cfg.index_dir);
+    stamps
 }
 
 /// Rebuild each file's parse from a loaded index, keyed by path.

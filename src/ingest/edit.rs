@@ -325,7 +325,6 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
         meta,
         diagnostics,
         timings,
-        ..BuildReport::default()
     })
 }
 

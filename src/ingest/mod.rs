@@ -11,4 +11,5 @@ pub mod frontmatter;
 pub mod markdown;
 pub mod parse;
 pub mod resolve;
+pub mod resolved;
 pub mod scan;

@@ -3,7 +3,10 @@
 //! (duplicates, dangling references, broken links, ambiguity, parent cycles).
 
 use crate::config::Settings;
+use crate::ingest::markdown::Section;
 use crate::ingest::parse::{ParsedFile, file_stem, join_link};
+use crate::ingest::resolved::FileEdges;
+pub use crate::ingest::resolved::Resolved;
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{Edge, EdgeType, Graph, Kind, Node, Origin, RawRef, RefForm};
 use crate::text::mentions::mention_candidates;
@@ -12,10 +15,34 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Build the graph from parsed files (any order; output is sorted).
 /// The parsed files are consumed: their fields and section texts move into the nodes.
-pub fn resolve(mut owned: Vec<ParsedFile>, s: &Settings) -> (Graph, Vec<Diagnostic>) {
-    owned.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
-    let (ids, edges, diags) = link(&owned.iter().collect::<Vec<_>>(), s);
-    (build_graph(owned.into_iter().enumerate(), &ids, edges), diags)
+pub fn resolve(owned: Vec<ParsedFile>, s: &Settings) -> (Graph, Vec<Diagnostic>) {
+    let (resolved, diags) = resolve_lean(owned, s);
+    (resolved.into_graph(), diags)
+}
+
+/// [`resolve`] without making the nodes: the files under their node ids, each section's
+/// chunk id and the edges between files, from which the sidecar is written.
+pub fn resolve_lean(mut files: Vec<ParsedFile>, s: &Settings) -> (Resolved, Vec<Diagnostic>) {
+    files.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
+    let (ids, edges, diags) = link(&files.iter().collect::<Vec<_>>(), s);
+    let hashed = ids_with_hash(&ids);
+    let chunk_ids = files
+        .iter()
+        .zip(&ids)
+        .map(|(f, id)| chunk_ids(id, &f.sections, &hashed))
+        .collect();
+    drop(hashed);
+    for (f, id) in files.iter_mut().zip(ids) {
+        f.doc.id = id;
+    }
+    (
+        Resolved {
+            files,
+            chunk_ids,
+            edges,
+        },
+        diags,
+    )
 }
 
 /// Resolve the `changed` files among the others, given as `stubs`: documents holding
@@ -48,11 +75,6 @@ pub fn resolve_changed(
     );
     (ids, graph, diags)
 }
-
-/// Where an edge was written: (origin, line, path).
-type EdgeSite = (Origin, u32, String);
-/// Edges between file indexes, keyed (source, type, target).
-type FileEdges = BTreeMap<(usize, EdgeType, usize), EdgeSite>;
 
 /// Ids, edges and diagnostics for files sorted by path.
 fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Diagnostic>) {
@@ -279,7 +301,7 @@ fn link(files: &[&ParsedFile], s: &Settings) -> (Vec<String>, FileEdges, Vec<Dia
 
 /// Nodes (documents and their sections) and edges, sorted, of `files` (with their
 /// numbers among all files, which `ids` and `edges` use).
-fn build_graph(files: impl Iterator<Item = (usize, ParsedFile)>, ids: &[String], edges: FileEdges) -> Graph {
+pub(crate) fn build_graph(files: impl Iterator<Item = (usize, ParsedFile)>, ids: &[String], edges: FileEdges) -> Graph {
     let mut nodes = Vec::with_capacity(files.size_hint().0 * 7);
     let mut out_edges: Vec<Edge> = edges
         .into_iter()
@@ -293,25 +315,12 @@ fn build_graph(files: impl Iterator<Item = (usize, ParsedFile)>, ids: &[String],
             weight: t.weight(),
         })
         .collect();
-    // Document ids may contain `#` (`id: X#goal`): a chunk id must not take one.
-    let doc_ids: HashSet<&str> = ids.iter().filter(|id| id.contains('#')).map(String::as_str).collect();
+    let hashed = ids_with_hash(ids);
     for (i, f) in files {
         let mut doc = f.doc;
         doc.id = ids[i].clone();
-        // Section slugs are unique within the document: a repeated heading gets `-2`,
-        // `-3`, … skipping any suffix another heading already took ("Phase 2") and any
-        // that would make the id of another document. (Slugs hold no `#`, so chunks of
-        // different documents never collide.)
-        let mut taken: HashSet<String> = HashSet::new();
-        for sec in f.sections {
-            let base = slug(&sec.heading, sec.level);
-            let mut name = base.clone();
-            let mut n = 1;
-            while !taken.insert(name.clone()) || doc_ids.contains(format!("{}#{name}", doc.id).as_str()) {
-                n += 1;
-                name = format!("{base}-{n}");
-            }
-            let chunk_id = format!("{}#{name}", doc.id);
+        let chunks = chunk_ids(&doc.id, &f.sections, &hashed);
+        for (sec, chunk_id) in f.sections.into_iter().zip(chunks) {
             out_edges.push(Edge {
                 source: chunk_id.clone(),
                 target: doc.id.clone(),
@@ -345,6 +354,32 @@ fn build_graph(files: impl Iterator<Item = (usize, ParsedFile)>, ids: &[String],
         nodes,
         edges: out_edges,
     }
+}
+
+/// Document ids that contain `#` (`id: X#goal`): a chunk id must not take one.
+fn ids_with_hash(ids: &[String]) -> HashSet<&str> {
+    ids.iter().filter(|id| id.contains('#')).map(String::as_str).collect()
+}
+
+/// The chunk ids of a document's sections. Section slugs are unique within the document:
+/// a repeated heading gets `-2`, `-3`, … skipping any suffix another heading already took
+/// ("Phase 2") and any that would make the id of another document (`hashed`). (Slugs hold
+/// no `#`, so chunks of different documents never collide.)
+fn chunk_ids(doc_id: &str, sections: &[Section], hashed: &HashSet<&str>) -> Vec<String> {
+    let mut taken: HashSet<String> = HashSet::new();
+    sections
+        .iter()
+        .map(|sec| {
+            let base = slug(&sec.heading, sec.level);
+            let mut name = base.clone();
+            let mut n = 1;
+            while !taken.insert(name.clone()) || hashed.contains(format!("{doc_id}#{name}").as_str()) {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            format!("{doc_id}#{name}")
+        })
+        .collect()
 }
 
 fn raw_id(f: &ParsedFile) -> &str {

@@ -111,8 +111,8 @@ pub struct DocTable {
 
 impl DocTable {
     /// The table of resolved nodes (chunks are skipped).
-    pub fn of(nodes: &[Node], sidecar: &str) -> DocTable {
-        let mut rows: Vec<Row> = nodes.iter().filter(|n| !n.is_chunk()).map(Row::of).collect();
+    pub fn of<'a>(nodes: impl IntoIterator<Item = &'a Node>, sidecar: &str) -> DocTable {
+        let mut rows: Vec<Row> = nodes.into_iter().filter(|n| !n.is_chunk()).map(Row::of).collect();
         rows.sort_by(|a, b| a.path.cmp(&b.path));
         DocTable {
             sidecar: sidecar.to_string(),

@@ -49,6 +49,11 @@ impl LineDigest {
         }
     }
 
+    /// The digest of both line sets: `self + other`, lane by lane.
+    pub fn plus(self, other: LineDigest) -> LineDigest {
+        self.merged(other, LineDigest::default())
+    }
+
     /// `self + other − base`, lane by lane.
     pub fn merged(self, other: LineDigest, base: LineDigest) -> LineDigest {
         let mut out = self;
@@ -220,6 +225,34 @@ pub fn same_contents(path: &Path, bytes: &[u8]) -> bool {
                 pos += n;
             }
             Err(_) => return false,
+        }
+    }
+}
+
+/// True when the files at `a` and `b` hold the same bytes (compared in blocks).
+pub fn same_files(a: &Path, b: &Path) -> bool {
+    use std::io::Read;
+    let open = |p: &Path| {
+        std::fs::File::open(p)
+            .ok()
+            .and_then(|f| Some((f.metadata().ok()?.len(), f)))
+    };
+    let (Some((len_a, fa)), Some((len_b, fb))) = (open(a), open(b)) else {
+        return false;
+    };
+    if len_a != len_b {
+        return false;
+    }
+    let (mut ra, mut rb) = (std::io::BufReader::new(fa), std::io::BufReader::new(fb));
+    let (mut ba, mut bb) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = match ra.read(&mut ba) {
+            Ok(0) => return rb.read(&mut bb).is_ok_and(|n| n == 0),
+            Ok(n) => n,
+            Err(_) => return false,
+        };
+        if rb.read_exact(&mut bb[..n]).is_err() || ba[..n] != bb[..n] {
+            return false;
         }
     }
 }

@@ -148,15 +148,31 @@ fn titles(nodes: &[Node]) -> HashMap<&str, String> {
         .collect()
 }
 
+/// The title column's text of a document, by id ("" for an unknown one).
+pub trait Titles: Sync {
+    /// The title text of document `doc`.
+    fn title(&self, doc: &str) -> &str;
+}
+
+impl Titles for HashMap<&str, String> {
+    fn title(&self, doc: &str) -> &str {
+        self.get(doc).map_or("", String::as_str)
+    }
+}
+
+impl Titles for HashMap<String, String> {
+    fn title(&self, doc: &str) -> &str {
+        self.get(doc).map_or("", String::as_str)
+    }
+}
+
 /// The index terms of each searchable row's title, heading and body (on all cores), as
 /// SQLite's full-text table is given them.
-pub fn row_terms<'a>(nodes: &'a [Node], rows: &[SectionRow<'a>]) -> Vec<[Vec<String>; 3]> {
-    let titles = titles(nodes);
+pub fn row_terms(titles: &impl Titles, rows: &[SectionRow<'_>]) -> Vec<[Vec<String>; 3]> {
     rows.par_iter()
         .map(|r| {
-            let title = titles.get(r.doc).map(String::as_str).unwrap_or("");
             [
-                tokenize::terms(title),
+                tokenize::terms(titles.title(r.doc)),
                 tokenize::terms(r.heading),
                 tokenize::terms(r.chunk.text.as_deref().unwrap_or("")),
             ]
@@ -183,17 +199,11 @@ const PART_ROWS: usize = 1024;
 /// Postings and statistics of `rows`: contiguous parts of `part_rows` rows are tokenized
 /// and indexed on all cores, each under its own term numbering, and their posting lists
 /// appended in row order, so the result is that of one pass over the rows.
-fn index_rows(rows: &[SectionRow<'_>], titles: &HashMap<&str, String>, part_rows: usize) -> Index {
-    let part_rows = part_rows.max(1);
-    let parts: Vec<Part> = rows
-        .par_chunks(part_rows)
-        .enumerate()
-        .map(|(k, chunk)| Part::of(k * part_rows, chunk, titles))
-        .collect();
-    let mut corpus = Corpus::default();
+fn index_rows(rows: &[SectionRow<'_>], titles: &impl Titles, part_rows: usize) -> Index {
     let mut postings: HashMap<String, Vec<Posting>> = HashMap::new();
-    for part in parts {
-        corpus.row_len.extend(part.row_len);
+    let mut table = RowTable::default();
+    for part in parts(0, rows, titles, part_rows) {
+        table.corpus.row_len.extend(part.row_len);
         for (term, list) in part.terms.into_iter().zip(part.lists) {
             match postings.entry(term) {
                 std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().extend(list),
@@ -203,31 +213,104 @@ fn index_rows(rows: &[SectionRow<'_>], titles: &HashMap<&str, String>, part_rows
             }
         }
     }
-    let mut doc_ord: HashMap<&str, u32> = HashMap::new();
-    let mut name_ord: HashMap<String, u32> = HashMap::new();
-    let mut infos = Vec::with_capacity(rows.len());
-    for r in rows {
-        let d = *doc_ord.entry(r.doc).or_insert_with(|| {
-            corpus.docs.push(r.doc);
-            corpus.docs.len() as u32 - 1
-        });
-        let name = section_name(r.heading);
-        let nlen = name_ord.len() as u32;
-        let n = *name_ord.entry(name.clone()).or_insert_with(|| {
-            corpus.names.push(name);
-            nlen
-        });
-        corpus.row_doc.push(d);
-        corpus.row_name.push(n);
-        infos.push(RowInfo {
+    table.add(rows);
+    let infos = rows
+        .iter()
+        .map(|r| RowInfo {
             chunk: r.chunk.id.clone(),
             heading: r.heading.to_string(),
-        });
-    }
+        })
+        .collect();
     Index {
-        corpus,
+        corpus: table.corpus,
         postings,
         rows: infos,
+    }
+}
+
+/// `rows` (the first numbered `first`) tokenized and indexed in parts of `part_rows`
+/// rows on all cores, in row order.
+fn parts(first: usize, rows: &[SectionRow<'_>], titles: &impl Titles, part_rows: usize) -> Vec<Part> {
+    let part_rows = part_rows.max(1);
+    rows.par_chunks(part_rows)
+        .enumerate()
+        .map(|(k, chunk)| Part::of(first + k * part_rows, chunk, titles))
+        .collect()
+}
+
+/// The row statistics besides lengths: each row's document and section name, numbered in
+/// order of first appearance.
+#[derive(Default)]
+struct RowTable {
+    corpus: Corpus,
+    doc_ord: HashMap<String, u32>,
+    name_ord: HashMap<String, u32>,
+}
+
+impl RowTable {
+    /// Number the next `rows`.
+    fn add(&mut self, rows: &[SectionRow<'_>]) {
+        let corpus = &mut self.corpus;
+        for r in rows {
+            let d = match self.doc_ord.get(r.doc) {
+                Some(&d) => d,
+                None => {
+                    corpus.docs.push(r.doc);
+                    let d = corpus.docs.len() as u32 - 1;
+                    self.doc_ord.insert(r.doc.to_string(), d);
+                    d
+                }
+            };
+            let name = section_name(r.heading);
+            let nlen = self.name_ord.len() as u32;
+            let n = *self.name_ord.entry(name.clone()).or_insert_with(|| {
+                corpus.names.push(name);
+                nlen
+            });
+            corpus.row_doc.push(d);
+            corpus.row_name.push(n);
+        }
+    }
+}
+
+/// The postings and row statistics of searchable rows given batch by batch in row order
+/// (a rebuild of the mirror streaming the sidecar): posting lists are kept encoded as
+/// [`encode`] writes them, a few bytes per posting, so the whole index is never held as
+/// [`Posting`]s.
+#[derive(Default)]
+pub struct Gather {
+    /// Term → (last row + 1, the list so far, encoded).
+    lists: HashMap<String, (u32, Vec<u8>)>,
+    table: RowTable,
+}
+
+impl Gather {
+    /// Index the next `rows` (numbered on from the rows given before).
+    pub fn add(&mut self, rows: &[SectionRow<'_>], titles: &impl Titles) {
+        let first = self.table.corpus.rows();
+        for part in parts(first, rows, titles, PART_ROWS) {
+            self.table.corpus.row_len.extend(part.row_len);
+            for (term, list) in part.terms.into_iter().zip(part.lists) {
+                let (next, out) = self.lists.entry(term).or_default();
+                // `encode`'s deltas run on from the list's last row (0 before the first).
+                let mut prev = next.saturating_sub(1);
+                for p in &list {
+                    for v in [p.row - prev, p.tf[0], p.tf[1], p.tf[2]] {
+                        put_varint(out, v);
+                    }
+                    prev = p.row;
+                }
+                *next = prev + 1;
+            }
+        }
+        self.table.add(rows);
+    }
+
+    /// The encoded posting lists sorted by term, and the row statistics.
+    pub fn finish(self) -> (Vec<(String, Vec<u8>)>, Corpus) {
+        let mut lists: Vec<(String, Vec<u8>)> = self.lists.into_iter().map(|(t, (_, b))| (t, b)).collect();
+        lists.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        (lists, self.table.corpus)
     }
 }
 
@@ -280,7 +363,7 @@ struct Part {
 }
 
 impl Part {
-    fn of(first: usize, rows: &[SectionRow<'_>], titles: &HashMap<&str, String>) -> Part {
+    fn of(first: usize, rows: &[SectionRow<'_>], titles: &impl Titles) -> Part {
         let mut p = Part::default();
         // A document's rows are consecutive and share its title: tokenized once.
         let mut title_of: Option<&str> = None;
@@ -289,8 +372,7 @@ impl Part {
             let row = (first + k) as u32;
             if title_of != Some(r.doc) {
                 title_ids.clear();
-                let title = titles.get(r.doc).map(String::as_str).unwrap_or("");
-                tokenize::each_word(title, |w| title_ids.push(p.term(w)));
+                tokenize::each_word(titles.title(r.doc), |w| title_ids.push(p.term(w)));
                 title_of = Some(r.doc);
             }
             for &id in &title_ids {
@@ -499,7 +581,7 @@ mod tests {
         // The reference: every row's terms, counted one by one.
         let mut want: HashMap<String, Vec<Posting>> = HashMap::new();
         let mut row_len = Vec::new();
-        for (i, cols) in row_terms(&nodes, &rows).iter().enumerate() {
+        for (i, cols) in row_terms(&titles(&nodes), &rows).iter().enumerate() {
             let mut tf: Vec<(&str, [u32; 3])> = Vec::new();
             for (c, col) in cols.iter().enumerate() {
                 for t in col {
@@ -527,6 +609,19 @@ mod tests {
             assert_eq!(got.corpus.row_len, row_len);
             assert_eq!(got.corpus.docs.iter().collect::<Vec<_>>(), ["A", "B", "C"]);
             assert_eq!(got.rows.len(), rows.len());
+        }
+        // Gathered in batches of any size, encoded: the same lists and statistics.
+        for batch in [1, 2, 4, 100] {
+            let mut g = Gather::default();
+            for b in rows.chunks(batch) {
+                g.add(b, &titles(&nodes));
+            }
+            let (lists, corpus) = g.finish();
+            let got: HashMap<String, Vec<Posting>> =
+                lists.iter().map(|(t, b)| (t.clone(), decode(b).unwrap())).collect();
+            assert_eq!(got, want, "batches of {batch} rows");
+            assert!(lists.windows(2).all(|w| w[0].0 < w[1].0));
+            assert_eq!(corpus, index_rows(&rows, &titles(&nodes), 1024).corpus);
         }
     }
 }

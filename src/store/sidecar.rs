@@ -191,23 +191,30 @@ impl Commit {
         Ok(())
     }
 
-    /// Stage `blocks` as `name` unless the file already holds these bytes (same length,
-    /// then the bytes compared). Returns whether it was staged.
-    pub fn stage_blocks(&mut self, name: &str, blocks: &Blocks) -> Result<bool, Error> {
-        let path = self.dir.join(name);
-        let same_len = std::fs::metadata(&path)
-            .map(|m| m.len() == blocks.len() as u64)
-            .unwrap_or(false);
-        if same_len && std::fs::read(&path).is_ok_and(|old| blocks.0.iter().flatten().eq(old.iter())) {
-            return Ok(false);
-        }
-        self.stage(name, |f| {
-            for b in &blocks.0 {
-                f.write_all(b)?;
-            }
-            Ok(())
+    /// Stage what `fill` writes as `name` (it returns the digest of what it wrote)
+    /// unless the file already holds these bytes; returns the digest. The bytes go to the
+    /// temporary file as they are made and are compared there, never held whole.
+    pub fn stage_stream(
+        &mut self,
+        name: &str,
+        fill: impl FnOnce(&mut dyn Write) -> std::io::Result<files::LineDigest>,
+    ) -> Result<String, Error> {
+        let mut digest = files::LineDigest::default();
+        let tmp = write_temp(&self.dir, name, |f| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, f);
+            digest = fill(&mut out)?;
+            out.flush()
         })?;
-        Ok(true)
+        if files::same_files(&tmp, &self.dir.join(name)) {
+            let _ = std::fs::remove_file(&tmp);
+        } else {
+            let tmp_name = tmp
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            self.staged.push((tmp_name, name.to_string()));
+        }
+        Ok(digest.hex())
     }
 
     /// Stage what `fill` writes as `name`.
@@ -314,6 +321,71 @@ pub fn parse_jsonl<T: serde::de::DeserializeOwned + Send>(path: &Path, bytes: &[
                 .map_err(|e| Error::Other(format!("{}:{}: damaged index record: {e}", path.display(), n + 1)))
         })
         .collect()
+}
+
+/// Read the index output `name` in batches of `lines` records, in order, checking it
+/// against its digest in `meta` as it goes (unless the open file has the stamp `known`,
+/// that of the file this process just wrote with that digest): `f` gets each batch. A
+/// damaged line, or a file that does not match its digest, is an error (after the
+/// batches before it): what was made of them must be thrown away. Memory holds one
+/// batch, not the file.
+pub fn read_batches<T: serde::de::DeserializeOwned + Send>(
+    index_dir: &Path,
+    name: &str,
+    meta: &Meta,
+    lines: usize,
+    known: Option<&Stamp>,
+    mut f: impl FnMut(Vec<T>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    use std::io::BufRead;
+    let path = index_dir.join(name);
+    let file = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+    let verify = file.metadata().ok().map(|m| Stamp::of(&m)).as_ref() != known || known.is_none();
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut digest = files::LineDigest::default();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut first_line = 0;
+    loop {
+        buf.clear();
+        let mut n = 0;
+        while n < lines.max(1) {
+            let read = reader.read_until(b'\n', &mut buf).map_err(|e| Error::io(&path, e))?;
+            if read == 0 {
+                break;
+            }
+            n += 1;
+        }
+        if n == 0 {
+            break;
+        }
+        let (records, d) = rayon::join(
+            || {
+                parse_jsonl::<T>(&path, &buf).map_err(|_| {
+                    // The batch's own line number, made the file's.
+                    let bad = buf
+                        .split(|&b| b == b'\n')
+                        .position(|l| !l.iter().all(u8::is_ascii_whitespace) && serde_json::from_slice::<T>(l).is_err())
+                        .unwrap_or(0);
+                    Error::Other(format!(
+                        "{}:{}: damaged index record; run `mdgraph index --full`",
+                        path.display(),
+                        first_line + bad + 1
+                    ))
+                })
+            },
+            || verify.then(|| files::LineDigest::of(&buf)),
+        );
+        digest = digest.plus(d.unwrap_or_default());
+        f(records?)?;
+        first_line += n;
+    }
+    if verify && meta.outputs.get(name) != Some(&digest.hex()) {
+        return Err(Error::Other(format!(
+            "{}: does not match its digest in meta.json; run `mdgraph index --full`",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Read a JSONL file into records.
@@ -516,10 +588,14 @@ mod tests {
         std::fs::write(d.join(EDGES), "same edges\n").unwrap();
         let mut c = Commit::new(d);
         assert!(c.stage_bytes(NODES, b"new nodes\n").unwrap());
-        assert!(
-            !c.stage_blocks(EDGES, &Blocks(vec![b"same ".to_vec(), b"edges\n".to_vec()]))
-                .unwrap()
-        );
+        let same = c
+            .stage_stream(EDGES, |out: &mut dyn Write| {
+                out.write_all(b"same ")?;
+                out.write_all(b"edges\n")?;
+                Ok(files::LineDigest::of(b"same edges\n"))
+            })
+            .unwrap();
+        assert_eq!(same, files::LineDigest::of(b"same edges\n").hex());
         assert!(c.stage_bytes(META, b"{}\n").unwrap());
         // Nothing is visible before apply.
         assert_eq!(read(d, NODES), "old nodes\n");

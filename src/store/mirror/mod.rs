@@ -33,7 +33,9 @@ pub use read::{
     BACKLOG_TYPES, Docs, Link, is_document, load_corpus, load_docs, load_list, load_ready, load_subtree, nav_ids,
 };
 pub use update::update;
-pub use write::rebuild;
+#[cfg(test)]
+pub(crate) use write::rebuild;
+pub use write::rebuild_from_files;
 
 use crate::error::Error;
 use crate::store::sidecar;
@@ -64,16 +66,23 @@ pub fn sync(index_dir: &Path, spec: &Spec) -> Result<bool, Error> {
     if is_fresh(index_dir, &outputs, spec) {
         return Ok(false);
     }
-    let loaded = sidecar::load(index_dir).ok_or_else(|| {
+    let damaged = || {
         Error::Other(format!(
             "{}: the index is damaged; run `mdgraph index`",
             index_dir.display()
         ))
-    })?;
-    let (meta, nodes, edges) = (&loaded.meta, &loaded.nodes, &loaded.edges);
-    if !update(index_dir, meta, nodes, edges, spec).unwrap_or(false) {
-        rebuild(index_dir, meta, nodes, edges, spec)?;
+    };
+    // An update in place compares every row with the graph, loaded whole; a rebuild
+    // streams the files.
+    if db_path(index_dir).is_file() {
+        let loaded = sidecar::load(index_dir).ok_or_else(damaged)?;
+        let (meta, nodes, edges) = (&loaded.meta, &loaded.nodes, &loaded.edges);
+        if update(index_dir, meta, nodes, edges, spec).unwrap_or(false) {
+            return Ok(true);
+        }
     }
+    let meta = sidecar::read_meta(index_dir).ok_or_else(damaged)?;
+    rebuild_from_files(index_dir, &meta, spec, &[])?;
     Ok(true)
 }
 
@@ -302,5 +311,123 @@ mod tests {
         assert_eq!(listed[1].group, Group::Open);
         let (ready, _) = load_ready(dir, &spec).unwrap();
         assert_eq!(ids(ready.iter().map(|r| &r.item)), ["E", "B", "A"]);
+    }
+
+    /// Every table of a mirror, rows in rowid order (the full-text table's terms too).
+    fn tables(dir: &Path) -> Vec<(String, Vec<String>)> {
+        let conn = rusqlite::Connection::open(db_path(dir)).unwrap();
+        let names: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        names
+            .into_iter()
+            .map(|t| {
+                // Tables without rowid (backlog, postings) in key order.
+                let mut st = conn
+                    .prepare(&format!("SELECT * FROM \"{t}\" ORDER BY rowid"))
+                    .or_else(|_| conn.prepare(&format!("SELECT * FROM \"{t}\" ORDER BY 1")))
+                    .unwrap();
+                let width = st.column_count();
+                let rows = st
+                    .query_map([], |r| {
+                        let v: Vec<rusqlite::types::Value> = (0..width).map(|i| r.get(i)).collect::<Result<_, _>>()?;
+                        Ok(format!("{v:?}"))
+                    })
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                (t, rows)
+            })
+            .collect()
+    }
+
+    /// Rebuilt from the sidecar files a batch at a time, the mirror is the one made from
+    /// the graph in memory; a file that does not match its digest is refused and the
+    /// mirror on disk is left as it was.
+    #[test]
+    fn a_mirror_streamed_from_the_files_is_the_one_made_in_memory() {
+        use crate::store::files::{EDGES, LineDigest, NODES};
+        let groups = StateGroups::default();
+        let spec = Spec {
+            fts: true,
+            states: &groups,
+            backlog: table,
+            backlog_docs: |_, _| BacklogTable::default(),
+        };
+        // More nodes than a batch, sections of some documents, one document without any.
+        let (mut nodes, mut edges) = graph("Done");
+        for i in 0..write::BATCH + 50 {
+            let id = format!("T-{i:05}");
+            nodes.push(doc(&id, if i % 3 == 0 { "Done" } else { "To Do" }, "Task"));
+            if i % 2 == 0 {
+                let chunk = format!("{id}#notes");
+                nodes.push(Node {
+                    id: chunk.clone(),
+                    kind: Kind::Chunk,
+                    path: format!("{id}.md"),
+                    doc: Some(id.clone()),
+                    heading: Some("Notes".into()),
+                    level: Some(2),
+                    line: Some(5),
+                    tokens: Some(7),
+                    text: Some(format!("Resumable upload number {i}, \"quoted\"\nsecond line")),
+                    ..Node::default()
+                });
+                edges.push(edge(&chunk, EdgeType::SectionOf, &id));
+            }
+            edges.push(edge(&id, EdgeType::Parent, "E"));
+        }
+        nodes.sort_by(|a, b| a.id.cmp(&b.id));
+        edges.sort_by(|a, b| (&a.source, a.r#type, &a.target).cmp(&(&b.source, b.r#type, &b.target)));
+        let jsonl = |items: &[String]| items.iter().map(|l| format!("{l}\n")).collect::<String>();
+        let node_lines: Vec<String> = nodes.iter().map(|n| serde_json::to_string(n).unwrap()).collect();
+        let edge_lines: Vec<String> = edges.iter().map(|e| serde_json::to_string(e).unwrap()).collect();
+
+        let memory = tempfile::tempdir().unwrap();
+        let files = tempfile::tempdir().unwrap();
+        let mut meta = Meta::default();
+        for (name, lines) in [(NODES, &node_lines), (EDGES, &edge_lines)] {
+            let text = jsonl(lines);
+            std::fs::write(files.path().join(name), &text).unwrap();
+            meta.outputs
+                .insert(name.to_string(), LineDigest::of(text.as_bytes()).hex());
+        }
+        rebuild(memory.path(), &meta, &nodes, &edges, &spec).unwrap();
+        rebuild_from_files(files.path(), &meta, &spec, &[]).unwrap();
+        let want = tables(memory.path());
+        assert!(
+            want.iter()
+                .any(|(t, rows)| t == "sections" && rows.len() > write::BATCH / 2)
+        );
+        assert_eq!(tables(files.path()), want);
+
+        // One record changed: its digest no longer matches; nothing is replaced.
+        let mut damaged = node_lines.clone();
+        let last = damaged.len() - 1;
+        damaged[last] = damaged[last].replace("Title of", "Title on");
+        assert_ne!(damaged[last], node_lines[last]);
+        std::fs::write(files.path().join(NODES), jsonl(&damaged)).unwrap();
+        let err = rebuild_from_files(files.path(), &meta, &spec, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("does not match its digest"), "{err}");
+        // A line that is not a record is named by its line number.
+        damaged[3] = "{not json".into();
+        std::fs::write(files.path().join(NODES), jsonl(&damaged)).unwrap();
+        let err = rebuild_from_files(files.path(), &meta, &spec, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("{NODES}:4: damaged index record")), "{err}");
+        assert_eq!(tables(files.path()), want);
+        let left: Vec<String> = std::fs::read_dir(files.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp-"))
+            .collect();
+        assert!(left.is_empty(), "temporary files left: {left:?}");
     }
 }

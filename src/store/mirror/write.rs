@@ -4,18 +4,115 @@
 use super::fresh::{DB_FILE, DB_SCHEMA, Spec, db_path, fts_flag, sidecar_digest, sql_err, tokenizer_id};
 use crate::error::Error;
 use crate::model::backlog::BacklogTable;
-use crate::model::section::sections;
+use crate::model::section::{SectionRow, title_text};
 use crate::model::{Edge, Node};
 use crate::store::postings;
 use crate::store::sidecar::Meta;
+use crate::store::statcache::Stamp;
 use rayon::prelude::*;
 use rusqlite::{Connection, params};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-/// Rebuild the mirror from nodes and edges (sorted as in the sidecar), as `spec` asks.
-pub fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<(), Error> {
-    replace(index_dir, |tmp| write_db(tmp, meta, nodes, edges, spec).map(|()| true)).map(|_| ())
+/// Rebuild the mirror from nodes and edges (sorted as in the sidecar), as `spec` asks
+/// (the tests' way to make a mirror of a graph they hold).
+#[cfg(test)]
+pub(crate) fn rebuild(index_dir: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<(), Error> {
+    rebuild_from(index_dir, meta, &Memory { nodes, edges }, spec)
+}
+
+/// Rebuild the mirror from the sidecar files `meta` describes, read batch by batch and
+/// checked against their digests, except files whose stamp is in `written` (those this
+/// process just wrote, with the digests of `meta`).
+pub fn rebuild_from_files(
+    index_dir: &Path,
+    meta: &Meta,
+    spec: &Spec,
+    written: &[(String, Stamp)],
+) -> Result<(), Error> {
+    rebuild_from(
+        index_dir,
+        meta,
+        &Files {
+            dir: index_dir,
+            meta,
+            written,
+        },
+        spec,
+    )
+}
+
+/// Rebuild the mirror from a graph given a batch at a time: memory holds the documents,
+/// the links between them and the postings (encoded), besides what `source` holds, never
+/// a node per section.
+pub fn rebuild_from(index_dir: &Path, meta: &Meta, source: &dyn Batches, spec: &Spec) -> Result<(), Error> {
+    replace(index_dir, |tmp| write_db(tmp, meta, source, spec).map(|()| true)).map(|_| ())
+}
+
+/// A graph given to a rebuild in sidecar order, a batch of owned records at a time.
+pub trait Batches: Sync {
+    /// Give every edge (`section_of` included), in order.
+    fn edges(&self, f: &mut dyn FnMut(Vec<Edge>) -> Result<(), Error>) -> Result<(), Error>;
+    /// Give every node, in order.
+    fn nodes(&self, f: &mut dyn FnMut(Vec<Node>) -> Result<(), Error>) -> Result<(), Error>;
+    /// The documents that have sections, where the `section_of` edges may not say (a
+    /// hand-made graph's); None: the edges say.
+    fn with_sections(&self) -> Option<HashSet<String>> {
+        None
+    }
+}
+
+/// Records given to a rebuild at a time.
+pub const BATCH: usize = 8192;
+
+/// Nodes and edges in memory.
+#[cfg(test)]
+struct Memory<'a> {
+    nodes: &'a [Node],
+    edges: &'a [Edge],
+}
+
+#[cfg(test)]
+impl Batches for Memory<'_> {
+    fn edges(&self, f: &mut dyn FnMut(Vec<Edge>) -> Result<(), Error>) -> Result<(), Error> {
+        self.edges.chunks(BATCH).try_for_each(|b| f(b.to_vec()))
+    }
+
+    fn nodes(&self, f: &mut dyn FnMut(Vec<Node>) -> Result<(), Error>) -> Result<(), Error> {
+        self.nodes.chunks(BATCH).try_for_each(|b| f(b.to_vec()))
+    }
+
+    fn with_sections(&self) -> Option<HashSet<String>> {
+        Some(self.nodes.iter().filter_map(|n| n.doc.clone()).collect())
+    }
+}
+
+/// The sidecar files of an index folder.
+struct Files<'a> {
+    dir: &'a Path,
+    meta: &'a Meta,
+    written: &'a [(String, Stamp)],
+}
+
+impl Files<'_> {
+    fn read<T: serde::de::DeserializeOwned + Send>(
+        &self,
+        name: &str,
+        f: &mut dyn FnMut(Vec<T>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let known = self.written.iter().find(|(n, _)| n == name).map(|(_, st)| st);
+        crate::store::sidecar::read_batches(self.dir, name, self.meta, BATCH, known, f)
+    }
+}
+
+impl Batches for Files<'_> {
+    fn edges(&self, f: &mut dyn FnMut(Vec<Edge>) -> Result<(), Error>) -> Result<(), Error> {
+        self.read(crate::store::files::EDGES, f)
+    }
+
+    fn nodes(&self, f: &mut dyn FnMut(Vec<Node>) -> Result<(), Error>) -> Result<(), Error> {
+        self.read(crate::store::files::NODES, f)
+    }
 }
 
 /// Replace the mirror under the index lock with what `fill` writes to a temporary file in
@@ -89,7 +186,103 @@ const NODE_INDEXES: &str = "
     CREATE INDEX nodes_raw_lid ON nodes(raw_lid);
     CREATE INDEX nodes_backlog ON nodes(id, kind, path, raw_id, type, title, state, priority);";
 
-fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spec) -> Result<(), Error> {
+/// What the writer is sent: edges for the table, or a batch of nodes made ready.
+enum Batch {
+    Edges(Vec<Edge>),
+    Nodes(Prepared),
+}
+
+/// A batch of nodes made ready for the writer: its searchable rows as (rowid, node), the
+/// document rows, and the full-text terms of its rows (with `sqlite_fts`).
+struct Prepared {
+    nodes: Vec<Node>,
+    rows: Vec<(i64, usize)>,
+    docs: Vec<NodeRow>,
+    fts: Option<Vec<[String; 3]>>,
+}
+
+/// The gathered postings, sorted by term, and the row statistics.
+type Postings = (Vec<(String, Vec<u8>)>, postings::Corpus);
+
+/// Read `source` and send the writer its rows in order: the edges the table holds first
+/// (the `section_of` ones say which documents have sections: the others get one empty
+/// searchable row), then each batch of nodes with its rows made. Returns the backlog
+/// table and the postings, made once everything is sent.
+fn prepare(
+    source: &dyn Batches,
+    spec: &Spec,
+    fts: bool,
+    send: std::sync::mpsc::SyncSender<Batch>,
+) -> Result<(BacklogTable, Postings), Error> {
+    // A writer gone has failed; its error is the one returned.
+    let stopped = |_| Error::Other("the mirror's writer stopped".into());
+    let mut links: Vec<Edge> = Vec::new();
+    let mut with_sections: HashSet<String> = HashSet::new();
+    source.edges(&mut |batch| {
+        let mut table = Vec::with_capacity(batch.len());
+        for ed in batch {
+            if ed.r#type == crate::model::EdgeType::SectionOf {
+                with_sections.insert(ed.target);
+            } else {
+                links.push(ed.clone());
+                table.push(ed);
+            }
+        }
+        send.send(Batch::Edges(table)).map_err(stopped)
+    })?;
+    if let Some(docs) = source.with_sections() {
+        with_sections = docs;
+    }
+    let mut gather = postings::Gather::default();
+    let mut titles: HashMap<String, String> = HashMap::new();
+    let mut docs: Vec<Node> = Vec::new();
+    let mut next_row = 0i64;
+    source.nodes(&mut |nodes| {
+        let mut rows = Vec::new();
+        for (i, n) in nodes.iter().enumerate() {
+            if !n.is_chunk() {
+                titles.insert(n.id.clone(), title_text(n));
+                docs.push(n.clone());
+            }
+            if n.is_chunk() || !with_sections.contains(&n.id) {
+                next_row += 1;
+                rows.push((next_row, i));
+            }
+        }
+        let section_rows: Vec<SectionRow<'_>> = rows.iter().map(|&(rowid, i)| row_of(rowid, &nodes[i])).collect();
+        let ((), (doc_rows, fts_terms)) = rayon::join(
+            || gather.add(&section_rows, &titles),
+            || {
+                rayon::join(
+                    || node_rows(&nodes),
+                    || {
+                        fts.then(|| {
+                            postings::row_terms(&titles, &section_rows)
+                                .into_par_iter()
+                                .map(|cols| cols.map(|c| c.join(" ")))
+                                .collect()
+                        })
+                    },
+                )
+            },
+        );
+        drop(section_rows);
+        let batch = Prepared {
+            docs: doc_rows?,
+            fts: fts_terms,
+            nodes,
+            rows,
+        };
+        send.send(Batch::Nodes(batch)).map_err(stopped)
+    })?;
+    drop(send);
+    Ok(rayon::join(
+        || (spec.backlog)(&docs, &links, spec.states),
+        || gather.finish(),
+    ))
+}
+
+fn write_db(path: &Path, meta: &Meta, source: &dyn Batches, spec: &Spec) -> Result<(), Error> {
     let fts = spec.fts;
     let mut conn = Connection::open(path).map_err(|e| sql_err(path, e))?;
     let e = |err| sql_err(path, err);
@@ -111,75 +304,96 @@ fn write_db(path: &Path, meta: &Meta, nodes: &[Node], edges: &[Edge], spec: &Spe
         put_meta
             .execute(params!["sidecar", sidecar_digest(&meta.outputs)])
             .map_err(e)?;
-        let rows = sections(nodes);
-        std::thread::scope(|scope| -> Result<(), Error> {
-            // Tokenizing (stemming) is the costly part: the postings (and the nodes'
-            // rows) are made on all cores while this thread writes the other tables.
-            let worker = scope.spawn(|| {
-                let docs = node_rows(nodes);
-                let backlog = (spec.backlog)(nodes, edges, spec.states);
-                let index = postings::index(nodes, &rows);
-                let mut encoded: Vec<(String, Vec<u8>)> = index
-                    .postings
-                    .into_par_iter()
-                    .map(|(term, list)| (term, postings::encode(&list)))
-                    .collect();
-                encoded.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-                (docs, encoded, index.corpus, backlog)
-            });
-            let mut put_section = tx
-                .prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
-                .map_err(e)?;
-            for row in &rows {
-                let c = row.chunk;
-                put_section
-                    .execute(params![
-                        row.rowid,
-                        c.id,
-                        row.doc,
-                        row.heading,
-                        c.level.unwrap_or(0),
-                        c.line.unwrap_or(0),
-                        c.text.as_deref().unwrap_or(""),
-                        c.tokens.unwrap_or(0)
-                    ])
-                    .map_err(e)?;
-            }
-            if fts {
-                let mut put_fts = tx
-                    .prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")
-                    .map_err(e)?;
-                let terms: Vec<[String; 3]> = postings::row_terms(nodes, &rows)
-                    .into_par_iter()
-                    .map(|cols| cols.map(|c| c.join(" ")))
-                    .collect();
-                for (row, [t_title, t_heading, t_body]) in rows.iter().zip(terms) {
-                    put_fts
-                        .execute(params![row.rowid, t_title, t_heading, t_body])
-                        .map_err(e)?;
-                }
-            }
-            insert_edges(&tx, edges).map_err(e)?;
-            tx.execute_batch(INDEXES).map_err(e)?;
-            let (docs, encoded, corpus, backlog) =
-                worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            let mut put_node = tx
-                .prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
-                .map_err(e)?;
-            for row in docs? {
-                put_node.execute(rusqlite::params_from_iter(row.values())).map_err(e)?;
-            }
-            tx.execute_batch(NODE_INDEXES).map_err(e)?;
-            put_backlog(&tx, &backlog, spec).map_err(e)?;
-            let mut put_posting = tx.prepare("INSERT INTO postings VALUES (?1, ?2)").map_err(e)?;
-            for (term, data) in &encoded {
-                put_posting.execute(params![term, data]).map_err(e)?;
-            }
-            put_corpus(&tx, &corpus).map_err(e)?;
-            Ok(())
+        // A thread reads the graph and does the work of all cores (parsing, tokenizing,
+        // serializing, the backlog table, sorting the postings) while this one writes
+        // what it sends, in order.
+        let (backlog, (encoded, corpus)) = std::thread::scope(|scope| -> Result<_, Error> {
+            let (send, batches) = std::sync::mpsc::sync_channel::<Batch>(2);
+            let producer = scope.spawn(move || prepare(source, spec, fts, send));
+            let written = write_batches(&tx, batches).map_err(e);
+            // The indexes are made on this thread while the other finishes.
+            let indexed = written.and_then(|()| tx.execute_batch(INDEXES).map_err(e));
+            let indexed = indexed.and_then(|()| tx.execute_batch(NODE_INDEXES).map_err(e));
+            let produced = producer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            indexed?;
+            produced
         })?;
+        put_backlog(&tx, &backlog, spec).map_err(e)?;
+        let mut put_posting = tx.prepare("INSERT INTO postings VALUES (?1, ?2)").map_err(e)?;
+        for (term, data) in &encoded {
+            put_posting.execute(params![term, data]).map_err(e)?;
+        }
+        put_corpus(&tx, &corpus).map_err(e)?;
     }
     tx.commit().map_err(e)?;
+    Ok(())
+}
+
+/// The searchable row `rowid` of a chunk, or of a document without sections.
+fn row_of(rowid: i64, n: &Node) -> SectionRow<'_> {
+    match n.kind {
+        crate::model::Kind::Chunk => SectionRow {
+            rowid,
+            chunk: n,
+            doc: n.doc.as_deref().unwrap_or(""),
+            heading: n.heading.as_deref().unwrap_or(""),
+        },
+        _ => SectionRow {
+            rowid,
+            chunk: n,
+            doc: &n.id,
+            heading: "",
+        },
+    }
+}
+
+/// Write what [`prepare`] sends as it comes: edges, then each batch's sections,
+/// full-text rows and document rows.
+fn write_batches(tx: &Connection, batches: std::sync::mpsc::Receiver<Batch>) -> rusqlite::Result<()> {
+    let mut put_edge = EdgeWriter::new(tx)?;
+    let mut put_section = tx.prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
+    let mut put_fts = None;
+    let mut put_node =
+        tx.prepare("INSERT INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")?;
+    for batch in batches {
+        let b = match batch {
+            Batch::Edges(edges) => {
+                for ed in &edges {
+                    put_edge.put(ed)?;
+                }
+                continue;
+            }
+            Batch::Nodes(b) => b,
+        };
+        for &(rowid, i) in &b.rows {
+            let row = row_of(rowid, &b.nodes[i]);
+            let c = row.chunk;
+            put_section.execute(params![
+                rowid,
+                c.id,
+                row.doc,
+                row.heading,
+                c.level.unwrap_or(0),
+                c.line.unwrap_or(0),
+                c.text.as_deref().unwrap_or(""),
+                c.tokens.unwrap_or(0)
+            ])?;
+        }
+        if let Some(terms) = &b.fts {
+            if put_fts.is_none() {
+                put_fts =
+                    Some(tx.prepare("INSERT INTO sections_fts(rowid, title, heading, body) VALUES (?1, ?2, ?3, ?4)")?);
+            }
+            if let Some(put) = &mut put_fts {
+                for (&(rowid, _), [t_title, t_heading, t_body]) in b.rows.iter().zip(terms) {
+                    put.execute(params![rowid, t_title, t_heading, t_body])?;
+                }
+            }
+        }
+        for row in &b.docs {
+            put_node.execute(rusqlite::params_from_iter(row.values()))?;
+        }
+    }
     Ok(())
 }
 
@@ -251,9 +465,24 @@ pub(super) fn table_edges(edges: &[Edge]) -> impl Iterator<Item = &Edge> {
 /// Append the edges the table holds ([`table_edges`]), in order (their rowids follow the
 /// table's last).
 pub(super) fn insert_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<()> {
-    let mut put_edge = conn.prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    let mut put_edge = EdgeWriter::new(conn)?;
     for ed in table_edges(edges) {
-        put_edge.execute(params![
+        put_edge.put(ed)?;
+    }
+    Ok(())
+}
+
+/// Appends rows to the `edges` table.
+struct EdgeWriter<'c>(rusqlite::Statement<'c>);
+
+impl<'c> EdgeWriter<'c> {
+    fn new(conn: &'c Connection) -> rusqlite::Result<EdgeWriter<'c>> {
+        conn.prepare("INSERT INTO edges VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            .map(EdgeWriter)
+    }
+
+    fn put(&mut self, ed: &Edge) -> rusqlite::Result<usize> {
+        self.0.execute(params![
             ed.source,
             ed.target,
             ed.r#type.as_str(),
@@ -261,9 +490,8 @@ pub(super) fn insert_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Resul
             ed.path,
             ed.line,
             ed.weight
-        ])?;
+        ])
     }
-    Ok(())
 }
 
 /// Make the `backlog` table hold `table`'s rows and its meta keys: rows that differ
