@@ -15,7 +15,7 @@ use crate::ingest::scan::{Scan, scan};
 use crate::model::diag::{Counts, Diagnostic};
 use crate::model::{Kind, Node};
 use crate::progress::Progress;
-use crate::store::sidecar::{self, Loaded, Meta, MetaCounts};
+use crate::store::sidecar::{self, Meta, MetaCounts};
 use crate::store::statcache::{self, Stamp, StatCache};
 use crate::store::{files, mirror};
 use crate::timing::Timings;
@@ -239,8 +239,8 @@ fn build_inner(
         )));
     }
     let mut prev = match compatible {
-        true => sidecar::load_parts(&cfg.index_dir, false)
-            .map(previous_parses)
+        true => previous_parses(&cfg.index_dir)
+            .map(|(parses, _)| parses)
             .unwrap_or_default(),
         false => HashMap::new(),
     };
@@ -354,6 +354,12 @@ fn build_inner(
             .save(&cfg.index_dir);
     }
     timings.mark("write");
+    // An update in place needs the same sections of the same documents: with other
+    // files (added, removed, renamed) or another count of sections, it would fail once
+    // the graph is made, so none is kept for it.
+    let same_rows = prev_meta.is_some_and(|m| {
+        (m.counts.documents, m.counts.chunks) == (documents, chunks) && m.files.keys().eq(meta.files.keys())
+    });
     let report = BuildReport {
         up_to_date: false,
         parsed: n_parsed,
@@ -365,7 +371,7 @@ fn build_inner(
     };
     Ok(Built {
         report,
-        resolved: keep.then_some(resolved),
+        resolved: (keep && same_rows).then_some(resolved),
         written: stamps,
     })
 }
@@ -441,10 +447,9 @@ pub(crate) fn resolved_with(
     cfg: &Config,
     overlay: &BTreeMap<String, Option<String>>,
 ) -> Result<Vec<Diagnostic>, Error> {
-    let loaded = sidecar::load_parts(&cfg.index_dir, false)
+    let (mut prev, all) = previous_parses(&cfg.index_dir)
         .ok_or_else(|| Error::Other(format!("{}: the index cannot be read", cfg.display(&cfg.index_dir))))?;
-    let mut diagnostics: Vec<Diagnostic> = loaded
-        .diagnostics
+    let mut diagnostics: Vec<Diagnostic> = all
         .iter()
         .filter(|d| {
             use crate::model::diag::Code;
@@ -455,7 +460,6 @@ pub(crate) fn resolved_with(
         })
         .cloned()
         .collect();
-    let mut prev = previous_parses(loaded);
     let mut parsed: Vec<ParsedFile> = Vec::with_capacity(prev.len() + overlay.len());
     for (path, text) in overlay {
         prev.remove(path.as_str());
@@ -477,28 +481,46 @@ pub(crate) fn resolved_with(
     Ok(diagnostics)
 }
 
-fn previous_parses(index: Loaded) -> HashMap<String, ParsedFile> {
+/// Each file's parse as the index in `index_dir` holds it, keyed by path, and all its
+/// diagnostics; None when there is no index of this schema or a file does not match its
+/// digest. The node file is read a batch at a time, its records moved into the parses.
+fn previous_parses(index_dir: &std::path::Path) -> Option<(HashMap<String, ParsedFile>, Vec<Diagnostic>)> {
+    let meta = sidecar::read_meta(index_dir).filter(|m| m.schema == sidecar::SCHEMA_VERSION)?;
+    let bytes = sidecar::read_verified(index_dir, files::DIAGNOSTICS, &meta)?;
+    let all: Vec<Diagnostic> = sidecar::parse_jsonl(&index_dir.join(files::DIAGNOSTICS), &bytes).ok()?;
     let mut diags: HashMap<String, Vec<Diagnostic>> = HashMap::new();
-    for d in index.diagnostics.into_iter().filter(|d| d.code.is_parse_stage()) {
-        diags.entry(d.path.clone()).or_default().push(d);
+    for d in all.iter().filter(|d| d.code.is_parse_stage()) {
+        diags.entry(d.path.clone()).or_default().push(d.clone());
     }
     let mut sections: HashMap<String, Vec<Section>> = HashMap::new();
     let mut docs: Vec<Node> = Vec::new();
-    for n in index.nodes {
-        if n.kind == Kind::Chunk {
-            sections.entry(n.path.clone()).or_default().push(Section {
-                heading: n.heading.unwrap_or_default(),
-                level: n.level.unwrap_or(0),
-                line: n.line.unwrap_or(0),
-                text_line: n.text_line.unwrap_or(0),
-                text: n.text.unwrap_or_default(),
-                tokens: n.tokens.unwrap_or(0),
-            });
-        } else {
-            docs.push(n);
-        }
-    }
-    docs.into_iter()
+    sidecar::read_batches(
+        index_dir,
+        files::NODES,
+        &meta,
+        mirror::BATCH,
+        None,
+        |batch: Vec<Node>| {
+            for n in batch {
+                if n.kind == Kind::Chunk {
+                    sections.entry(n.path.clone()).or_default().push(Section {
+                        heading: n.heading.unwrap_or_default(),
+                        level: n.level.unwrap_or(0),
+                        line: n.line.unwrap_or(0),
+                        text_line: n.text_line.unwrap_or(0),
+                        text: n.text.unwrap_or_default(),
+                        tokens: n.tokens.unwrap_or(0),
+                    });
+                } else {
+                    docs.push(n);
+                }
+            }
+            Ok(())
+        },
+    )
+    .ok()?;
+    let parses = docs
+        .into_iter()
         .map(|mut doc| {
             doc.id = doc.raw_id.clone().unwrap_or_default();
             let mut secs = sections.remove(&doc.path).unwrap_or_default();
@@ -517,5 +539,6 @@ fn previous_parses(index: Loaded) -> HashMap<String, ParsedFile> {
                 },
             )
         })
-        .collect()
+        .collect();
+    Some((parses, all))
 }

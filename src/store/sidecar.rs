@@ -436,7 +436,7 @@ pub fn read_meta_head(index_dir: &Path) -> Option<MetaHead> {
 }
 
 /// The bytes of an output file if they match the digest recorded in `meta.json`.
-fn read_verified(index_dir: &Path, name: &str, meta: &Meta) -> Option<Vec<u8>> {
+pub(crate) fn read_verified(index_dir: &Path, name: &str, meta: &Meta) -> Option<Vec<u8>> {
     let bytes = std::fs::read(index_dir.join(name)).ok()?;
     (*meta.outputs.get(name)? == files::LineDigest::of(&bytes).hex()).then_some(bytes)
 }

@@ -35,7 +35,7 @@ pub use read::{
 pub use update::update;
 #[cfg(test)]
 pub(crate) use write::rebuild;
-pub use write::rebuild_from_files;
+pub use write::{BATCH, rebuild_from_files};
 
 use crate::error::Error;
 use crate::store::sidecar;
