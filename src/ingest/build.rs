@@ -48,6 +48,18 @@ pub struct BuildReport {
     pub diagnostics: Vec<Diagnostic>,
     /// How long each phase took.
     pub timings: Timings,
+    /// When the edit short cut made the index: what it changed (an index held in memory
+    /// applies it, see `Index::apply_edits`).
+    pub(crate) edits: Option<Edits>,
+}
+
+/// The edit short cut's change of the index.
+#[derive(Debug, Clone)]
+pub(crate) struct Edits {
+    /// The sidecar digest of the index they were applied to.
+    pub(crate) from: String,
+    /// The edited documents as the new index holds them.
+    pub(crate) docs: Vec<crate::store::mirror::DocEdit>,
 }
 
 impl BuildReport {
@@ -83,8 +95,8 @@ pub fn build_index(
         return Ok(report);
     }
     // The mirror is updated in place from the graph when it can be (it compares every
-    // row); else it is rebuilt, as by `--full`, from the files just written, a batch at a
-    // time, once the resolved backlog is dropped.
+    // row, see `Built::resolved`); else it is rebuilt, as by `--full`, from the files just
+    // written, a batch at a time, once the resolved backlog is dropped.
     let update_in_place = cfg.sqlite && !full && mirror::db_path(&cfg.index_dir).is_file();
     let Built {
         mut report,
@@ -120,6 +132,10 @@ pub fn build_index(
     }
     Ok(report)
 }
+
+/// The most nodes (documents and sections) whose mirror an incremental run that is not an
+/// edit updates in place (see `build_inner`).
+const UPDATE_MAX_ROWS: usize = 200_000;
 
 /// Build or refresh the index's JSONL files (not the SQLite mirror: see `build_index`).
 pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
@@ -356,9 +372,13 @@ fn build_inner(
     timings.mark("write");
     // An update in place needs the same sections of the same documents: with other
     // files (added, removed, renamed) or another count of sections, it would fail once
-    // the graph is made, so none is kept for it.
+    // the graph is made, so none is kept for it. It also holds the whole graph and every
+    // row of the old mirror: past `UPDATE_MAX_ROWS` rows it costs more memory than a
+    // rebuild (1.56 GB against 0.7 GB at 100k items) and saves no time (4.5 s against 5).
     let same_rows = prev_meta.is_some_and(|m| {
-        (m.counts.documents, m.counts.chunks) == (documents, chunks) && m.files.keys().eq(meta.files.keys())
+        (m.counts.documents, m.counts.chunks) == (documents, chunks)
+            && documents + chunks <= UPDATE_MAX_ROWS
+            && m.files.keys().eq(meta.files.keys())
     });
     let report = BuildReport {
         up_to_date: false,
@@ -368,6 +388,7 @@ fn build_inner(
         meta,
         diagnostics,
         timings,
+        edits: None,
     };
     Ok(Built {
         report,

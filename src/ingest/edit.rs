@@ -325,6 +325,10 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
         meta,
         diagnostics,
         timings,
+        edits: Some(crate::ingest::build::Edits {
+            from: delta.sidecar,
+            docs: edits,
+        }),
     })
 }
 

@@ -180,6 +180,22 @@ pub fn row_terms(titles: &impl Titles, rows: &[SectionRow<'_>]) -> Vec<[Vec<Stri
         .collect()
 }
 
+/// The postings of one row's terms (title, heading, body), in first-seen term order.
+pub fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, Posting)> {
+    let mut out: Vec<(&str, Posting)> = Vec::new();
+    let mut slot: HashMap<&str, usize> = HashMap::new();
+    for (col, list) in terms.iter().enumerate() {
+        for t in list {
+            let i = *slot.entry(t).or_insert_with(|| {
+                out.push((t, Posting { row, tf: [0; 3] }));
+                out.len() - 1
+            });
+            out[i].1.tf[col] += 1;
+        }
+    }
+    out
+}
+
 /// Tokenize every section and build postings.
 pub fn build(nodes: &[Node]) -> Index {
     index(nodes, &section::sections(nodes))

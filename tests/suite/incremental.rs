@@ -422,3 +422,89 @@ fn edits_on_a_generated_10k_backlog_equal_full_builds() {
         .unwrap();
     assert_eq!(short_cuts.get(), 2, "plain edits did not take the short cut");
 }
+
+/// An index held in memory (as `mdgraph mcp` holds it) takes in an edit the short cut
+/// made, in place, and then answers as an index loaded fresh from the new files does:
+/// searches, packs, nodes and the graph.
+#[test]
+fn an_index_in_memory_takes_in_an_edit_as_a_fresh_one_answers() {
+    let f = Fixture::new("backlog-fixtures");
+    let dir = f.dir.path();
+    let inc = cfg(dir, "_index");
+    build_with_mirror(&inc, false);
+    // Past the racy window of the folders just copied, so edits take the short cut.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    mdgraph::Index::build(&inc, false, None).unwrap();
+    let open = || {
+        let index = mdgraph::Index::open_as_is(inc.clone()).unwrap().in_memory();
+        index.warm().unwrap();
+        index
+    };
+    let mut held = open();
+    let stale = open();
+    let files = md_files(&f.root());
+    let queries = [
+        "zanzibar quokkas offline export",
+        "what is blocking the PDF export",
+        "why did we stop using last-write-wins for checklist sync",
+        "renamed sync",
+    ];
+    let answers = |index: &mdgraph::Index| -> Vec<String> {
+        let mut out = Vec::new();
+        for q in queries {
+            out.push(format!("{:?}", index.search(q).unwrap()));
+            out.push(index.pack(q, 2000).unwrap().markdown);
+        }
+        let g = index.graph().unwrap();
+        out.push(serde_json::to_string(&g.nodes).unwrap());
+        out.push(serde_json::to_string(&g.edges).unwrap());
+        out.push(format!("{:?}", g.diagnostics));
+        for n in g.nodes.iter().filter(|n| !n.is_chunk()) {
+            out.push(format!("{:?}", index.node(&n.id).unwrap()));
+        }
+        out
+    };
+    let edit = |i: usize, change: &dyn Fn(&str) -> String| {
+        let text = std::fs::read_to_string(&files[i]).unwrap();
+        std::fs::write(&files[i], change(&text)).unwrap();
+    };
+    let rounds: [(&str, &dyn Fn()); 3] = [
+        ("new words and a link", &|| {
+            edit(3, &|t| {
+                format!("{t}\nZanzibar quokkas resynchronised the offline export. See [[ADR-0003]].\n")
+            })
+        }),
+        ("a title and a state", &|| {
+            edit(5, &|t| {
+                t.replacen("\ntitle: ", "\ntitle: Renamed sync ", 1).replacen(
+                    "\nstate: ",
+                    "\nstate: Blocked\nold_state: ",
+                    1,
+                )
+            })
+        }),
+        ("words and the link removed", &|| {
+            edit(3, &|t| {
+                t.replace(
+                    "\nZanzibar quokkas resynchronised the offline export. See [[ADR-0003]].\n",
+                    "\n",
+                )
+            })
+        }),
+    ];
+    for (what, change) in rounds {
+        change();
+        let report = mdgraph::Index::build(&inc, false, None).unwrap();
+        assert!(
+            report.timings.phases.iter().any(|(p, _)| *p == "patch"),
+            "{what}: not the short cut"
+        );
+        assert!(held.apply_edits(&report), "{what}: not applied");
+        assert_eq!(answers(&held), answers(&open()), "{what}");
+    }
+    // An index that is not the one the edit was made from does not take it.
+    edit(7, &|t| format!("{t}\nOne more line.\n"));
+    let report = mdgraph::Index::build(&inc, false, None).unwrap();
+    let mut stale = stale;
+    assert!(!stale.apply_edits(&report));
+}

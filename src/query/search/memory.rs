@@ -3,9 +3,10 @@
 
 use super::{DocInfo, Engine, EngineKind, SectionText};
 use crate::error::Error;
-use crate::model::Node;
 use crate::model::graph::{self, GraphEdge};
+use crate::model::{Edge, Node};
 use crate::query::expand::GraphSource;
+use crate::store::mirror::DocEdit;
 use crate::store::postings::{self, Corpus, Posting, RowInfo};
 use crate::text::tokenize;
 use std::borrow::Cow;
@@ -37,17 +38,7 @@ impl MemoryEngine {
         let mut ids = HashMap::new();
         let mut raw_ids: HashMap<String, Vec<(String, String)>> = HashMap::new();
         for n in nodes.iter().filter(|n| !n.is_chunk()) {
-            docs.insert(
-                n.id.clone(),
-                DocInfo {
-                    path: n.path.clone(),
-                    title: n.label().to_string(),
-                    kind: n.kind,
-                    r#type: n.r#type.clone(),
-                    state: n.state.clone(),
-                    nav: n.nav,
-                },
-            );
+            docs.insert(n.id.clone(), doc_info(n));
             ids.insert(n.id.to_lowercase(), n.id.clone());
             raw_ids
                 .entry(n.raw_id.as_deref().unwrap_or(&n.id).to_lowercase())
@@ -71,12 +62,7 @@ impl MemoryEngine {
                 sections
                     .entry(n.doc.clone().unwrap_or_default())
                     .or_default()
-                    .push(SectionText {
-                        chunk: n.id.clone(),
-                        heading: n.heading.clone().unwrap_or_default(),
-                        text: n.text.clone().unwrap_or_default(),
-                        tokens: n.tokens.unwrap_or(0),
-                    });
+                    .push(section_text(n));
             } else {
                 by_id.insert(n.id.clone(), n.clone());
             }
@@ -95,6 +81,103 @@ impl MemoryEngine {
             nodes: by_id,
             sections,
         }
+    }
+}
+
+/// What the engine keeps of a document.
+fn doc_info(n: &Node) -> DocInfo {
+    DocInfo {
+        path: n.path.clone(),
+        title: n.label().to_string(),
+        kind: n.kind,
+        r#type: n.r#type.clone(),
+        state: n.state.clone(),
+        nav: n.nav,
+    }
+}
+
+/// What the engine keeps of a section.
+fn section_text(n: &Node) -> SectionText {
+    SectionText {
+        chunk: n.id.clone(),
+        heading: n.heading.clone().unwrap_or_default(),
+        text: n.text.clone().unwrap_or_default(),
+        tokens: n.tokens.unwrap_or(0),
+    }
+}
+
+/// An edited document and its rows, each with the node it now holds.
+type RowPlan<'e> = (&'e Node, Vec<(u32, &'e Node)>);
+
+impl MemoryEngine {
+    /// The rows of each edited document, in row order, with the node each row now
+    /// holds (a section, or the document itself when it has none); None when a document
+    /// is unknown or its rows are not the sections it brings (same ids and headings).
+    fn rows_of<'e>(&self, edits: &'e [DocEdit]) -> Option<Vec<RowPlan<'e>>> {
+        let corpus = &self.index.corpus;
+        let ordinal: HashMap<&str, u32> = corpus.docs.iter().enumerate().map(|(i, d)| (d, i as u32)).collect();
+        let mut rows_by_doc: HashMap<u32, Vec<u32>> = HashMap::new();
+        let wanted: HashSet<u32> = edits
+            .iter()
+            .filter_map(|e| e.nodes.iter().find(|n| !n.is_chunk()))
+            .filter_map(|d| ordinal.get(d.id.as_str()).copied())
+            .collect();
+        for (r, d) in corpus.row_doc.iter().enumerate() {
+            if wanted.contains(d) {
+                rows_by_doc.entry(*d).or_default().push(r as u32);
+            }
+        }
+        edits
+            .iter()
+            .map(|e| {
+                let doc = e.nodes.iter().find(|n| !n.is_chunk())?;
+                let rows = rows_by_doc.get(ordinal.get(doc.id.as_str())?)?;
+                // Rows run in node order: a document's sections by id.
+                let mut chunks: Vec<&Node> = e.nodes.iter().filter(|n| n.is_chunk()).collect();
+                chunks.sort_by(|a, b| a.id.cmp(&b.id));
+                if chunks.is_empty() {
+                    chunks.push(doc);
+                }
+                let fits = chunks.len() == rows.len()
+                    && rows.iter().zip(&chunks).all(|(&r, c)| {
+                        self.index.rows.get(r as usize).is_some_and(|info| {
+                            info.chunk == c.id && info.heading == c.heading.as_deref().unwrap_or("")
+                        })
+                    });
+                fits.then(|| (doc, rows.iter().copied().zip(chunks).collect()))
+            })
+            .collect()
+    }
+
+    /// Row `row` now reads `text` (title, heading, body): its postings and length follow.
+    fn reindex(&mut self, row: u32, text: [String; 3]) {
+        let Some(old) = self.texts.get(row as usize) else {
+            return;
+        };
+        if *old == text {
+            return;
+        }
+        let old_terms: HashSet<String> = old.iter().flat_map(|x| tokenize::terms(x)).collect();
+        for t in &old_terms {
+            if let Some(list) = self.index.postings.get_mut(t) {
+                if let Ok(i) = list.binary_search_by_key(&row, |p| p.row) {
+                    list.remove(i);
+                }
+                if list.is_empty() {
+                    self.index.postings.remove(t);
+                }
+            }
+        }
+        let new_terms = text.each_ref().map(|x| tokenize::terms(x));
+        for (t, p) in postings::row_postings(row, &new_terms) {
+            let list = self.index.postings.entry(t.to_string()).or_default();
+            let i = list.partition_point(|x| x.row < row);
+            list.insert(i, p);
+        }
+        if let Some(len) = self.index.corpus.row_len.get_mut(row as usize) {
+            *len = new_terms.iter().map(|c| c.len() as u32).sum();
+        }
+        self.texts[row as usize] = text;
     }
 }
 
@@ -165,6 +248,73 @@ impl Engine for MemoryEngine {
 
     fn kind(&self) -> EngineKind {
         EngineKind::Memory
+    }
+
+    fn apply_edits(&mut self, edits: &[DocEdit], edges: &[Edge]) -> bool {
+        let Some(plan) = self.rows_of(edits) else {
+            return false;
+        };
+        // Owned, so the engine can change while it is read.
+        let plan: Vec<(Node, Vec<(u32, Node)>)> = plan
+            .into_iter()
+            .map(|(d, rows)| (d.clone(), rows.into_iter().map(|(r, n)| (r, n.clone())).collect()))
+            .collect();
+        let mut touched: HashSet<String> = HashSet::new();
+        for (doc, rows) in &plan {
+            let title = crate::model::section::title_text(doc);
+            for (row, n) in rows {
+                let heading = if n.is_chunk() {
+                    n.heading.clone().unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                let body = if n.is_chunk() {
+                    n.text.clone().unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                self.reindex(*row, [title.clone(), heading, body]);
+            }
+            // The documents whose links may change: this one, those it linked, those it links.
+            touched.insert(doc.id.clone());
+            touched.extend(
+                self.adjacency
+                    .get(&doc.id)
+                    .into_iter()
+                    .flatten()
+                    .map(|e| e.other.clone()),
+            );
+            self.docs.insert(doc.id.clone(), doc_info(doc));
+            self.nodes.insert(doc.id.clone(), doc.clone());
+            let mut secs: Vec<&Node> = rows.iter().map(|(_, n)| n).filter(|n| n.is_chunk()).collect();
+            secs.sort_by_key(|n| n.line.unwrap_or(0));
+            if !secs.is_empty() {
+                self.sections
+                    .insert(doc.id.clone(), secs.into_iter().map(section_text).collect());
+            }
+        }
+        for e in edits.iter().flat_map(|e| &e.edges) {
+            touched.insert(e.source.clone());
+            touched.insert(e.target.clone());
+        }
+        // Their lists again, from the whole new edge list in its order, as `adjacency`
+        // makes them.
+        for id in &touched {
+            self.adjacency.remove(id);
+        }
+        for e in edges.iter().filter(|e| e.r#type != crate::model::EdgeType::SectionOf) {
+            for (id, other, forward) in [(&e.source, &e.target, true), (&e.target, &e.source, false)] {
+                if touched.contains(id) {
+                    self.adjacency.entry(id.clone()).or_default().push(GraphEdge {
+                        other: other.clone(),
+                        r#type: e.r#type,
+                        forward,
+                        weight: e.weight,
+                    });
+                }
+            }
+        }
+        true
     }
 }
 

@@ -16,6 +16,7 @@ use rusqlite::{Connection, params};
 use std::path::Path;
 
 /// One edited document as the new sidecar holds it.
+#[derive(Debug, Clone)]
 pub struct DocEdit {
     /// The document node and its sections (any order).
     pub nodes: Vec<Node>,

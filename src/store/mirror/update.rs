@@ -120,22 +120,6 @@ fn same_edges(conn: &Connection, edges: &[Edge]) -> rusqlite::Result<bool> {
     Ok(expected.next().is_none())
 }
 
-/// The postings of one row's terms (title, heading, body), in first-seen term order.
-fn row_postings(row: u32, terms: &[Vec<String>; 3]) -> Vec<(&str, postings::Posting)> {
-    let mut out: Vec<(&str, postings::Posting)> = Vec::new();
-    let mut slot: HashMap<&str, usize> = HashMap::new();
-    for (col, list) in terms.iter().enumerate() {
-        for t in list {
-            let i = *slot.entry(t).or_insert_with(|| {
-                out.push((t, postings::Posting { row, tf: [0; 3] }));
-                out.len() - 1
-            });
-            out[i].1.tf[col] += 1;
-        }
-    }
-    out
-}
-
 /// Rewrite the posting lists of `changed` terms: the entries of `rows` leave, the new
 /// ones (already in row order) enter, and a term left with none is removed.
 fn merge_postings(
@@ -234,7 +218,7 @@ impl<'c> Reindex<'c> {
         for t in old_terms.iter().flatten() {
             self.changed.entry(t.clone()).or_default();
         }
-        for (t, p) in row_postings(row, &new_terms) {
+        for (t, p) in postings::row_postings(row, &new_terms) {
             self.changed.entry(t.to_string()).or_default().push(p);
         }
         self.rows.insert(row);
