@@ -263,25 +263,34 @@ fn build_inner(
     timings.mark("load previous");
 
     let mut reused = 0;
-    let mut to_parse = Vec::new();
+    let mut to_parse = vec![false; scanned.files.len()];
     let mut parsed: Vec<ParsedFile> = Vec::with_capacity(scanned.files.len());
-    for f in scanned.files.iter().filter(|f| f.indexable()) {
+    for (i, f) in scanned.files.iter_mut().enumerate().filter(|(_, f)| f.indexable()) {
         match prev.remove(f.rel.as_str()) {
             Some(p) if p.doc.hash.as_deref() == Some(f.hash.as_str()) => {
                 parsed.push(p);
                 reused += 1;
+                f.text = None;
             }
-            _ => to_parse.push(f),
+            _ => to_parse[i] = true,
         }
     }
     drop(prev);
-    phase("parsing", to_parse.len());
-    let fresh: Vec<ParsedFile> = to_parse
-        .par_iter()
-        .filter_map(|f| {
+    phase("parsing", to_parse.iter().filter(|&&p| p).count());
+    // Each file's text is dropped once it is parsed: the sections hold what is needed of
+    // it, and the whole corpus (157 MB at 100k items) is never held next to the parses.
+    let fresh: Vec<ParsedFile> = scanned
+        .files
+        .par_iter_mut()
+        .zip(to_parse.par_iter())
+        .filter(|(_, parse)| **parse)
+        .filter_map(|(f, _)| {
             // Read now if the scan took the hash from the stat cache; a file that changed
             // since the scan is indexed as it was scanned (its hash), then seen as stale.
-            let text = f.load_text()?;
+            let text = match f.text.take() {
+                Some(t) => t,
+                None => f.load_text()?.into_owned(),
+            };
             let mut p = parse_file(&f.rel, &f.hash, &text, &cfg.settings);
             count_tokens(&mut p, cfg.settings.tokenizer);
             if let Some(pr) = progress {
@@ -291,11 +300,6 @@ fn build_inner(
         })
         .collect();
     let n_parsed = fresh.len();
-    // The sections hold what is needed of the text now: the files' text (the whole
-    // corpus, 157 MB at 100k items) is not kept through resolve and write.
-    for f in &mut scanned.files {
-        f.text = None;
-    }
     parsed.extend(fresh);
     timings.mark("parse");
 
