@@ -65,8 +65,10 @@ def main():
                 added = os.path.join(os.path.dirname(item), f"zz-added-{r}.md")
                 with open(added, "w", encoding="utf-8") as f:
                     f.write(re.sub(r"(?m)^id: .*$", f"id: ZZ-ADDED-{r}", text, count=1))
-                results[(name, "added file")].append(timed([b, "index", "-q"], d))
-                os.remove(added)
+                try:
+                    results[(name, "added file")].append(timed([b, "index", "-q"], d))
+                finally:
+                    os.remove(added)
                 subprocess.run([b, "index", "-q"], cwd=d, check=True, stdout=subprocess.DEVNULL)
         print(f"items: {a.items}; {a.runs} rounds, binaries in turn")
         print(f"{'binary':<8} {'case':<12} {'wall s (min–max)':>18} {'peak MB (min–max)':>20}")

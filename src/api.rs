@@ -156,8 +156,8 @@ impl Index {
     /// Take in the change of an edit that the short cut of `mdgraph index` made
     /// (`report`), when this index is held in memory and loaded, and is the index the
     /// edit was applied to: its graph and search engine are changed in place, as they
-    /// would be loaded from the new index, instead of loaded again. Returns false when it
-    /// cannot; the index may then be half changed and must be opened again.
+    /// would be loaded from the new index, instead of loaded again. Returns false, having
+    /// changed nothing, when it cannot: the index must then be opened again.
     pub fn apply_edits(&mut self, report: &BuildReport) -> bool {
         let Some(edits) = &report.edits else {
             return false;
@@ -168,38 +168,43 @@ impl Index {
         if !self.in_memory || mirror::sidecar_digest(&graph.meta.outputs) != edits.from {
             return false;
         }
+        // Every edited node is one the graph holds (same id, same path).
+        let mut slots = Vec::new();
+        for n in edits.docs.iter().flat_map(|e| &e.nodes) {
+            match graph.nodes.binary_search_by(|x| x.id.cmp(&n.id)) {
+                Ok(i) if graph.nodes[i].path == n.path => slots.push((i, n)),
+                _ => return false,
+            }
+        }
+        // The new edge list: each document's edges are those its file wrote, from it or
+        // its sections.
+        let mut edges = graph.edges.clone();
         for edit in &edits.docs {
             let Some(doc) = edit.nodes.iter().find(|n| !n.is_chunk()) else {
                 return false;
             };
-            for n in &edit.nodes {
-                match graph.nodes.binary_search_by(|x| x.id.cmp(&n.id)) {
-                    Ok(i) if graph.nodes[i].path == n.path => graph.nodes[i] = n.clone(),
-                    _ => return false,
-                }
-            }
-            // The document's edges are those its file wrote, from it or its sections.
             let prefix = format!("{}#", doc.id);
-            graph
-                .edges
-                .retain(|e| !(e.path == doc.path && (e.source == doc.id || e.source.starts_with(&prefix))));
+            edges.retain(|e| !(e.path == doc.path && (e.source == doc.id || e.source.starts_with(&prefix))));
             for e in &edit.edges {
                 let key = (e.source.as_str(), e.r#type, e.target.as_str(), e.line);
-                let at = graph
-                    .edges
-                    .partition_point(|x| (x.source.as_str(), x.r#type, x.target.as_str(), x.line) < key);
-                graph.edges.insert(at, e.clone());
+                let at = edges.partition_point(|x| (x.source.as_str(), x.r#type, x.target.as_str(), x.line) < key);
+                edges.insert(at, e.clone());
             }
         }
-        graph.meta = report.meta.clone();
-        graph.diagnostics = report.diagnostics.clone();
+        // The engine first: it changes nothing when it cannot take the edit. One not
+        // loaded yet loads the new index when first asked.
         let engine = self.engine.get_mut().unwrap_or_else(|p| p.into_inner());
-        if !engine
-            .as_mut()
-            .is_some_and(|e| e.apply_edits(&edits.docs, &graph.edges))
+        if let Some(e) = engine.as_mut()
+            && !e.apply_edits(&edits.docs, &edges)
         {
             return false;
         }
+        for (i, n) in slots {
+            graph.nodes[i] = n.clone();
+        }
+        graph.edges = edges;
+        graph.meta = report.meta.clone();
+        graph.diagnostics = report.diagnostics.clone();
         // Read from the mirror or the graph when next asked.
         self.docs.take();
         self.docs_with_fields.take();

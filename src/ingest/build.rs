@@ -95,13 +95,13 @@ pub fn build_index(
         return Ok(report);
     }
     // The mirror is updated in place from the graph when it can be (it compares every
-    // row, see `Built::resolved`); else it is rebuilt, as by `--full`, from the files just
+    // row, see `same_rows` in `build_inner`); else it is rebuilt, as by `--full`, from the files just
     // written, a batch at a time, once the resolved backlog is dropped.
     let update_in_place = cfg.sqlite && !full && mirror::db_path(&cfg.index_dir).is_file();
     let Built {
         mut report,
         resolved,
-        written,
+        stamps,
     } = build_inner(
         cfg,
         BuildOptions { full, write: true },
@@ -125,17 +125,13 @@ pub fn build_index(
             if updated {
                 phase = "sqlite (updated in place)";
             } else {
-                mirror::rebuild_from_files(dir, meta, spec, &written)?;
+                mirror::rebuild_from_files(dir, meta, spec, &stamps)?;
             }
         }
         report.timings.mark(phase);
     }
     Ok(report)
 }
-
-/// The most nodes (documents and sections) whose mirror an incremental run that is not an
-/// edit updates in place (see `build_inner`).
-const UPDATE_MAX_ROWS: usize = 200_000;
 
 /// Build or refresh the index's JSONL files (not the SQLite mirror: see `build_index`).
 pub fn build(cfg: &Config, opts: BuildOptions) -> Result<BuildReport, Error> {
@@ -159,7 +155,7 @@ struct Built {
     /// The resolved backlog, when asked for and one was made.
     resolved: Option<Resolved>,
     /// The stamps of the output files written (their digests are the report's).
-    written: Vec<(String, Stamp)>,
+    stamps: Vec<(String, Stamp)>,
 }
 
 impl Built {
@@ -167,7 +163,7 @@ impl Built {
         Built {
             report,
             resolved: None,
-            written: Vec::new(),
+            stamps: Vec::new(),
         }
     }
 }
@@ -330,7 +326,7 @@ fn build_inner(
                     fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<files::LineDigest>|
      -> Result<(), Error> {
         let digest = match opts.write {
-            true => commit.stage_stream(name, fill)?,
+            true => commit.stage_stream(name, prev_meta.as_ref().and_then(|m| m.outputs.get(name)), fill)?,
             false => fill(&mut std::io::sink())
                 .map_err(|e| Error::io(cfg.index_dir.join(name), e))?
                 .hex(),
@@ -376,12 +372,10 @@ fn build_inner(
     timings.mark("write");
     // An update in place needs the same sections of the same documents: with other
     // files (added, removed, renamed) or another count of sections, it would fail once
-    // the graph is made, so none is kept for it. It also holds the whole graph and every
-    // row of the old mirror: past `UPDATE_MAX_ROWS` rows it costs more memory than a
-    // rebuild (1.56 GB against 0.7 GB at 100k items) and saves no time (4.5 s against 5).
+    // the graph is made, so none is kept for it; nor past `UPDATE_MAX_NODES`.
     let same_rows = prev_meta.is_some_and(|m| {
         (m.counts.documents, m.counts.chunks) == (documents, chunks)
-            && documents + chunks <= UPDATE_MAX_ROWS
+            && documents + chunks <= mirror::UPDATE_MAX_NODES
             && m.files.keys().eq(meta.files.keys())
     });
     let report = BuildReport {
@@ -397,7 +391,7 @@ fn build_inner(
     Ok(Built {
         report,
         resolved: (keep && same_rows).then_some(resolved),
-        written: stamps,
+        stamps,
     })
 }
 
@@ -442,7 +436,6 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) -> Ve
     stamps
 }
 
-/// Rebuild each file's parse from a loaded index, keyed by path.
 /// Whether the index is of this format and config and the stat cache vouches for every
 /// source file, folder and output (the probe queries run): then nothing changed and no
 /// scan is needed.

@@ -235,6 +235,53 @@ mod tests {
         assert!(graph.edges.iter().any(|e| e.r#type == EdgeType::Blocks));
     }
 
+    /// The same on every board of the repository's fixtures (duplicate ids, broken
+    /// links, ids with `#`, documents without sections).
+    #[test]
+    fn writes_what_the_graph_serializes_to_on_the_fixtures() {
+        let s = Settings::default();
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut boards = vec![repo.join("backlog-fixtures")];
+        boards.extend(
+            std::fs::read_dir(repo.join("tests/fixtures"))
+                .unwrap()
+                .map(|e| e.unwrap().path()),
+        );
+        for board in boards.into_iter().filter(|b| b.is_dir()) {
+            let mut files = Vec::new();
+            let mut stack = vec![board.clone()];
+            while let Some(d) = stack.pop() {
+                for e in std::fs::read_dir(&d).unwrap() {
+                    let p = e.unwrap().path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if p.extension().is_some_and(|x| x == "md") {
+                        let rel = p.strip_prefix(&board).unwrap().to_string_lossy().replace('\\', "/");
+                        files.push((rel, std::fs::read_to_string(&p).unwrap_or_default()));
+                    }
+                }
+            }
+            let parse = || files.iter().map(|(p, t)| parse_file(p, "h", t, &s)).collect::<Vec<_>>();
+            let (r, _) = crate::ingest::resolve::resolve_lean(parse(), &s);
+            let (mut nodes, mut edges) = (Vec::new(), Vec::new());
+            r.write_nodes(&mut nodes).unwrap();
+            r.write_edges(&mut edges).unwrap();
+            let (g, _) = crate::ingest::resolve::resolve(parse(), &s);
+            let want = |b: crate::store::sidecar::Blocks| b.0.concat();
+            assert!(!g.nodes.is_empty(), "{}", board.display());
+            assert!(
+                nodes == want(crate::store::sidecar::to_jsonl_blocks(&g.nodes)),
+                "{}",
+                board.display()
+            );
+            assert!(
+                edges == want(crate::store::sidecar::to_jsonl_blocks(&g.edges)),
+                "{}",
+                board.display()
+            );
+        }
+    }
+
     /// Windows and tasks split a long file anywhere: the bytes are those of one pass.
     #[test]
     fn write_lines_is_one_pass_whatever_the_windows() {

@@ -295,7 +295,7 @@ impl RowTable {
 /// [`Posting`]s.
 #[derive(Default)]
 pub struct Gather {
-    /// Term → (last row + 1, the list so far, encoded).
+    /// Term → (its last row, 0 before the first; the list so far, encoded).
     lists: HashMap<String, (u32, Vec<u8>)>,
     table: RowTable,
 }
@@ -307,16 +307,14 @@ impl Gather {
         for part in parts(first, rows, titles, PART_ROWS) {
             self.table.corpus.row_len.extend(part.row_len);
             for (term, list) in part.terms.into_iter().zip(part.lists) {
-                let (next, out) = self.lists.entry(term).or_default();
                 // `encode`'s deltas run on from the list's last row (0 before the first).
-                let mut prev = next.saturating_sub(1);
+                let (prev, out) = self.lists.entry(term).or_default();
                 for p in &list {
-                    for v in [p.row - prev, p.tf[0], p.tf[1], p.tf[2]] {
+                    for v in [p.row - *prev, p.tf[0], p.tf[1], p.tf[2]] {
                         put_varint(out, v);
                     }
-                    prev = p.row;
+                    *prev = p.row;
                 }
-                *next = prev + 1;
             }
         }
         self.table.add(rows);

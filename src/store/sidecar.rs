@@ -129,16 +129,6 @@ impl Blocks {
         }
         d.hex()
     }
-
-    /// Total length in bytes.
-    pub fn len(&self) -> usize {
-        self.0.iter().map(Vec::len).sum()
-    }
-
-    /// True when there are no bytes.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// Serialize records as JSON lines, in parallel blocks; the bytes are those of one
@@ -193,10 +183,12 @@ impl Commit {
 
     /// Stage what `fill` writes as `name` (it returns the digest of what it wrote)
     /// unless the file already holds these bytes; returns the digest. The bytes go to the
-    /// temporary file as they are made and are compared there, never held whole.
+    /// temporary file as they are made and, when their digest is the file's `previous`
+    /// one, are compared with it there, never held whole.
     pub fn stage_stream(
         &mut self,
         name: &str,
+        previous: Option<&String>,
         fill: impl FnOnce(&mut dyn Write) -> std::io::Result<files::LineDigest>,
     ) -> Result<String, Error> {
         let mut digest = files::LineDigest::default();
@@ -205,7 +197,7 @@ impl Commit {
             digest = fill(&mut out)?;
             out.flush()
         })?;
-        if files::same_files(&tmp, &self.dir.join(name)) {
+        if previous == Some(&digest.hex()) && files::same_files(&tmp, &self.dir.join(name)) {
             let _ = std::fs::remove_file(&tmp);
         } else {
             let tmp_name = tmp
@@ -340,7 +332,8 @@ pub fn read_batches<T: serde::de::DeserializeOwned + Send>(
     use std::io::BufRead;
     let path = index_dir.join(name);
     let file = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
-    let verify = file.metadata().ok().map(|m| Stamp::of(&m)).as_ref() != known || known.is_none();
+    let stamp = file.metadata().ok().map(|m| Stamp::of(&m));
+    let verify = known.is_none_or(|k| stamp.as_ref() != Some(k));
     let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
     let mut digest = files::LineDigest::default();
     let mut buf: Vec<u8> = Vec::new();
@@ -589,11 +582,15 @@ mod tests {
         let mut c = Commit::new(d);
         assert!(c.stage_bytes(NODES, b"new nodes\n").unwrap());
         let same = c
-            .stage_stream(EDGES, |out: &mut dyn Write| {
-                out.write_all(b"same ")?;
-                out.write_all(b"edges\n")?;
-                Ok(files::LineDigest::of(b"same edges\n"))
-            })
+            .stage_stream(
+                EDGES,
+                Some(&files::LineDigest::of(b"same edges\n").hex()),
+                |out: &mut dyn Write| {
+                    out.write_all(b"same ")?;
+                    out.write_all(b"edges\n")?;
+                    Ok(files::LineDigest::of(b"same edges\n"))
+                },
+            )
             .unwrap();
         assert_eq!(same, files::LineDigest::of(b"same edges\n").hex());
         assert!(c.stage_bytes(META, b"{}\n").unwrap());

@@ -56,6 +56,12 @@ pub(crate) fn recover(index_dir: &Path) {
     }
 }
 
+/// The most nodes (documents and sections) of an index whose mirror is updated in place
+/// from the whole graph ([`update()`]) rather than rebuilt from the files: the update holds
+/// the graph and every row of the old mirror, which at 100k items (605k nodes) peaked at
+/// 1.56 GB against 0.7 GB for a rebuild, for no gain in time (4.5 s against 5 s).
+pub const UPDATE_MAX_NODES: usize = 200_000;
+
 /// Make sure the mirror matches the sidecar and `spec`, updating it in place or
 /// rebuilding it from the sidecar files when needed (a change of the state groups alone
 /// is an update that rewrites the backlog table). Returns whether it was written.
@@ -72,16 +78,18 @@ pub fn sync(index_dir: &Path, spec: &Spec) -> Result<bool, Error> {
             index_dir.display()
         ))
     };
-    // An update in place compares every row with the graph, loaded whole; a rebuild
-    // streams the files.
-    if db_path(index_dir).is_file() {
+    let meta = sidecar::read_meta(index_dir)
+        .filter(|m| m.schema == sidecar::SCHEMA_VERSION)
+        .ok_or_else(damaged)?;
+    // An update in place compares every row with the graph, loaded whole (so only up to
+    // `UPDATE_MAX_NODES`); a rebuild streams the files.
+    if db_path(index_dir).is_file() && meta.counts.documents + meta.counts.chunks <= UPDATE_MAX_NODES {
         let loaded = sidecar::load(index_dir).ok_or_else(damaged)?;
         let (meta, nodes, edges) = (&loaded.meta, &loaded.nodes, &loaded.edges);
         if update(index_dir, meta, nodes, edges, spec).unwrap_or(false) {
             return Ok(true);
         }
     }
-    let meta = sidecar::read_meta(index_dir).ok_or_else(damaged)?;
     rebuild_from_files(index_dir, &meta, spec, &[])?;
     Ok(true)
 }
@@ -429,5 +437,19 @@ mod tests {
             .filter(|n| n.contains(".tmp-"))
             .collect();
         assert!(left.is_empty(), "temporary files left: {left:?}");
+
+        // An index of another schema is not mirrored (`sync` refuses it).
+        let other = Meta {
+            schema: sidecar::SCHEMA_VERSION - 1,
+            ..meta.clone()
+        };
+        std::fs::write(
+            files.path().join(crate::store::files::META),
+            serde_json::to_vec_pretty(&other).unwrap(),
+        )
+        .unwrap();
+        std::fs::remove_file(db_path(files.path())).unwrap();
+        assert!(sync(files.path(), &spec).is_err());
+        assert!(!db_path(files.path()).exists());
     }
 }

@@ -186,10 +186,13 @@ const NODE_INDEXES: &str = "
     CREATE INDEX nodes_raw_lid ON nodes(raw_lid);
     CREATE INDEX nodes_backlog ON nodes(id, kind, path, raw_id, type, title, state, priority);";
 
-/// What the writer is sent: edges for the table, or a batch of nodes made ready.
+/// What the writer is sent: edges for the table, a batch of nodes made ready, and the
+/// end (a producer that fails sends no end: the writer then stops without making the
+/// indexes).
 enum Batch {
     Edges(Vec<Edge>),
     Nodes(Prepared),
+    End,
 }
 
 /// A batch of nodes made ready for the writer: its searchable rows as (rowid, node), the
@@ -275,6 +278,7 @@ fn prepare(
         };
         send.send(Batch::Nodes(batch)).map_err(stopped)
     })?;
+    send.send(Batch::End).map_err(stopped)?;
     drop(send);
     Ok(rayon::join(
         || (spec.backlog)(&docs, &links, spec.states),
@@ -310,10 +314,15 @@ fn write_db(path: &Path, meta: &Meta, source: &dyn Batches, spec: &Spec) -> Resu
         let (backlog, (encoded, corpus)) = std::thread::scope(|scope| -> Result<_, Error> {
             let (send, batches) = std::sync::mpsc::sync_channel::<Batch>(2);
             let producer = scope.spawn(move || prepare(source, spec, fts, send));
-            let written = write_batches(&tx, batches).map_err(e);
-            // The indexes are made on this thread while the other finishes.
-            let indexed = written.and_then(|()| tx.execute_batch(INDEXES).map_err(e));
-            let indexed = indexed.and_then(|()| tx.execute_batch(NODE_INDEXES).map_err(e));
+            // The indexes are made on this thread while the other finishes, once it has
+            // sent everything.
+            let indexed = write_batches(&tx, batches).map_err(e).and_then(|complete| {
+                if complete {
+                    tx.execute_batch(INDEXES).map_err(e)?;
+                    tx.execute_batch(NODE_INDEXES).map_err(e)?;
+                }
+                Ok(())
+            });
             let produced = producer.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             indexed?;
             produced
@@ -348,8 +357,8 @@ fn row_of(rowid: i64, n: &Node) -> SectionRow<'_> {
 }
 
 /// Write what [`prepare`] sends as it comes: edges, then each batch's sections,
-/// full-text rows and document rows.
-fn write_batches(tx: &Connection, batches: std::sync::mpsc::Receiver<Batch>) -> rusqlite::Result<()> {
+/// full-text rows and document rows. Returns whether the end came.
+fn write_batches(tx: &Connection, batches: std::sync::mpsc::Receiver<Batch>) -> rusqlite::Result<bool> {
     let mut put_edge = EdgeWriter::new(tx)?;
     let mut put_section = tx.prepare("INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")?;
     let mut put_fts = None;
@@ -364,6 +373,7 @@ fn write_batches(tx: &Connection, batches: std::sync::mpsc::Receiver<Batch>) -> 
                 continue;
             }
             Batch::Nodes(b) => b,
+            Batch::End => return Ok(true),
         };
         for &(rowid, i) in &b.rows {
             let row = row_of(rowid, &b.nodes[i]);
@@ -394,7 +404,7 @@ fn write_batches(tx: &Connection, batches: std::sync::mpsc::Receiver<Batch>) -> 
             put_node.execute(rusqlite::params_from_iter(row.values()))?;
         }
     }
-    Ok(())
+    Ok(false)
 }
 
 /// The values of a document's row in the `nodes` table, in column order.
