@@ -1124,6 +1124,20 @@ def edit(out, percent, seed):
     return edited, len(files)
 
 
+def bench_board(folder: str, items: int) -> str:
+    """The benches' corpus: a generated backlog of `items` items in `folder`/backlog
+    (generated when missing) with an mdgraph.toml beside it (root `backlog`, index
+    `_index`). Returns the backlog's path."""
+    root = os.path.join(folder, "backlog")
+    if not os.path.isdir(root):
+        import subprocess
+        subprocess.run([sys.executable, os.path.abspath(__file__), "--items", str(items), root],
+                       check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(folder, "mdgraph.toml"), "w") as f:
+        f.write('root = "backlog"\nindex_dir = "_index"\n')
+    return root
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

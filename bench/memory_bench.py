@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_backlog import bench_board  # noqa: E402
 
 
 def timed(cmd, cwd):
@@ -45,11 +47,7 @@ def main():
     os.makedirs(d, exist_ok=True)
     root = os.path.join(d, "backlog")
     try:
-        if not os.path.isdir(root):
-            subprocess.run([sys.executable, os.path.join(here, "gen_backlog.py"), "--items", str(a.items), root],
-                           check=True, stdout=subprocess.DEVNULL)
-        with open(os.path.join(d, "mdgraph.toml"), "w") as f:
-            f.write('root = "backlog"\nindex_dir = "_index"\n')
+        bench_board(d, a.items)
         folder = os.path.join(root, "items", "task")
         first = os.path.join(folder, sorted(os.listdir(folder))[0])
         item = os.path.join(first, sorted(os.listdir(first))[0]) if os.path.isdir(first) else first

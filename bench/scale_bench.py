@@ -9,6 +9,8 @@ Each figure is the median of --runs runs (cold index: one run) of the whole proc
 wall clock and peak RSS from /usr/bin/time; the corpus comes from bench/gen_backlog.py.
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_backlog import bench_board  # noqa: E402
 
 def timed(cmd, cwd):
     import time
@@ -37,16 +39,11 @@ def main():
     ap.add_argument("--keep", help="generate into (or reuse) this folder and keep it")
     a = ap.parse_args()
     b = os.path.abspath(a.bin)
-    here = os.path.dirname(os.path.abspath(__file__))
     d = a.keep or tempfile.mkdtemp(prefix="scale-bench-")
     os.makedirs(d, exist_ok=True)
     root = os.path.join(d, "backlog")
     try:
-        if not os.path.isdir(root):
-            subprocess.run([sys.executable, os.path.join(here, "gen_backlog.py"), "--items", str(a.items), root],
-                           check=True, stdout=subprocess.DEVNULL)
-        with open(os.path.join(d, "mdgraph.toml"), "w") as f:
-            f.write('root = "backlog"\nindex_dir = "_index"\n')
+        bench_board(d, a.items)
         shutil.rmtree(os.path.join(d, "_index"), ignore_errors=True)
         rows = []
         t, m = timed([b, "index", "-q"], d)

@@ -13,6 +13,8 @@ probe is timed. Also checked: with the watcher running, a search finds an edit m
 earlier, and one made just before it.
 """
 import argparse, os, re, shutil, signal, statistics, subprocess, sys, tempfile, time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_backlog import bench_board  # noqa: E402
 
 Q = "why does the sync service retry uploads"
 
@@ -59,7 +61,6 @@ def main():
     ap.add_argument("--mcp", action="store_true", help="also time search with `mdgraph mcp` as the watcher")
     a = ap.parse_args()
     b = os.path.abspath(a.bin)
-    here = os.path.dirname(os.path.abspath(__file__))
     d = os.path.abspath(a.keep or tempfile.mkdtemp(prefix="watch-bench-"))
     os.makedirs(d, exist_ok=True)
     root = os.path.join(d, "backlog")
@@ -67,11 +68,7 @@ def main():
     sock = os.path.join(ix, ".watch.sock")
     procs = []
     try:
-        if not os.path.isdir(root):
-            subprocess.run([sys.executable, os.path.join(here, "gen_backlog.py"), "--items", str(a.items), root],
-                           check=True, stdout=subprocess.DEVNULL)
-        with open(os.path.join(d, "mdgraph.toml"), "w") as f:
-            f.write('root = "backlog"\nindex_dir = "_index"\n')
+        bench_board(d, a.items)
         subprocess.run([b, "index", "-q"], cwd=d, check=True)
         if not os.path.isdir(os.path.join(d, ".git")):
             g = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
