@@ -32,7 +32,7 @@ use crate::check::{self, BaselineReport, CheckOptions, CheckReport};
 use crate::config::Config;
 use crate::error::Error;
 use crate::ingest::build::{self, BuildReport};
-use crate::model::{EdgeType, Node};
+use crate::model::{Edge, EdgeType, Node};
 use crate::progress::Progress;
 use crate::query::backlog::{self, Backlog, Filter as ListFilter, Hold, ListReport, ReadyReport, TreeReport};
 use crate::query::eval;
@@ -177,32 +177,43 @@ impl Index {
             }
         }
         // The new edge list: each document's edges are those its file wrote, from it or
-        // its sections.
-        let mut edges = graph.edges.clone();
+        // its sections; the others' stay. Read as a merge (the graph is changed only once
+        // the engine took the edit, and never copied).
+        let mut owners: Vec<(&str, String, &str)> = Vec::new();
         for edit in &edits.docs {
             let Some(doc) = edit.nodes.iter().find(|n| !n.is_chunk()) else {
                 return false;
             };
-            let prefix = format!("{}#", doc.id);
-            edges.retain(|e| !(e.path == doc.path && (e.source == doc.id || e.source.starts_with(&prefix))));
-            for e in &edit.edges {
-                let key = (e.source.as_str(), e.r#type, e.target.as_str(), e.line);
-                let at = edges.partition_point(|x| (x.source.as_str(), x.r#type, x.target.as_str(), x.line) < key);
-                edges.insert(at, e.clone());
-            }
+            owners.push((doc.id.as_str(), format!("{}#", doc.id), doc.path.as_str()));
         }
+        let own = |e: &Edge| {
+            owners
+                .iter()
+                .any(|(id, prefix, path)| e.path == *path && (e.source == *id || e.source.starts_with(prefix.as_str())))
+        };
+        let mut added: Vec<Edge> = edits.docs.iter().flat_map(|e| e.edges.iter().cloned()).collect();
+        added.sort_by(|x, y| edge_key(x).cmp(&edge_key(y)));
+        let kept = graph.edges.iter().filter(|e| !own(e));
+        let mut merged = Merge {
+            a: kept.peekable(),
+            b: added.iter().peekable(),
+        };
         // The engine first: it changes nothing when it cannot take the edit. One not
         // loaded yet loads the new index when first asked.
         let engine = self.engine.get_mut().unwrap_or_else(|p| p.into_inner());
         if let Some(e) = engine.as_mut()
-            && !e.apply_edits(&edits.docs, &edges)
+            && !e.apply_edits(&edits.docs, &mut merged)
         {
             return false;
         }
         for (i, n) in slots {
             graph.nodes[i] = n.clone();
         }
-        graph.edges = edges;
+        graph.edges.retain(|e| !own(e));
+        for e in added {
+            let at = graph.edges.partition_point(|x| edge_key(x) < edge_key(&e));
+            graph.edges.insert(at, e);
+        }
         graph.meta = report.meta.clone();
         graph.diagnostics = report.diagnostics.clone();
         // Read from the mirror or the graph when next asked.
@@ -670,4 +681,59 @@ pub(crate) fn no_index(cfg: &Config) -> Error {
 
 fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The order of the sidecar's edges.
+fn edge_key(e: &Edge) -> (&str, EdgeType, &str, u32) {
+    (e.source.as_str(), e.r#type, e.target.as_str(), e.line)
+}
+
+/// Two edge lists in sidecar order, read as one.
+struct Merge<'a, A: Iterator<Item = &'a Edge>, B: Iterator<Item = &'a Edge>> {
+    a: std::iter::Peekable<A>,
+    b: std::iter::Peekable<B>,
+}
+
+impl<'a, A: Iterator<Item = &'a Edge>, B: Iterator<Item = &'a Edge>> Iterator for Merge<'a, A, B> {
+    type Item = &'a Edge;
+
+    fn next(&mut self) -> Option<&'a Edge> {
+        match (self.a.peek(), self.b.peek()) {
+            (Some(x), Some(y)) if edge_key(y) < edge_key(x) => self.b.next(),
+            (Some(_), _) => self.a.next(),
+            (None, _) => self.b.next(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod merge_tests {
+    use super::*;
+
+    /// Two sorted edge lists read as one sorted list, whichever runs out first.
+    #[test]
+    fn merge_reads_two_sorted_lists_as_one() {
+        let edge = |s: &str, t: &str| Edge {
+            source: s.into(),
+            target: t.into(),
+            r#type: EdgeType::Relates,
+            origin: crate::model::Origin::Body,
+            path: "p.md".into(),
+            line: 1,
+            weight: 0.7,
+        };
+        let a = [edge("B", "X"), edge("D", "X")];
+        let b = [edge("A", "X"), edge("C", "X"), edge("E", "X"), edge("F", "X")];
+        for (a, b) in [(&a[..], &b[..]), (&b[..], &a[..]), (&a[..0], &b[..]), (&a[..], &b[..0])] {
+            let merged: Vec<&str> = Merge {
+                a: a.iter().peekable(),
+                b: b.iter().peekable(),
+            }
+            .map(|e| e.source.as_str())
+            .collect();
+            let mut want: Vec<&str> = a.iter().chain(b).map(|e| e.source.as_str()).collect();
+            want.sort();
+            assert_eq!(merged, want);
+        }
+    }
 }

@@ -250,7 +250,7 @@ impl Engine for MemoryEngine {
         EngineKind::Memory
     }
 
-    fn apply_edits(&mut self, edits: &[DocEdit], edges: &[Edge]) -> bool {
+    fn apply_edits(&mut self, edits: &[DocEdit], edges: &mut dyn Iterator<Item = &Edge>) -> bool {
         let Some(plan) = self.rows_of(edits) else {
             return false;
         };
@@ -302,7 +302,7 @@ impl Engine for MemoryEngine {
         for id in &touched {
             self.adjacency.remove(id);
         }
-        for e in edges.iter().filter(|e| e.r#type != crate::model::EdgeType::SectionOf) {
+        for e in edges.filter(|e| e.r#type != crate::model::EdgeType::SectionOf) {
             for (id, other, forward) in [(&e.source, &e.target, true), (&e.target, &e.source, false)] {
                 if touched.contains(id) {
                     self.adjacency.entry(id.clone()).or_default().push(GraphEdge {

@@ -221,11 +221,15 @@ pub trait Engine: GraphSource {
     fn row_terms(&self, row: u32) -> HashSet<String>;
     /// Which engine this is.
     fn kind(&self) -> EngineKind;
-    /// Take in the edit short cut's documents (`edges`: the whole new edge list, sorted)
-    /// in place, as a fresh engine over the new index would answer. False when this
-    /// engine cannot (it reads the mirror, which the edit updated itself) or an edit
-    /// does not fit; the engine must then be opened again.
-    fn apply_edits(&mut self, _edits: &[crate::store::mirror::DocEdit], _edges: &[crate::model::Edge]) -> bool {
+    /// Take in the edit short cut's documents (`edges`: the whole new edge list, in
+    /// order) in place, as a fresh engine over the new index would answer. False, having
+    /// changed nothing, when this engine cannot (it reads the mirror, which the edit
+    /// updated itself) or an edit does not fit; the engine must then be opened again.
+    fn apply_edits(
+        &mut self,
+        _edits: &[crate::store::mirror::DocEdit],
+        _edges: &mut dyn Iterator<Item = &crate::model::Edge>,
+    ) -> bool {
         false
     }
 }
