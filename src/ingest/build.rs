@@ -95,8 +95,8 @@ pub fn build_index(
         return Ok(report);
     }
     // The mirror is updated in place from the graph when it can be (it compares every
-    // row, see `same_rows` in `build_inner`); else it is rebuilt, as by `--full`, from the files just
-    // written, a batch at a time, once the resolved backlog is dropped.
+    // row, see `same_rows` in `build_inner`); else it is rebuilt, as by `--full`, from
+    // the files just written, a batch at a time, once the resolved backlog is dropped.
     let update_in_place = cfg.sqlite && !full && mirror::db_path(&cfg.index_dir).is_file();
     let Built {
         mut report,

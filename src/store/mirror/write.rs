@@ -1,5 +1,6 @@
-//! The full write: a new mirror made from the graph in a temporary file and renamed
-//! into place, and the row writers the update in place shares.
+//! The full write: a new mirror made in a temporary file from the sidecar files, read a
+//! batch at a time, and renamed into place; and the row writers the update in place
+//! shares.
 
 use super::fresh::{DB_FILE, DB_SCHEMA, Spec, db_path, fts_flag, sidecar_digest, sql_err, tokenizer_id};
 use crate::error::Error;
