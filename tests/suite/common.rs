@@ -12,6 +12,43 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The Markdown files under `root`, sorted.
+pub fn md_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The index files an incremental build must write byte for byte as a full build does.
+pub const OUTPUTS: [&str; 4] = [
+    "graph_nodes.jsonl",
+    "graph_edges.jsonl",
+    "diagnostics.jsonl",
+    "meta.json",
+];
+
+/// Those of [`OUTPUTS`] whose bytes differ between two index folders.
+pub fn differing_outputs(a: &Path, b: &Path) -> Vec<&'static str> {
+    OUTPUTS
+        .into_iter()
+        .filter(|name| {
+            let read = |dir: &Path| std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+            read(a) != read(b)
+        })
+        .collect()
+}
+
 /// Copy a folder recursively.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

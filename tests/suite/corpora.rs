@@ -156,20 +156,6 @@ fn eips_example_config_resolves_requires_and_moved_stubs() {
     assert!(m("graph", "ndcg10") >= m("no_graph", "ndcg10"), "{v}");
 }
 
-/// Copy a folder (the corpora are read-only).
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else if e.file_type().unwrap().is_file() {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
-
 /// Edits on the real boards (duplicate ids, dangling references, broken YAML) take the
 /// edit short cut of `mdgraph index` and give the bytes of a full build: appended text
 /// with links and id mentions, and state changes.
@@ -190,7 +176,7 @@ fn edits_on_real_corpora_take_the_short_cut_and_equal_a_full_build() {
             continue;
         }
         let dir = tempfile::tempdir().unwrap();
-        copy_tree(&src, &dir.path().join("b"));
+        copy_dir(&src, &dir.path().join("b"));
         let cfg = repo().join("examples").join(config);
         let mdgraph = |index: &str, args: &[&str]| {
             let mut all = vec!["--config", cfg.to_str().unwrap(), "--root", "b", "--index-dir", index];
@@ -201,19 +187,7 @@ fn edits_on_real_corpora_take_the_short_cut_and_equal_a_full_build() {
         // Past the stat cache's racy window for what the first build wrote.
         std::thread::sleep(std::time::Duration::from_millis(2600));
         assert_eq!(mdgraph("_index", &["index"]).code, 0);
-        let mut files: Vec<std::path::PathBuf> = Vec::new();
-        let mut stack = vec![dir.path().join("b")];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "md") {
-                    files.push(p);
-                }
-            }
-        }
-        files.sort();
+        let files = md_files(&dir.path().join("b"));
         let mut states = 0;
         for p in files
             .iter()
@@ -236,18 +210,10 @@ fn edits_on_real_corpora_take_the_short_cut_and_equal_a_full_build() {
         let out = mdgraph("_index", &["-v", "index"]);
         assert!(out.stderr.contains("patch"), "{corpus}: no short cut:\n{}", out.stderr);
         assert_eq!(mdgraph("_full", &["index", "--full"]).code, 0);
-        for name in [
-            "graph_nodes.jsonl",
-            "graph_edges.jsonl",
-            "diagnostics.jsonl",
-            "meta.json",
-        ] {
-            let a = std::fs::read(dir.path().join("_index").join(name)).unwrap();
-            let b = std::fs::read(dir.path().join("_full").join(name)).unwrap();
-            assert!(
-                a == b,
-                "{corpus}: {name} differs from a full build ({states} state changes)"
-            );
-        }
+        let differ = differing_outputs(&dir.path().join("_index"), &dir.path().join("_full"));
+        assert!(
+            differ.is_empty(),
+            "{corpus}: {differ:?} differ from a full build ({states} state changes)"
+        );
     }
 }

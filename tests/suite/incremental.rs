@@ -5,7 +5,7 @@ use crate::common::*;
 use mdgraph::internal::index::{BuildOptions, build};
 use mdgraph::{Config, Overrides};
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -34,23 +34,6 @@ fn op() -> impl Strategy<Value = Op> {
         (any::<usize>(), 0u8..4).prop_map(|(i, n)| Op::SetState(i, n)),
         any::<usize>().prop_map(Op::Touch),
     ]
-}
-
-fn md_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out)
-            } else if p.extension().is_some_and(|x| x == "md") {
-                out.push(p)
-            }
-        }
-    }
-    walk(root, &mut out);
-    out.sort();
-    out
 }
 
 fn id_of(p: &Path) -> String {
@@ -161,7 +144,7 @@ proptest! {
         }
         let full = cfg(f.dir.path(), "_full");
         build(&full, BuildOptions { full: true, write: true }).unwrap();
-        for name in ["graph_nodes.jsonl", "graph_edges.jsonl", "diagnostics.jsonl", "meta.json"] {
+        for name in OUTPUTS {
             let a = std::fs::read_to_string(f.dir.path().join("_index").join(name)).unwrap();
             let b = std::fs::read_to_string(f.dir.path().join("_full").join(name)).unwrap();
             if a != b {
@@ -401,16 +384,8 @@ fn edits_on_a_generated_10k_backlog_equal_full_builds() {
             }
             let full = cfg(dir.path(), "_full");
             build_with_mirror(&full, true);
-            for name in [
-                "graph_nodes.jsonl",
-                "graph_edges.jsonl",
-                "diagnostics.jsonl",
-                "meta.json",
-            ] {
-                let a = std::fs::read(dir.path().join("_index").join(name)).unwrap();
-                let b = std::fs::read(dir.path().join("_full").join(name)).unwrap();
-                prop_assert!(a == b, "{} differs after {:?}", name, batches);
-            }
+            let differ = differing_outputs(&dir.path().join("_index"), &dir.path().join("_full"));
+            prop_assert!(differ.is_empty(), "{:?} differ after {:?}", differ, batches);
             let (a, b) = (
                 mirror_dump(&dir.path().join("_index")),
                 mirror_dump(&dir.path().join("_full")),

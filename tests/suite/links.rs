@@ -126,12 +126,8 @@ fn incremental_index_resolves_repository_root_links_like_a_full_one() {
     let inc = tree_hashes(&repo.join("_index"));
     assert_eq!(run_in(repo, &["index", "--full"]).code, 0);
     let full = tree_hashes(&repo.join("_index"));
-    for name in [
-        "graph_nodes.jsonl",
-        "graph_edges.jsonl",
-        "diagnostics.jsonl",
-        "meta.json",
-    ] {
+    for name in OUTPUTS {
+        assert!(inc.contains_key(name), "{name}");
         assert_eq!(inc.get(name), full.get(name), "{name}");
     }
 }
