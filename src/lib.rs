@@ -84,7 +84,7 @@ pub use query::show::Shown;
 pub use store::sidecar::MetaCounts;
 pub use text::path::shown_from;
 pub use text::tokens::Tokenizer;
-pub use timing::Timings;
+pub use timing::{Timings, record_memory};
 
 /// Internals for mdgraph's fuzz targets, its floors bench and the integration tests that
 /// check internals. Not part of the API: anything in it may change in any release.

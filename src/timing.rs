@@ -1,6 +1,16 @@
 //! Phase timings of a run, printed with `--verbose` (never written to the index).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// Whether marks record memory ([`record_memory`]).
+static MEMORY: AtomicBool = AtomicBool::new(false);
+
+/// Record the resident and peak memory at each mark from now on (`--verbose`): a read of
+/// `/proc/self/status` per phase, which queries do not pay otherwise.
+pub fn record_memory(on: bool) {
+    MEMORY.store(on, Ordering::Relaxed);
+}
 
 /// Wall-clock durations of the phases of one command.
 #[derive(Debug, Clone)]
@@ -28,7 +38,9 @@ impl Timings {
     pub fn mark(&mut self, name: &'static str) {
         let now = Instant::now();
         self.phases.push((name, now - self.last));
-        if let Some(m) = resident() {
+        if MEMORY.load(Ordering::Relaxed)
+            && let Some(m) = resident()
+        {
             self.memory.push(m);
         }
         self.last = Instant::now();
@@ -75,4 +87,32 @@ fn resident() -> Option<(u64, u64)> {
         Some(kb * 1024)
     };
     Some((field("VmRSS:")?, field("VmHWM:")?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Memory is read at each mark only when asked (`-v`), and then rendered.
+    #[test]
+    fn memory_is_recorded_only_when_asked() {
+        let mut t = Timings::default();
+        t.mark("quiet");
+        assert!(t.memory.is_empty());
+        assert!(!t.render().contains("memory:"));
+        record_memory(true);
+        let mut t = Timings::default();
+        t.mark("one");
+        t.mark("two");
+        record_memory(false);
+        if cfg!(target_os = "linux") {
+            assert_eq!(t.memory.len(), 2);
+            assert!(t.memory.iter().all(|(rss, peak)| *rss > 0 && peak >= rss));
+            assert!(
+                t.render().contains("\nmemory: resident/peak MB after one "),
+                "{}",
+                t.render()
+            );
+        }
+    }
 }

@@ -120,6 +120,7 @@ pub fn run_with_terminal(
             return code;
         }
     };
+    mdgraph::record_memory(cli.verbose);
     let ctx = Ctx::new(&cli, cwd, term);
     match execute(&ctx, out, err) {
         Ok(code) => code,
