@@ -110,7 +110,15 @@ mod tests {
             edge("README", EdgeType::LinksTo, "T-2"),
             edge("README", EdgeType::LinksTo, "ADR-1"),
         ];
-        edges.sort_by(|a, b| (&a.source, &a.target).cmp(&(&b.source, &b.target)));
+        // Each section's `section_of` edge, as every sidecar has.
+        for n in nodes.iter().filter(|n| n.is_chunk()) {
+            edges.push(Edge {
+                r#type: EdgeType::SectionOf,
+                weight: EdgeType::SectionOf.weight(),
+                ..edge(&n.id, EdgeType::SectionOf, n.doc.as_deref().unwrap_or(""))
+            });
+        }
+        edges.sort_by(|a, b| (&a.source, a.r#type, &a.target).cmp(&(&b.source, b.r#type, &b.target)));
         (nodes, edges)
     }
 

@@ -50,17 +50,14 @@ pub fn rebuild_from(index_dir: &Path, meta: &Meta, source: &dyn Batches, spec: &
     replace(index_dir, |tmp| write_db(tmp, meta, source, spec).map(|()| true)).map(|_| ())
 }
 
-/// A graph given to a rebuild in sidecar order, a batch of owned records at a time.
+/// A graph given to a rebuild in sidecar order, a batch of owned records at a time. As in
+/// every sidecar, each section has its `section_of` edge: those say which documents have
+/// sections.
 pub trait Batches: Sync {
     /// Give every edge (`section_of` included), in order.
     fn edges(&self, f: &mut dyn FnMut(Vec<Edge>) -> Result<(), Error>) -> Result<(), Error>;
     /// Give every node, in order.
     fn nodes(&self, f: &mut dyn FnMut(Vec<Node>) -> Result<(), Error>) -> Result<(), Error>;
-    /// The documents that have sections, where the `section_of` edges may not say (a
-    /// hand-made graph's); None: the edges say.
-    fn with_sections(&self) -> Option<HashSet<String>> {
-        None
-    }
 }
 
 /// Records given to a rebuild at a time.
@@ -81,10 +78,6 @@ impl Batches for Memory<'_> {
 
     fn nodes(&self, f: &mut dyn FnMut(Vec<Node>) -> Result<(), Error>) -> Result<(), Error> {
         self.nodes.chunks(BATCH).try_for_each(|b| f(b.to_vec()))
-    }
-
-    fn with_sections(&self) -> Option<HashSet<String>> {
-        Some(self.nodes.iter().filter_map(|n| n.doc.clone()).collect())
     }
 }
 
@@ -234,9 +227,6 @@ fn prepare(
         }
         send.send(Batch::Edges(table)).map_err(stopped)
     })?;
-    if let Some(docs) = source.with_sections() {
-        with_sections = docs;
-    }
     let mut gather = postings::Gather::default();
     let mut titles: HashMap<String, String> = HashMap::new();
     let mut docs: Vec<Node> = Vec::new();
