@@ -23,7 +23,7 @@ use crate::config::{Config, Settings};
 use crate::error::Error;
 use crate::ingest::build::{BuildReport, count_tokens};
 use crate::ingest::parse::{ParsedFile, parse_file};
-use crate::ingest::resolve::resolve_changed;
+use crate::ingest::resolve::{Wanted, resolve_changed};
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{Edge, EdgeType, Kind, Node};
 use crate::progress::Progress;
@@ -37,6 +37,7 @@ use crate::timing::Timings;
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::collections::HashSet;
+use std::io::Write;
 
 /// At most this many edited files take the short cut (each costs a few reads per output
 /// file; past this a full incremental run is about as fast).
@@ -293,13 +294,17 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     }
     let mut meta_bytes = serde_json::to_vec_pretty(&meta).ok()?;
     meta_bytes.push(b'\n');
-    commit.stage_bytes(files::META, &meta_bytes).ok()?;
+    // An edited file's hash changed: so did `meta.json` (not compared first).
+    commit.stage_with(files::META, |f| f.write_all(&meta_bytes)).ok()?;
     timings.mark("write");
-    let written = commit.apply().ok()?;
+    let (written, old) = commit.apply_keeping_old().ok()?;
+    // The old files' pages are freed while the caches are written.
+    let _removal = old.remove_in_background();
     timings.mark("switch");
     sidecar::write_folder_files(dir, cfg.commit_index).ok()?;
     table.sidecar = new_sidecar.clone();
-    table.save(dir);
+    let edited_paths: Vec<&str> = edited.iter().map(|f| f.rel.as_str()).collect();
+    table.save_edited(dir, &delta.sidecar, &edited_paths);
     let mut outs: Vec<(&str, Stamp, String)> = files::OUTPUTS
         .iter()
         .filter_map(|name| {
@@ -384,23 +389,38 @@ pub fn diagnostics_with(
 
 /// Resolve the `changed` files (parsed) among the others as the document table has
 /// them: their nodes and edges, and their diagnostics (the parse's, then the references').
+/// Only the documents the files can reach are made stubs ([`Wanted`]), with every
+/// document sharing an id with one of them or with a changed file.
 fn resolve_among(
     table: &DocTable,
     changed: &HashSet<&str>,
     mut parsed: Vec<ParsedFile>,
     s: &Settings,
 ) -> (crate::model::Graph, Vec<Diagnostic>) {
-    let stubs: Vec<ParsedFile> = table
-        .rows
+    let wanted = Wanted::of(&parsed, s);
+    let others = || table.rows.iter().filter(|r| !changed.contains(r.path.as_str()));
+    let mut groups: HashSet<std::borrow::Cow<'_, str>> = parsed
         .iter()
-        .filter(|r| !changed.contains(r.path.as_str()))
+        .map(|p| {
+            Wanted::id_group(p.doc.raw_id.as_deref().unwrap_or(&p.doc.id))
+                .into_owned()
+                .into()
+        })
+        .collect();
+    groups.extend(
+        others()
+            .filter(|r| wanted.wants(&r.path, &r.raw, &r.node))
+            .map(|r| Wanted::id_group(&r.raw)),
+    );
+    let stubs: Vec<ParsedFile> = others()
+        .filter(|r| groups.contains(&Wanted::id_group(&r.raw)))
         .map(stub)
         .collect();
     let mut diags: Vec<Diagnostic> = Vec::new();
     for p in &mut parsed {
         diags.append(&mut p.diagnostics);
     }
-    let (_, graph, ref_diags) = resolve_changed(stubs, parsed, s);
+    let (graph, ref_diags) = resolve_changed(stubs, parsed, s);
     diags.extend(ref_diags);
     (graph, diags)
 }
@@ -619,6 +639,82 @@ mod tests {
             }
         }
         assert!(short > 10, "the short cut was taken {short} times");
+    }
+
+    /// An edited file resolved among the stubs [`Wanted`] picks gives what resolving
+    /// every file gives: shared ids (by uid, by path, README-style derived ones), links
+    /// by path (up a folder, from the root), wiki links by stem and by path, aliased
+    /// prefixes, ambiguous and dangling references, `ID@…` references, mentions and a
+    /// document whose id holds a `#`; case-sensitive and not.
+    #[test]
+    fn an_edit_resolves_among_the_wanted_stubs_as_among_all() {
+        let files: [(&str, &str); 14] = [
+            ("a/README.md", "# A\nSee B-1 and b-2.\n"),
+            ("b/README.md", "# B\n"),
+            (
+                "a/one.md",
+                "---\nid: B-1\nuid: 0194aaaa-1\n---\n# One\nParent of [[two]].\n",
+            ),
+            ("b/one.md", "---\nid: B-1\nuid: 0194bbbb-2\n---\n# One again\n"),
+            (
+                "c/two.md",
+                "---\nid: B-2\nparent: B-1@0194aaaa\nlinks:\n  relates: [task-3, B-9]\n---\n# Two\nSee [one](../a/one.md), [[README]], [[b/one]] and BACK-3.\n",
+            ),
+            (
+                "c/three.md",
+                "---\nid: BACK-3\nstate: Done\n---\n# Three\nMentions deep and B-2 and back-3.\n",
+            ),
+            ("deep.md", "# Approach\nA heading.\n## Approach\nAgain.\n"),
+            (
+                "x.md",
+                "---\nid: deep#approach\n---\ntext, see [root](/deep.md) and [out](../../x.md).\n",
+            ),
+            ("d/dup.md", "---\nid: D-1\n---\n# Dup\n"),
+            ("e/dup.md", "---\nid: D-1\n---\n# Dup\nSee D-1 and [[dup]].\n"),
+            (
+                "f/Mixed.md",
+                "---\nid: Mx-1\n---\n# Mixed\nSee mx-1, MX-1 and [m](Mixed.md).\n",
+            ),
+            ("f/mixed.md", "---\nid: mx-1\nstate: Obsolete\n---\n# mixed\n"),
+            ("g/link me.md", "# Spaces\nBack to [two](../c/two.md?x=1#top).\n"),
+            (
+                "g/ref.md",
+                "# Ref\nSee [s](link%20me.md), [[link me]], [[c/three.md]] and [[nothing]].\n",
+            ),
+        ];
+        for ci in [true, false] {
+            let mut s = Settings::default();
+            s.ids.case_insensitive = ci;
+            s.ids.prefix_aliases.insert("task".into(), "back".into());
+            let parse = || -> Vec<ParsedFile> {
+                files
+                    .iter()
+                    .map(|(p, t)| crate::ingest::parse::parse_file(p, "h", t, &s))
+                    .collect()
+            };
+            let (full, mut full_diags) = crate::ingest::resolve::resolve(parse(), &s);
+            full_diags.retain(|d| !matches!(d.code, Code::DuplicateId | Code::ParentCycle));
+            let mut rows: Vec<Row> = full.nodes.iter().filter(|n| !n.is_chunk()).map(Row::of).collect();
+            rows.sort_by(|a, b| a.path.cmp(&b.path));
+            let table = DocTable {
+                sidecar: String::new(),
+                rows,
+            };
+            for f in parse() {
+                let path = f.doc.path.clone();
+                let changed = HashSet::from([path.as_str()]);
+                let (g, mut diags) = resolve_among(&table, &changed, vec![f], &s);
+                diags.sort();
+                let json = |n: &Node| serde_json::to_string(n).unwrap();
+                let nodes: Vec<String> = full.nodes.iter().filter(|n| n.path == path).map(json).collect();
+                let edges: Vec<&Edge> = full.edges.iter().filter(|e| e.path == path).collect();
+                let mut want: Vec<&Diagnostic> = full_diags.iter().filter(|d| d.path == path).collect();
+                want.sort();
+                assert_eq!(g.nodes.iter().map(json).collect::<Vec<_>>(), nodes, "{path} (ci {ci})");
+                assert_eq!(g.edges.iter().collect::<Vec<_>>(), edges, "{path} (ci {ci})");
+                assert_eq!(diags.iter().collect::<Vec<_>>(), want, "{path} (ci {ci})");
+            }
+        }
     }
 
     fn sidecar_of(cfg: &Config) -> String {

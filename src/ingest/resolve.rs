@@ -47,16 +47,12 @@ pub fn resolve_lean(mut files: Vec<ParsedFile>, s: &Settings) -> (Resolved, Vec<
 
 /// Resolve the `changed` files among the others, given as `stubs`: documents holding
 /// only what references resolve against (path, id as written, whether it is derived,
-/// state, uid, line; no references, no sections). Returns the node ids of all files
-/// (sorted by path, as `resolve` numbers them), the nodes and edges of the changed files
-/// (sorted as `resolve` sorts them), and the diagnostics of their references: what
-/// `resolve` over all files gives for them, as long as every stub is what its file
-/// holds. Not returned: duplicate ids and parent cycles, which depend on every file.
-pub fn resolve_changed(
-    stubs: Vec<ParsedFile>,
-    changed: Vec<ParsedFile>,
-    s: &Settings,
-) -> (Vec<String>, Graph, Vec<Diagnostic>) {
+/// state, uid, line; no references, no sections). Returns the nodes and edges of the
+/// changed files (sorted as `resolve` sorts them), and the diagnostics of their
+/// references: what `resolve` over all files gives for them, as long as every stub is
+/// what its file holds, and the stubs are all the other documents or those [`Wanted`]
+/// picks. Not returned: duplicate ids and parent cycles, which depend on every file.
+pub fn resolve_changed(stubs: Vec<ParsedFile>, changed: Vec<ParsedFile>, s: &Settings) -> (Graph, Vec<Diagnostic>) {
     let mut all: Vec<(bool, ParsedFile)> = stubs
         .into_iter()
         .map(|f| (false, f))
@@ -73,7 +69,99 @@ pub fn resolve_changed(
         &ids,
         edges,
     );
-    (ids, graph, diags)
+    (graph, diags)
+}
+
+/// The other documents that some changed files' references and mentions can reach
+/// ([`Lookup`]), so that [`resolve_changed`] needs stubs of only these, not of every
+/// document: a document is wanted when its id, node id or file stem is a key the files
+/// may look up, or its path one a link may lead to, or its node id holds a `#` (it may
+/// take a chunk id, see [`chunk_ids`]). A superset: keys are compared lowercase, whatever
+/// `ids.case_insensitive` says. Stubs must also hold every document that shares its id
+/// with a wanted one or a changed one ([`Wanted::id_group`]), for the ids that `link`
+/// gives them.
+#[derive(Debug, Default)]
+pub struct Wanted {
+    /// Lowercase: ids as written, node ids (`ID@…`) and their id parts, file stems.
+    keys: HashSet<String>,
+    /// Root-relative paths.
+    paths: HashSet<String>,
+}
+
+impl Wanted {
+    /// What the references and mentions of `files` may look up.
+    pub fn of(files: &[ParsedFile], s: &Settings) -> Wanted {
+        let aliases: Vec<(String, String)> = s
+            .ids
+            .prefix_aliases
+            .iter()
+            .map(|(k, v)| (k.to_lowercase(), v.clone()))
+            .collect();
+        let prefix: Vec<&str> = s.repo_prefix.split('/').filter(|c| !c.is_empty()).collect();
+        let mut w = Wanted::default();
+        for f in files {
+            for r in f.doc.refs.as_deref().unwrap_or_default() {
+                match r.form {
+                    RefForm::Id => w.id(&r.target, &aliases),
+                    RefForm::Path => w.paths.extend(link_paths(&r.target, &f.doc.path, &prefix).0),
+                    RefForm::Wiki => {
+                        // As `Lookup::resolve` tries it: an id, a path, a file stem.
+                        let t = r.target.trim_start_matches("./").trim_start_matches('/');
+                        w.id(t, &aliases);
+                        w.paths.insert(t.to_string());
+                        w.paths.insert(format!("{t}.md"));
+                        let stem = t.rsplit('/').next().unwrap_or(t);
+                        w.keys.insert(stem.strip_suffix(".md").unwrap_or(stem).to_lowercase());
+                    }
+                }
+            }
+            for sec in &f.sections {
+                for (tok, _) in mention_candidates(&sec.text) {
+                    w.id(tok, &aliases);
+                }
+            }
+        }
+        w
+    }
+
+    /// An id as [`Lookup::by_id`] looks it up: whole, by its part before `@`, and under
+    /// an aliased prefix.
+    fn id(&mut self, target: &str, aliases: &[(String, String)]) {
+        let lower = target.to_lowercase();
+        for (old, new) in aliases {
+            if let Some(rest) = lower.strip_prefix(old.as_str()).and_then(|r| r.strip_prefix('-')) {
+                self.exact(format!("{new}-{rest}").to_lowercase());
+            }
+        }
+        self.exact(lower);
+    }
+
+    fn exact(&mut self, lower: String) {
+        if let Some((id, _)) = lower.split_once('@') {
+            self.keys.insert(id.to_string());
+        }
+        self.keys.insert(lower);
+    }
+
+    /// Whether the document at `path`, with the id `raw` as written and the node id
+    /// `node`, may be reached.
+    pub fn wants(&self, path: &str, raw: &str, node: &str) -> bool {
+        node.contains('#')
+            || self.paths.contains(path)
+            || [raw, node, file_stem(path)]
+                .into_iter()
+                .any(|k| self.keys.contains(Wanted::id_group(k).as_ref()))
+    }
+
+    /// The key of the documents that share the id `raw` (as written) in [`link`]'s
+    /// grouping, or in more than it: the id, lowercase.
+    pub fn id_group(raw: &str) -> std::borrow::Cow<'_, str> {
+        if raw.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+            std::borrow::Cow::Borrowed(raw)
+        } else {
+            std::borrow::Cow::Owned(raw.to_lowercase())
+        }
+    }
 }
 
 /// Ids, edges and diagnostics for files sorted by path.
@@ -408,6 +496,43 @@ pub fn slug(heading: &str, level: u8) -> String {
     }
 }
 
+/// The root-relative paths a Markdown link `target` written in the file `from` may lead
+/// to, in the order they are tried ([`Lookup::link`]), and whether the link read as
+/// written (from the file, or from the top for `/`) stays inside the root: a missing file
+/// inside the root is a broken link, one outside is outside.
+fn link_paths(target: &str, from: &str, prefix: &[&str]) -> (Vec<String>, bool) {
+    let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
+    let from_file = (!target.starts_with('/'))
+        .then(|| join_link(prefix.iter().copied().chain(dir.split('/')), target))
+        .flatten();
+    let from_repo = join_link(std::iter::empty(), target);
+    let from_root = join_link(std::iter::empty(), target);
+    // Repository paths to root-relative ones (None: outside the root).
+    let in_root = |p: &str| -> Option<String> {
+        let mut rest = p;
+        for c in prefix {
+            rest = rest.strip_prefix(c)?;
+            rest = match rest {
+                "" => return None,
+                r => r.strip_prefix('/')?,
+            };
+        }
+        Some(rest.to_string())
+    };
+    let tried: Vec<String> = [
+        from_file.as_deref().and_then(in_root),
+        from_repo.as_deref().and_then(in_root),
+        from_root.filter(|_| !prefix.is_empty()),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|p| !p.is_empty())
+    .collect();
+    let written = if target.starts_with('/') { from_repo } else { from_file };
+    let inside = written.as_deref().and_then(in_root).is_some_and(|p| !p.is_empty());
+    (tried, inside)
+}
+
 enum Found {
     One(usize),
     Many(Vec<usize>),
@@ -468,41 +593,11 @@ impl Lookup<'_> {
     /// the root. Paths are joined in the repository (so `../backlog/x.md` from the root's
     /// top folder comes back in) and must end inside the root.
     fn link(&self, target: &str, from: &str) -> Found {
-        let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
-        let prefix = &self.repo_prefix;
-        let from_file = (!target.starts_with('/'))
-            .then(|| join_link(prefix.iter().copied().chain(dir.split('/')), target))
-            .flatten();
-        let from_repo = join_link(std::iter::empty(), target);
-        let from_root = join_link(std::iter::empty(), target);
-        // Repository paths to root-relative ones (None: outside the root).
-        let in_root = |p: &str| -> Option<String> {
-            let mut rest = p;
-            for c in prefix {
-                rest = rest.strip_prefix(c)?;
-                rest = match rest {
-                    "" => return None,
-                    r => r.strip_prefix('/')?,
-                };
-            }
-            Some(rest.to_string())
-        };
-        let tried: Vec<String> = [
-            from_file.as_deref().and_then(in_root),
-            from_repo.as_deref().and_then(in_root),
-            from_root.filter(|_| !prefix.is_empty()),
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|p| !p.is_empty())
-        .collect();
+        let (tried, inside) = link_paths(target, from, &self.repo_prefix);
         if let Some(&i) = tried.iter().find_map(|p| self.by_path.get(p.as_str())) {
             return Found::One(i);
         }
-        // Outside only when the link read as written (from the file, or from the top for
-        // `/`) leaves the root; a missing file inside the root is a broken link.
-        let written = if target.starts_with('/') { from_repo } else { from_file };
-        if written.as_deref().and_then(in_root).is_none_or(|p| p.is_empty()) {
+        if !inside {
             return Found::Outside;
         }
         let mut names: Vec<String> = Vec::new();

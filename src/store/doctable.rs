@@ -9,6 +9,7 @@
 
 use crate::model::Node;
 use crate::store::files;
+use crate::store::patch::{Patch, Sorted};
 use std::path::Path;
 
 /// File name inside the index folder.
@@ -153,6 +154,44 @@ impl DocTable {
         }
     }
 
+    /// [`DocTable::save`] after an edit, when the file holds this table for the sidecar
+    /// `old_sidecar` but for the rows of `paths`: the header and those rows are written,
+    /// the rest is copied in the kernel ([`Patch`]; 14 MB at 100k documents, where
+    /// writing every row took 22 ms). Anything unexpected: the table is saved whole.
+    pub fn save_edited(&self, index_dir: &Path, old_sidecar: &str, paths: &[&str]) {
+        let path = index_dir.join(FILE);
+        let patched = || -> Option<()> {
+            let src = Sorted::open(&path).ok()?;
+            let head = src.line(0).ok()?;
+            if head != format!("{MAGIC} {old_sidecar}\n").as_bytes() {
+                return None;
+            }
+            let mut patch = Patch::default();
+            patch.remove(0, head);
+            patch.insert(0, format!("{MAGIC} {}\n", self.sidecar).into_bytes());
+            // Rows are sorted by path, and the header (no tab) comes before them all.
+            let path_of = |l: &[u8]| l.iter().position(|&b| b == b'\t').map(|i| l[..i].to_vec());
+            for p in paths {
+                let row = self.get(p).filter(|r| r.writable())?;
+                let at = src
+                    .lower_bound(|l| path_of(l).is_some_and(|lp| lp.as_slice() >= p.as_bytes()))
+                    .ok()?;
+                let old = src.line(at).ok()?;
+                if path_of(&old)? != p.as_bytes() {
+                    return None;
+                }
+                let mut line = String::new();
+                row.write(&mut line);
+                patch.remove(at, old);
+                patch.insert(at, line.into_bytes());
+            }
+            files::atomic_write(&path, |f| patch.write(&src, f)).ok()
+        };
+        if patched().is_none() {
+            self.save(index_dir);
+        }
+    }
+
     /// The row of `path`.
     pub fn get(&self, path: &str) -> Option<&Row> {
         self.rows
@@ -208,5 +247,50 @@ mod tests {
         bad.rows[1].raw = "a\tb".into();
         bad.save(dir.path());
         assert!(!dir.path().join(FILE).exists(), "a row that cannot be written");
+    }
+
+    #[test]
+    fn an_edited_table_is_saved_as_a_whole_one_is() {
+        let row = |path: &str, state: &str| Row {
+            path: path.into(),
+            raw: path.trim_end_matches(".md").to_uppercase(),
+            node: path.trim_end_matches(".md").to_uppercase(),
+            derived: false,
+            state: Some(state.into()),
+            uid: None,
+            line: Some(2),
+        };
+        let paths = ["a.md", "b c.md", "b.md", "d/e.md", "z.md"];
+        let whole = |t: &DocTable| {
+            let dir = tempfile::tempdir().unwrap();
+            t.save(dir.path());
+            std::fs::read(dir.path().join(FILE)).unwrap()
+        };
+        for edited in [&["a.md"][..], &["z.md", "b.md"], &["d/e.md"], &[]] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut t = DocTable {
+                sidecar: "s1".into(),
+                rows: paths.iter().map(|p| row(p, "Open")).collect(),
+            };
+            t.save(dir.path());
+            t.sidecar = "s2".into();
+            for p in edited {
+                t.set(row(p, "Done"));
+            }
+            t.save_edited(dir.path(), "s1", edited);
+            assert_eq!(std::fs::read(dir.path().join(FILE)).unwrap(), whole(&t), "{edited:?}");
+            assert_eq!(DocTable::load(dir.path(), "s2"), Some(t.clone()));
+        }
+        // A file of another sidecar is not patched: the table is saved whole.
+        let dir = tempfile::tempdir().unwrap();
+        let mut t = DocTable {
+            sidecar: "s0".into(),
+            rows: paths.iter().map(|p| row(p, "Open")).collect(),
+        };
+        t.save(dir.path());
+        t.sidecar = "s2".into();
+        t.set(row("b.md", "Done"));
+        t.save_edited(dir.path(), "s1", &["b.md"]);
+        assert_eq!(std::fs::read(dir.path().join(FILE)).unwrap(), whole(&t));
     }
 }

@@ -197,10 +197,32 @@ pub fn atomic_write(path: &Path, fill: impl FnOnce(&mut std::fs::File) -> std::i
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_default();
     let tmp = write_temp(dir, &name, fill)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        Error::io(path, e)
-    })
+    let switched = switch_in(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    switched.map(|_| ()).map_err(|e| Error::io(path, e))
+}
+
+/// Move the file `from` to `to` in one step: a reader of `to` sees the old file or the
+/// new one. Returns true when `from` now holds the old file, for the caller to remove.
+///
+/// On Linux an existing `to` is exchanged with `from` (`renameat2(RENAME_EXCHANGE)`)
+/// rather than renamed over: ext4 makes a rename that replaces a file first write the
+/// new file's blocks out (its `auto_da_alloc`), which took 110–170 ms for the 330 MB
+/// node file of a 100k-item backlog; an exchange does not. Where the system cannot
+/// exchange (another kernel or file system), or `to` does not exist, this renames.
+pub fn switch_in(from: &Path, to: &Path) -> std::io::Result<bool> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        use rustix::io::Errno;
+        match renameat_with(CWD, from, CWD, to, RenameFlags::EXCHANGE) {
+            Ok(()) => return Ok(true),
+            // `to` absent (or `from`: then the rename says so), or no exchange here.
+            Err(Errno::NOENT | Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP | Errno::PERM) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    std::fs::rename(from, to).map(|()| false)
 }
 
 /// True when the file at `path` holds exactly `bytes` (compared in blocks, without

@@ -3,13 +3,16 @@
 //! damaged index is detected and rebuilt.
 //!
 //! The files of one build switch together ([`Commit`]): every changed file is first
-//! written in full to a temporary file (not fsynced: see `files::write_temp`), then a journal (`.commit`) naming them
-//! is renamed into place (the commit point), then the temporary files are renamed over
-//! the outputs, `meta.json` last, and the journal is removed. A run killed before the
-//! journal exists leaves the previous index untouched (its temporary files are removed
-//! by the next run); a run killed after it is finished by the next reader or writer
-//! ([`recover`], under the index lock), so the folder always holds the previous or the
-//! new complete index, never a mix. Files whose bytes would not change are not written.
+//! written in full to a temporary file (not fsynced: see `files::write_temp`), then a
+//! journal (`.commit`) naming them and their inodes is renamed into place (the commit
+//! point), then the temporary files are switched in over the outputs
+//! ([`files::switch_in`]), `meta.json` last, and the journal is removed; then the old
+//! files are. A run killed before the journal exists leaves the previous index untouched
+//! (its temporary files are removed by the next run); a run killed after it is finished
+//! by the next reader or writer ([`recover`], under the index lock; an output that
+//! already has its staged file's inode was switched), so the folder always holds the
+//! previous or the new complete index, never a mix. Files whose bytes would not change
+//! are not written.
 
 use crate::error::Error;
 use crate::model::diag::Diagnostic;
@@ -106,14 +109,15 @@ pub struct Meta {
 
 /// Digest of a set of (path, hash) pairs, independent of their order of discovery.
 pub fn source_digest(files: &BTreeMap<String, String>) -> String {
-    let mut h = blake3::Hasher::new();
+    // One buffer, hashed at once: four small updates a file took 21 ms at 100k files.
+    let mut buf = Vec::with_capacity(files.iter().map(|(p, h)| p.len() + h.len() + 2).sum());
     for (p, hash) in files {
-        h.update(p.as_bytes());
-        h.update(b"\0");
-        h.update(hash.as_bytes());
-        h.update(b"\n");
+        buf.extend_from_slice(p.as_bytes());
+        buf.push(b'\0');
+        buf.extend_from_slice(hash.as_bytes());
+        buf.push(b'\n');
     }
-    h.finalize().to_hex().to_string()
+    blake3::hash(&buf).to_hex().to_string()
 }
 
 /// A serialized file as a sequence of byte blocks (concatenated, they are the file).
@@ -158,8 +162,84 @@ pub const JOURNAL: &str = ".commit";
 #[derive(Debug)]
 pub struct Commit {
     dir: std::path::PathBuf,
-    /// (temporary file name, output name), in staging order.
-    staged: Vec<(String, String)>,
+    /// The staged files, in staging order.
+    staged: Vec<Staged>,
+}
+
+/// A staged file: its temporary name, the output it becomes, and (on Unix) its inode, by
+/// which a recovery tells whether it was switched in (after an exchange, the temporary
+/// name holds the old file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Staged {
+    tmp: String,
+    name: String,
+    ino: Option<u64>,
+}
+
+impl Staged {
+    fn new(tmp: &Path, name: &str) -> Staged {
+        Staged {
+            tmp: tmp
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default(),
+            name: name.to_string(),
+            ino: inode(tmp),
+        }
+    }
+}
+
+/// The inode of the file at `path` (not following a link), where there are inodes.
+fn inode(path: &Path) -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::symlink_metadata(path).ok().map(|m| m.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// The old files a commit switched out ([`files::switch_in`]), removed when dropped.
+/// Removing a large file frees its cached pages, which takes time (70 ms for the 330 MB
+/// node file of a 100k-item backlog): a caller with other work to do lets a thread do it
+/// ([`OldFiles::remove_in_background`]).
+#[derive(Debug, Default)]
+pub struct OldFiles(Vec<std::path::PathBuf>);
+
+impl OldFiles {
+    /// Remove the files on a thread; the returned handle waits for it when dropped.
+    pub fn remove_in_background(mut self) -> Removal {
+        let files = std::mem::take(&mut self.0);
+        if files.is_empty() {
+            return Removal(None);
+        }
+        Removal(std::thread::Builder::new().spawn(move || drop(OldFiles(files))).ok())
+    }
+}
+
+impl Drop for OldFiles {
+    fn drop(&mut self) {
+        for f in &self.0 {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+}
+
+/// Old files being removed on a thread ([`OldFiles::remove_in_background`]); dropping
+/// this waits until they are.
+#[derive(Debug)]
+pub struct Removal(Option<std::thread::JoinHandle<()>>);
+
+impl Drop for Removal {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            let _ = h.join();
+        }
+    }
 }
 
 impl Commit {
@@ -173,11 +253,7 @@ impl Commit {
 
     fn stage(&mut self, name: &str, fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), Error> {
         let tmp = write_temp(&self.dir, name, fill)?;
-        let tmp_name = tmp
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        self.staged.push((tmp_name, name.to_string()));
+        self.staged.push(Staged::new(&tmp, name));
         Ok(())
     }
 
@@ -200,11 +276,7 @@ impl Commit {
         if previous == Some(&digest.hex()) && files::same_files(&tmp, &self.dir.join(name)) {
             let _ = std::fs::remove_file(&tmp);
         } else {
-            let tmp_name = tmp
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_default();
-            self.staged.push((tmp_name, name.to_string()));
+            self.staged.push(Staged::new(&tmp, name));
         }
         Ok(digest.hex())
     }
@@ -228,54 +300,88 @@ impl Commit {
         Ok(true)
     }
 
-    /// Switch every staged file in: write the journal (the commit point), rename the
-    /// staged files in staging order, remove the journal. Returns the names written.
-    pub fn apply(mut self) -> Result<Vec<String>, Error> {
+    /// Switch every staged file in: write the journal (the commit point), switch the
+    /// staged files in, in staging order, remove the journal, then the old files.
+    /// Returns the names written.
+    pub fn apply(self) -> Result<Vec<String>, Error> {
+        self.apply_keeping_old().map(|(names, _old)| names)
+    }
+
+    /// [`Commit::apply`], leaving the removal of the old files to the caller.
+    pub fn apply_keeping_old(mut self) -> Result<(Vec<String>, OldFiles), Error> {
         let staged = std::mem::take(&mut self.staged);
         if staged.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), OldFiles::default()));
         }
-        let journal: String = staged.iter().map(|(tmp, name)| format!("{tmp}\t{name}\n")).collect();
+        let journal: String = staged
+            .iter()
+            .map(|s| match s.ino {
+                Some(ino) => format!("{}\t{}\t{ino}\n", s.tmp, s.name),
+                None => format!("{}\t{}\n", s.tmp, s.name),
+            })
+            .collect();
         let journal_path = self.dir.join(JOURNAL);
         if let Err(e) = atomic_write(&journal_path, |f| f.write_all(journal.as_bytes())) {
-            for (tmp, _) in &staged {
-                let _ = std::fs::remove_file(self.dir.join(tmp));
+            for s in &staged {
+                let _ = std::fs::remove_file(self.dir.join(&s.tmp));
             }
             return Err(e);
         }
-        finish(&self.dir, &staged)?;
-        Ok(staged.into_iter().map(|(_, name)| name).collect())
+        let old = finish(&self.dir, &staged)?;
+        Ok((staged.into_iter().map(|s| s.name).collect(), old))
     }
 }
 
 impl Drop for Commit {
     fn drop(&mut self) {
-        for (tmp, _) in &self.staged {
-            let _ = std::fs::remove_file(self.dir.join(tmp));
+        for s in &self.staged {
+            let _ = std::fs::remove_file(self.dir.join(&s.tmp));
         }
     }
 }
 
-/// Rename the staged files that are still waiting, then remove the journal. Idempotent: a
-/// run killed here is finished by the next one.
-fn finish(dir: &Path, staged: &[(String, String)]) -> Result<(), Error> {
-    for (tmp, name) in staged {
-        let from = dir.join(tmp);
-        if from.exists() {
-            std::fs::rename(&from, dir.join(name)).map_err(|e| Error::io(dir.join(name), e))?;
+/// Switch in the staged files that are still waiting, then remove the journal; returns
+/// the old files switched out. Idempotent: a run killed here is finished by the next one.
+/// A staged file whose inode the output already has was switched in: its temporary name,
+/// if still there, holds the old file.
+fn finish(dir: &Path, staged: &[Staged]) -> Result<OldFiles, Error> {
+    let mut old = OldFiles::default();
+    for s in staged {
+        let (from, to) = (dir.join(&s.tmp), dir.join(&s.name));
+        let waiting = match s.ino {
+            Some(_) if inode(&to) == s.ino => {
+                old.0.push(from);
+                continue;
+            }
+            Some(_) => inode(&from) == s.ino,
+            None => from.exists(),
+        };
+        if waiting && files::switch_in(&from, &to).map_err(|e| Error::io(&to, e))? {
+            old.0.push(from);
         }
     }
     let journal = dir.join(JOURNAL);
-    std::fs::remove_file(&journal).map_err(|e| Error::io(journal, e))
+    std::fs::remove_file(&journal).map_err(|e| Error::io(journal, e))?;
+    Ok(old)
 }
 
 /// A journal entry names a temporary file of this folder and one of the index's own
-/// files; anything else (a hand-made or damaged journal) is never acted on.
-fn journal_entry(line: &str) -> Option<(String, String)> {
-    let (tmp, name) = line.split_once('\t')?;
+/// files, and (written on Unix) the temporary file's inode; anything else (a hand-made
+/// or damaged journal) is never acted on.
+fn journal_entry(line: &str) -> Option<Staged> {
+    let mut fields = line.split('\t');
+    let (tmp, name) = (fields.next()?, fields.next()?);
+    let ino = match fields.next() {
+        Some(n) => Some(n.parse().ok()?),
+        None => None,
+    };
     let own = OUTPUTS.contains(&name) || name == META;
     let temp = tmp.starts_with(&format!(".{name}.tmp-")) && !tmp.contains(['/', '\\']);
-    (own && temp).then(|| (tmp.to_string(), name.to_string()))
+    (own && temp && fields.next().is_none()).then(|| Staged {
+        tmp: tmp.to_string(),
+        name: name.to_string(),
+        ino,
+    })
 }
 
 /// Finish a commit that a killed run left half done (call with the index lock held,
@@ -290,9 +396,9 @@ pub fn recover(dir: &Path) -> Result<bool, Error> {
         Err(e) => return Err(Error::io(path, e)),
     };
     let text = String::from_utf8_lossy(&text);
-    let entries: Option<Vec<(String, String)>> = text.lines().map(journal_entry).collect();
+    let entries: Option<Vec<Staged>> = text.lines().map(journal_entry).collect();
     match entries {
-        Some(staged) => finish(dir, &staged)?,
+        Some(staged) => drop(finish(dir, &staged)?),
         None => std::fs::remove_file(&path).map_err(|e| Error::io(path, e))?,
     }
     Ok(true)
@@ -641,6 +747,39 @@ mod tests {
         );
         assert!(!d.join(JOURNAL).exists());
         assert!(!recover(d).unwrap(), "nothing left to recover");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn recover_tells_a_switched_file_by_its_inode() {
+        // A run killed after switching the nodes in (on Linux by an exchange: the
+        // temporary name then holds the old nodes) and before the edges: the journal names
+        // each staged file's inode.
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let ino = |name: &str| std::fs::metadata(d.join(name)).unwrap().ino();
+        for (name, text) in [(NODES, "old nodes"), (EDGES, "old edges")] {
+            std::fs::write(d.join(name), text).unwrap();
+        }
+        let (nodes_tmp, edges_tmp) = (".graph_nodes.jsonl.tmp-42", ".graph_edges.jsonl.tmp-42");
+        std::fs::write(d.join(nodes_tmp), "new nodes").unwrap();
+        std::fs::write(d.join(edges_tmp), "new edges").unwrap();
+        let journal = format!(
+            "{nodes_tmp}\t{NODES}\t{}\n{edges_tmp}\t{EDGES}\t{}\n",
+            ino(nodes_tmp),
+            ino(edges_tmp)
+        );
+        files::switch_in(&d.join(nodes_tmp), &d.join(NODES)).unwrap();
+        std::fs::write(d.join(JOURNAL), journal).unwrap();
+        assert!(recover(d).unwrap());
+        assert_eq!([read(d, NODES), read(d, EDGES)], ["new nodes", "new edges"]);
+        let left: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "journal, old or temporary files left: {left:?}");
     }
 
     #[test]

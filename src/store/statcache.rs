@@ -368,9 +368,11 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
 
 /// Patch the cache file of `index_dir` after an edit that changed no folder, ignore file
 /// or config: new stamps (and hashes) for `files` (which must be in it; racy ones marked
-/// as a scan starting at `scan_start` marks them), new output stamps and digests, a new sidecar
-/// digest. The rest of the text is kept as it is, not parsed and written again. False
-/// (the file left as it was) when the cache does not hold every such line.
+/// as a scan starting at `scan_start` marks them), new output stamps and digests, a new
+/// sidecar digest. Each line is found by a binary search (`F` lines come first, sorted by
+/// path, then `O` lines sorted by name) and the rest is copied in the kernel
+/// ([`Patch`]), not parsed and written again (19 MB at 100k files). False (the file left
+/// as it was) when the cache does not hold every such line.
 pub fn patch_file(
     index_dir: &Path,
     scan_start: i128,
@@ -378,42 +380,45 @@ pub fn patch_file(
     sidecar_digest: &str,
     outputs: &[(&str, Stamp, String)],
 ) -> bool {
+    use crate::store::patch::{Patch, Sorted};
     let path = index_dir.join(FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return false;
-    };
-    let Some((head, body)) = text.split_once('\n') else {
-        return false;
-    };
-    let Some((complete, config, _)) = parse_header(head) else {
-        return false;
-    };
-    let flag = if complete { "1" } else { "0" };
-    let mut out = String::with_capacity(text.len() + 256);
-    out.push_str(&format!("{MAGIC} {flag} {config} {sidecar_digest}\n"));
-    let new_files: HashMap<&str, String> = files
-        .iter()
-        .map(|(p, st, h)| (p.as_str(), entry_line("F", st, &cached_hash(st, scan_start, h), p)))
-        .collect();
-    let new_outputs: HashMap<&str, String> = outputs
-        .iter()
-        .map(|(n, st, d)| (*n, entry_line("O", st, d, n)))
-        .collect();
-    let (mut files_done, mut outputs_done) = (0, 0);
-    for line in body.lines() {
-        let replaced = match parse_line(line) {
-            Some(Line::File(p, ..)) => new_files.get(p).inspect(|_| files_done += 1),
-            Some(Line::Output(n, ..)) => new_outputs.get(n).inspect(|_| outputs_done += 1),
-            Some(_) => None,
-            None => return false,
+    let patched = || -> Option<()> {
+        let src = Sorted::open(&path).ok()?;
+        let head = src.line(0).ok()?;
+        let (complete, config, _) = parse_header(std::str::from_utf8(&head).ok()?.trim_end())?;
+        let flag = if complete { "1" } else { "0" };
+        let mut patch = Patch::default();
+        patch.insert(0, format!("{MAGIC} {flag} {config} {sidecar_digest}\n").into_bytes());
+        patch.remove(0, head);
+        // The path or name of a line of `kind` (after its stamp and hash).
+        let key = |l: &[u8], kind: &[u8]| -> Option<Vec<u8>> {
+            let rest = l.strip_prefix(kind)?;
+            let k = rest.splitn(6, |&b| b == b' ').nth(5)?;
+            Some(k.strip_suffix(b"\n").unwrap_or(k).to_vec())
         };
-        out.push_str(replaced.map_or(line, String::as_str));
-        out.push('\n');
-    }
-    if files_done != new_files.len() || outputs_done != new_outputs.len() {
-        return false;
-    }
-    crate::store::files::atomic_write(&path, |f| std::io::Write::write_all(f, out.as_bytes())).is_ok()
+        let mut replace = |kind: &str, name: &str, line: String| -> Option<()> {
+            let (k, header) = (kind.as_bytes(), MAGIC.as_bytes());
+            // False for the header, then for lines before `name`'s among its kind's.
+            let before = |l: &[u8]| l.starts_with(header) || (kind == "O " && l.starts_with(b"F "));
+            let ge = |l: &[u8]| !before(l) && key(l, k).is_none_or(|x| x.as_slice() >= name.as_bytes());
+            let at = src.lower_bound(ge).ok()?;
+            let old = src.line(at).ok()?;
+            if key(&old, k)? != name.as_bytes() {
+                return None;
+            }
+            patch.remove(at, old);
+            patch.insert(at, format!("{line}\n").into_bytes());
+            Some(())
+        };
+        for (p, st, h) in files {
+            replace("F ", p, entry_line("F", st, &cached_hash(st, scan_start, h), p))?;
+        }
+        for (n, st, d) in outputs {
+            replace("O ", n, entry_line("O", st, d, n))?;
+        }
+        crate::store::files::atomic_write(&path, |f| patch.write(&src, f)).ok()
+    };
+    patched().is_some()
 }
 
 /// What may have changed since the cache was written, when the change can only be edits
@@ -832,6 +837,54 @@ mod tests {
         assert_eq!(d.touched, ["b/c.md", "b/d.md"]);
         std::fs::write(root.path().join("b/new.md"), "new").unwrap();
         assert_eq!(delta(index.path(), root.path(), "cfg"), None, "a file added");
+    }
+
+    #[test]
+    fn a_patched_cache_is_the_cache_written_whole() {
+        let root = tempfile::tempdir().unwrap();
+        let index = tempfile::tempdir().unwrap();
+        let names = ["a.md", "b c/d.md", "b/c.md", "b/d.md", "z.md"];
+        for f in names {
+            let p = root.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, f).unwrap();
+        }
+        cache_at(root.path(), index.path(), &names, now_ns() + 10 * RACY_NS);
+        let before = std::fs::read(index.path().join(FILE)).unwrap();
+        let mut whole = StatCache::load(index.path());
+        let st = Stamp::of_path(&root.path().join("a.md")).unwrap();
+        let edited: Vec<(String, Stamp, String)> = ["z.md", "b c/d.md", "a.md"]
+            .iter()
+            .map(|f| (f.to_string(), st, format!("hash of {f}")))
+            .collect();
+        let outputs = [
+            (crate::store::files::NODES, st, "d2".to_string()),
+            (crate::store::files::META, st, "-".into()),
+        ];
+        let start = now_ns();
+        assert!(patch_file(index.path(), start, &edited, "side2", &outputs));
+        for (f, st, h) in &edited {
+            whole.files.insert(f.clone(), (*st, cached_hash(st, start, h)));
+        }
+        for (n, st, d) in &outputs {
+            whole.outputs.insert(n.to_string(), (*st, d.clone()));
+        }
+        whole.sidecar_digest = "side2".into();
+        let other = tempfile::tempdir().unwrap();
+        whole.save(other.path());
+        let patched = std::fs::read(index.path().join(FILE)).unwrap();
+        assert_ne!(patched, before);
+        assert_eq!(
+            String::from_utf8(patched).unwrap(),
+            String::from_utf8(std::fs::read(other.path().join(FILE)).unwrap()).unwrap()
+        );
+        // A file the cache does not hold: nothing is written.
+        let missing = [("b/e.md".to_string(), st, "h".to_string())];
+        assert!(!patch_file(index.path(), start, &missing, "side3", &[]));
+        assert_eq!(
+            std::fs::read(index.path().join(FILE)).unwrap(),
+            std::fs::read(other.path().join(FILE)).unwrap()
+        );
     }
 
     #[test]

@@ -161,8 +161,11 @@ fn merge_postings(
 pub(super) struct Reindex<'c> {
     set_section: rusqlite::Statement<'c>,
     fts: Option<(rusqlite::Statement<'c>, rusqlite::Statement<'c>)>,
-    /// Terms whose postings change, with the new postings of the changed rows.
+    /// Terms of the changed rows, with the new postings of the changed rows.
     changed: BTreeMap<String, Vec<postings::Posting>>,
+    /// Of those, the terms whose posting in some changed row is not what it was (only
+    /// their lists are rewritten: a word added to a section changes one or two).
+    differs: std::collections::HashSet<String>,
     rows: std::collections::HashSet<u32>,
 }
 
@@ -183,6 +186,7 @@ impl<'c> Reindex<'c> {
             )?,
             fts,
             changed: BTreeMap::new(),
+            differs: std::collections::HashSet::new(),
             rows: std::collections::HashSet::new(),
         })
     }
@@ -215,11 +219,17 @@ impl<'c> Reindex<'c> {
             put_fts.execute(params![rowid, t, h, b])?;
         }
         let row = (rowid - 1) as u32;
-        for t in old_terms.iter().flatten() {
-            self.changed.entry(t.clone()).or_default();
-        }
+        let mut old: HashMap<&str, postings::Posting> = postings::row_postings(row, &old_terms).into_iter().collect();
         for (t, p) in postings::row_postings(row, &new_terms) {
+            if old.remove(t) != Some(p) {
+                self.differs.insert(t.to_string());
+            }
             self.changed.entry(t.to_string()).or_default().push(p);
+        }
+        // Terms the row no longer has.
+        for t in old.into_keys() {
+            self.differs.insert(t.to_string());
+            self.changed.entry(t.to_string()).or_default();
         }
         self.rows.insert(row);
         Ok(Some(new_terms.iter().map(|c| c.len() as u32).sum()))
@@ -227,7 +237,13 @@ impl<'c> Reindex<'c> {
 
     /// Write the gathered postings.
     pub(super) fn finish(self, conn: &Connection) -> Result<(), String> {
-        let Reindex { changed, rows, .. } = self;
+        let Reindex {
+            mut changed,
+            differs,
+            rows,
+            ..
+        } = self;
+        changed.retain(|t, _| differs.contains(t));
         merge_postings(conn, changed, &rows)
     }
 }

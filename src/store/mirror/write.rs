@@ -110,8 +110,8 @@ impl Batches for Files<'_> {
 }
 
 /// Replace the mirror under the index lock with what `fill` writes to a temporary file in
-/// the same folder: renamed into place when `fill` returns true, removed
-/// when it returns false or fails.
+/// the same folder: switched in ([`crate::store::files::switch_in`]) when `fill` returns
+/// true, removed when it returns false or fails.
 pub(super) fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool, Error>) -> Result<bool, Error> {
     let _lock = crate::store::lock::IndexLock::acquire(index_dir)?;
     // An update in place killed mid-transaction left a journal: roll it back before the
@@ -128,13 +128,12 @@ pub(super) fn replace(index_dir: &Path, fill: impl FnOnce(&Path) -> Result<bool,
             let mut journal = path.clone().into_os_string();
             journal.push("-journal");
             let _ = std::fs::remove_file(journal);
-            std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
+            crate::store::files::switch_in(&tmp, &path).map_err(|e| Error::io(&path, e))?;
         }
         Ok(keep)
     });
-    if !matches!(result, Ok(true)) {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    // Not kept, or switched in: then (after an exchange) it holds the old mirror.
+    let _ = std::fs::remove_file(&tmp);
     result
 }
 
