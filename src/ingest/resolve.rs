@@ -72,14 +72,14 @@ pub fn resolve_changed(stubs: Vec<ParsedFile>, changed: Vec<ParsedFile>, s: &Set
     (graph, diags)
 }
 
-/// The other documents that some changed files' references and mentions can reach
-/// ([`Lookup`]), so that [`resolve_changed`] needs stubs of only these, not of every
-/// document: a document is wanted when its id, node id or file stem is a key the files
-/// may look up, or its path one a link may lead to, or its node id holds a `#` (it may
-/// take a chunk id, see [`chunk_ids`]). A superset: keys are compared lowercase, whatever
-/// `ids.case_insensitive` says. Stubs must also hold every document that shares its id
-/// with a wanted one or a changed one ([`Wanted::id_group`]), for the ids that `link`
-/// gives them.
+/// The other documents that some changed files' references and mentions can reach (as
+/// the resolver's lookup tables find them), so that [`resolve_changed`] needs stubs of
+/// only these, not of every document: a document is wanted when its id, node id or file
+/// stem is a key the files may look up, or its path one a link may lead to, or its node
+/// id holds a `#` (a section's id must not take it). A superset: keys are compared
+/// lowercase, whatever `ids.case_insensitive` says. Stubs must also hold every document
+/// that shares its id with a wanted one or a changed one ([`Wanted::id_group`]), for the
+/// node ids the resolver gives them.
 #[derive(Debug, Default)]
 pub struct Wanted {
     /// Lowercase: ids as written, node ids (`ID@…`) and their id parts, file stems.
@@ -124,8 +124,8 @@ impl Wanted {
         w
     }
 
-    /// An id as [`Lookup::by_id`] looks it up: whole, by its part before `@`, and under
-    /// an aliased prefix.
+    /// An id as the resolver looks it up: whole, by its part before `@`, and under an
+    /// aliased prefix.
     fn id(&mut self, target: &str, aliases: &[(String, String)]) {
         let lower = target.to_lowercase();
         for (old, new) in aliases {
@@ -150,17 +150,22 @@ impl Wanted {
             || self.paths.contains(path)
             || [raw, node, file_stem(path)]
                 .into_iter()
-                .any(|k| self.keys.contains(Wanted::id_group(k).as_ref()))
+                .any(|k| self.keys.contains(lowercase(k).as_ref()))
     }
 
-    /// The key of the documents that share the id `raw` (as written) in [`link`]'s
-    /// grouping, or in more than it: the id, lowercase.
+    /// The key of the documents that share the id `raw` (as written) in the resolver's
+    /// grouping of ids, or in more than it: the id, lowercase.
     pub fn id_group(raw: &str) -> std::borrow::Cow<'_, str> {
-        if raw.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
-            std::borrow::Cow::Borrowed(raw)
-        } else {
-            std::borrow::Cow::Owned(raw.to_lowercase())
-        }
+        lowercase(raw)
+    }
+}
+
+/// `s` lowercase, borrowed when it already is (plain ASCII without capitals).
+fn lowercase(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        std::borrow::Cow::Borrowed(s)
+    } else {
+        std::borrow::Cow::Owned(s.to_lowercase())
     }
 }
 

@@ -371,8 +371,8 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Strin
 /// as a scan starting at `scan_start` marks them), new output stamps and digests, a new
 /// sidecar digest. Each line is found by a binary search (`F` lines come first, sorted by
 /// path, then `O` lines sorted by name) and the rest is copied in the kernel
-/// ([`Patch`]), not parsed and written again (19 MB at 100k files). False (the file left
-/// as it was) when the cache does not hold every such line.
+/// ([`crate::store::patch::Patch`]), not parsed and written again (19 MB at 100k files).
+/// False (the file left as it was) when the cache does not hold every such line.
 pub fn patch_file(
     index_dir: &Path,
     scan_start: i128,
