@@ -29,7 +29,7 @@ pub mod parse {
     pub use crate::ingest::parse::{filename_id, parse_file};
 }
 pub mod postings {
-    pub use crate::store::postings::build;
+    pub use crate::store::postings::{HOLE, Strings, build, bytes_to_u32s, decode};
 }
 pub mod render {
     pub use crate::text::render::{doc_header, section_block};

@@ -10,8 +10,8 @@
 //! - the three JSON-lines files are patched (their records of the edited files replaced
 //!   in sorted order, the rest copied in the kernel; [`crate::store::patch`]), and their
 //!   digests follow from the old ones;
-//! - the SQLite mirror changes the edited documents' rows in place
-//!   ([`mirror::update_docs`]).
+//! - the SQLite mirror changes the edited documents' rows in place, or moves them when
+//!   their sections changed ([`mirror::update_docs`]).
 //!
 //! The result is byte for byte what a full build writes (the property test in
 //! `tests/suite/incremental.rs` checks this over random edits, renames and deletions).

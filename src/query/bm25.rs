@@ -16,7 +16,8 @@ use crate::config::FieldWeights;
 use crate::store::postings::{Corpus, Posting};
 
 /// Score the rows matching any of the terms (each term's postings, in query order) and
-/// return the best `max` as (row, score), score descending then row ascending.
+/// return the best `max` as (row, score), score descending then row ascending (in a
+/// rebuild's order: [`Corpus::rank`]).
 pub fn score<P: AsRef<[Posting]>>(corpus: &Corpus, terms: &[P], f: FieldWeights, max: usize) -> Vec<(u32, f64)> {
     const K1: f64 = 1.2;
     const B: f64 = 0.75;
@@ -24,7 +25,7 @@ pub fn score<P: AsRef<[Posting]>>(corpus: &Corpus, terms: &[P], f: FieldWeights,
     let avgdl = corpus.avgdl();
     let w = [f.title, f.heading, f.body];
     let mut out: Vec<(u32, f64)> = SCRATCH.with_borrow_mut(|(acc, seen)| {
-        let rows = corpus.rows();
+        let rows = corpus.slots();
         if acc.len() < rows {
             acc.resize(rows, 0.0);
             seen.resize(rows.div_ceil(64), 0);
@@ -60,8 +61,9 @@ pub fn score<P: AsRef<[Posting]>>(corpus: &Corpus, terms: &[P], f: FieldWeights,
         }
         out
     });
-    // A total order: the order rows were found in does not matter.
-    let cmp = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    // A total order: the order rows were found in does not matter; equal scores go in a
+    // rebuild's row order.
+    let cmp = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(corpus.rank(a.0).cmp(&corpus.rank(b.0)));
     if out.len() > max {
         out.select_nth_unstable_by(max, cmp);
         out.truncate(max);
@@ -114,5 +116,35 @@ mod tests {
         let twice = score(&corpus, &[t.clone(), t], zero, 10);
         assert_eq!(twice.iter().map(|x| x.0).collect::<Vec<_>>(), [1, 2, 3]);
         assert!(twice.iter().all(|x| x.1 == 0.0));
+    }
+
+    /// A row an edit moved (row 1 of a rebuild is row 5 once moved, row 1 a hole): N
+    /// counts no hole, and equal scores go in a rebuild's order, not the rows' numbers.
+    #[test]
+    fn a_moved_row_scores_and_ties_as_in_a_rebuild() {
+        let rebuilt = Corpus {
+            row_len: vec![10; 5],
+            row_doc: vec![0, 1, 2, 3, 4],
+            row_name: vec![0; 5],
+            ..Corpus::default()
+        };
+        let moved = Corpus {
+            row_len: vec![10, 0, 10, 10, 10, 10],
+            row_doc: vec![0, crate::store::postings::HOLE, 2, 3, 4, 1],
+            row_name: vec![0; 6],
+            row_rank: vec![0, u32::MAX, 2, 3, 4, 1],
+            holes: 1,
+            ..Corpus::default()
+        };
+        let p = |row| Posting { row, tf: [0, 0, 1] };
+        let f = FieldWeights {
+            title: 4.0,
+            heading: 2.0,
+            body: 1.0,
+        };
+        let a = score(&rebuilt, &[vec![p(1), p(2)]], f, 1);
+        let b = score(&moved, &[vec![p(2), p(5)]], f, 1);
+        assert_eq!(a, [(1, a[0].1)], "a tie goes to the first row of a rebuild");
+        assert_eq!(b, [(5, a[0].1)], "the same row, moved, with the same score");
     }
 }

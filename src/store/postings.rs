@@ -41,7 +41,18 @@ pub struct Corpus {
     pub names: Vec<String>,
     /// Document ids.
     pub docs: Strings,
+    /// The place of each row in a rebuild's order (the order of chunk ids), which breaks
+    /// ties between equal scores; empty when it is the row number (every rebuilt mirror).
+    /// An edit that changes a document's sections leaves its old rows empty (a hole:
+    /// length 0, document [`HOLE`]) and appends the new ones; their places follow the
+    /// order a rebuild would give them, so ties break as in a rebuild.
+    pub row_rank: Vec<u32>,
+    /// Rows that are holes.
+    pub holes: usize,
 }
+
+/// The document ordinal of a row that is a hole (see [`Corpus::row_rank`]).
+pub const HOLE: u32 = u32::MAX;
 
 /// Strings stored end to end in one buffer: a corpus's ten thousand document ids are one
 /// allocation, and one copy out of the mirror (not ten thousand of each).
@@ -103,19 +114,29 @@ impl Strings {
 }
 
 impl Corpus {
-    /// Number of rows.
+    /// Number of rows (FTS5's N): holes are not rows.
     pub fn rows(&self) -> usize {
+        self.row_len.len() - self.holes
+    }
+
+    /// Row numbers run below this (holes included).
+    pub fn slots(&self) -> usize {
         self.row_len.len()
     }
 
     /// Average row length (FTS5's avgdl).
     pub fn avgdl(&self) -> f64 {
         let total: u64 = self.row_len.iter().map(|&l| l as u64).sum();
-        if self.row_len.is_empty() {
+        if self.rows() == 0 {
             1.0
         } else {
-            total as f64 / self.row_len.len() as f64
+            total as f64 / self.rows() as f64
         }
+    }
+
+    /// The place of `row` in a rebuild's order, for breaking ties.
+    pub fn rank(&self, row: u32) -> u32 {
+        self.row_rank.get(row as usize).copied().unwrap_or(row)
     }
 }
 

@@ -75,7 +75,11 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
             }
         })
         .collect();
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.row.cmp(&b.row)));
+    hits.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(corpus.rank(a.row).cmp(&corpus.rank(b.row)))
+    });
 
     // Aggregate sections to documents: best + 0.3 · Σ(others) / √n.
     let mut per_doc: BTreeMap<u32, Vec<&SectionHit>> = BTreeMap::new();

@@ -1,17 +1,23 @@
-//! The update of an edit: the rows of the edited documents changed in place, in one
-//! transaction (SQLite's rollback journal keeps it whole if the process is killed), when
-//! each keeps its sections (same ids, same headings, same order) and its `backlog` row
-//! inputs (the caller checks those). The result answers every query as a rebuild's
-//! does (a test compares their contents); only the rowids of a document's edges differ
-//! when links were added or removed.
+//! The update of an edit, in one transaction (SQLite's rollback journal keeps it whole if
+//! the process is killed), when each edited document keeps its `backlog` row inputs (the
+//! caller checks those). A document that keeps its sections (same ids, same headings,
+//! same order) has its rows changed in place. One whose sections changed (added,
+//! removed, renamed) has its rows moved: its old rows are left empty (holes) and the new
+//! ones appended, with their places in a rebuild's order kept in the corpus
+//! (`Corpus::row_rank`), which ties between equal scores follow; a rebuild (any run that
+//! is not an edit) numbers the rows afresh. The result answers every query as a
+//! rebuild's does (a test compares their contents under a rebuild's numbering, and
+//! their searches and packs); the rowids of a document's edges differ when links were
+//! added or removed, and those of its sections when they moved.
 
 use super::fresh::{Spec, current, db_path, sql_err};
-use super::read::{BACKLOG_TYPES, docs_of};
+use super::read::{BACKLOG_TYPES, docs_of, load_corpus};
 use super::update::{Reindex, SectionFields};
-use super::write::{insert_edges, node_rows, put_backlog, table_edges};
+use super::write::{insert_edges, node_rows, put_backlog, put_corpus, table_edges};
 use crate::error::Error;
-use crate::model::section::{sections, title_text};
+use crate::model::section::{SectionRow, section_name, sections, title_text};
 use crate::model::{Edge, Node};
+use crate::store::postings::{self, Corpus};
 use rusqlite::{Connection, params};
 use std::path::Path;
 
@@ -26,10 +32,12 @@ pub struct DocEdit {
 
 /// Apply `edits` to the mirror of the sidecar `old_sidecar`, making it the mirror of
 /// `new_sidecar`; with `backlog`, the `backlog` table is made again from the updated rows
-/// (an edit changed what it reads: a title, a state, a blocking link). Returns false, having changed nothing, when the mirror is not that of
-/// `old_sidecar` under `spec`, an edit changes what the rows are, or SQLite fails (a
-/// reader holding the file for more than a second, a damaged file): then the caller
-/// takes the full path, which writes a new mirror beside this one.
+/// (an edit changed what it reads: a title, a state, a blocking link). Returns false,
+/// having changed nothing, when the mirror is not that of `old_sidecar` under `spec`, a
+/// document's rows cannot be changed or moved (not one block of rowids; a section of
+/// another document among its own in id order), or SQLite fails (a reader holding the
+/// file for more than a second, a damaged file): then the caller takes the full path,
+/// which writes a new mirror beside this one.
 pub fn update_docs(
     index_dir: &Path,
     (old_sidecar, new_sidecar): (&str, &str),
@@ -71,6 +79,78 @@ fn try_update(
     tx.execute("UPDATE meta SET value = ?1 WHERE key = 'sidecar'", [new_sidecar])
         .map_err(e)?;
     tx.commit().map_err(e)?;
+    Ok(true)
+}
+
+/// A `sections` row the mirror holds: rowid, id and fields.
+type OldRow = (i64, String, SectionFields);
+
+/// A document whose sections changed (some added, removed or renamed): its old rows
+/// `was` (consecutive rowids) become holes and its new `rows` are appended, their places
+/// in the order a rebuild gives ([`Corpus::row_rank`]) those of the old block, the later
+/// places moved by the difference. False when a row of another document sorts among the
+/// document's old or new rows (its places would not be one block).
+fn move_rows(
+    conn: &Connection,
+    c: &mut Corpus,
+    reindex: &mut Reindex,
+    (doc, was, rows): (&str, &[OldRow], &[SectionRow<'_>]),
+    (title_was, title): (&str, &str),
+) -> rusqlite::Result<bool> {
+    let ids = || {
+        was.iter()
+            .map(|w| w.1.as_str())
+            .chain(rows.iter().map(|r| r.chunk.id.as_str()))
+    };
+    let (Some(lo), Some(hi)) = (ids().min(), ids().max()) else {
+        return Ok(false);
+    };
+    let foreign: bool = conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM sections WHERE id >= ?1 AND id <= ?2 AND doc != ?3)",
+        params![lo, hi, doc],
+        |r| r.get(0),
+    )?;
+    let first = (was[0].0 - 1) as usize;
+    let Some(&ordinal) = c.row_doc.get(first) else {
+        return Ok(false);
+    };
+    if foreign || ordinal == postings::HOLE || c.row_len.len() + rows.len() >= postings::HOLE as usize {
+        return Ok(false);
+    }
+    if c.row_rank.is_empty() {
+        c.row_rank = (0..c.slots() as u32).collect();
+    }
+    let start = c.rank(first as u32);
+    let (old, new) = (was.len() as u32, rows.len() as u32);
+    for (rowid, _, fields) in was {
+        reindex.remove(conn, *rowid, (title_was, fields))?;
+        let row = (*rowid - 1) as usize;
+        if row >= c.slots() {
+            return Ok(false);
+        }
+        (c.row_len[row], c.row_doc[row], c.row_name[row], c.row_rank[row]) = (0, postings::HOLE, 0, u32::MAX);
+        c.holes += 1;
+    }
+    for r in c.row_rank.iter_mut().filter(|r| **r != u32::MAX && **r >= start + old) {
+        *r = *r - old + new;
+    }
+    let base = c.slots();
+    for (i, r) in rows.iter().enumerate() {
+        let rowid = (base + i) as i64 + 1;
+        let len = reindex.add(conn, rowid, (&r.chunk.id, doc), (title, &SectionFields::of(r)))?;
+        let name = section_name(r.heading);
+        let n = match c.names.iter().position(|x| *x == name) {
+            Some(n) => n,
+            None => {
+                c.names.push(name);
+                c.names.len() - 1
+            }
+        };
+        c.row_len.push(len);
+        c.row_doc.push(ordinal);
+        c.row_name.push(n as u32);
+        c.row_rank.push(start + i as u32);
+    }
     Ok(true)
 }
 
@@ -121,6 +201,8 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         .map_err(e)?;
     let mut reindex = Reindex::new(conn, fts).map_err(e)?;
     let mut row_lens: Vec<(usize, u32)> = Vec::new();
+    // Loaded once an edit moves a document's rows (its sections changed).
+    let mut corpus: Option<Corpus> = None;
     for edit in edits {
         let mut nodes = edit.nodes.clone();
         nodes.sort_by(|a, b| a.id.cmp(&b.id));
@@ -129,7 +211,7 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         };
         let rows = sections(&nodes);
         // The rows the mirror holds for the document: the same ids in the same order.
-        let mut was: Vec<(i64, String, SectionFields)> = Vec::new();
+        let mut was: Vec<OldRow> = Vec::new();
         let mut q = old_rows.query([&doc.id]).map_err(e)?;
         while let Some(r) = q.next().map_err(e)? {
             was.push((
@@ -145,7 +227,7 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
                 .all(|((_, id, f), r)| *id == r.chunk.id && f.heading == r.heading);
         // Consecutive rowids: the rows are the document's block of the numbering.
         let consecutive = was.windows(2).all(|w| w[1].0 == w[0].0 + 1);
-        if !same_rows || !consecutive {
+        if was.is_empty() || !consecutive {
             return Ok(false);
         }
         let title_was: String = match old_title.query_row([&doc.id], |r| r.get(0)) {
@@ -154,10 +236,22 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
             Err(err) => return Err(e(err)),
         };
         let title = title_text(doc);
-        for ((rowid, _, before), r) in was.iter().zip(&rows) {
-            let now = SectionFields::of(r);
-            if let Some(len) = reindex.row(*rowid, (&title_was, before), (&title, &now)).map_err(e)? {
-                row_lens.push(((*rowid - 1) as usize, len));
+        if same_rows {
+            for ((rowid, _, before), r) in was.iter().zip(&rows) {
+                let now = SectionFields::of(r);
+                if let Some(len) = reindex.row(*rowid, (&title_was, before), (&title, &now)).map_err(e)? {
+                    row_lens.push(((*rowid - 1) as usize, len));
+                }
+            }
+        } else {
+            if corpus.is_none() {
+                corpus = Some(load_corpus(conn)?);
+            }
+            let Some(c) = corpus.as_mut() else {
+                return Ok(false);
+            };
+            if !move_rows(conn, c, &mut reindex, (&doc.id, &was, &rows), (&title_was, &title)).map_err(e)? {
+                return Ok(false);
             }
         }
         // The document's row.
@@ -207,8 +301,18 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         }
     }
     reindex.finish(conn)?;
-    if !row_lens.is_empty() && !set_row_lens(conn, &row_lens)? {
-        return Ok(false);
+    match corpus {
+        Some(mut c) => {
+            for (row, len) in row_lens {
+                match c.row_len.get_mut(row) {
+                    Some(l) => *l = len,
+                    None => return Ok(false),
+                }
+            }
+            put_corpus(conn, &c).map_err(e)?;
+        }
+        None if !row_lens.is_empty() && !set_row_lens(conn, &row_lens)? => return Ok(false),
+        None => {}
     }
     Ok(true)
 }

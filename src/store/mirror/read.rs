@@ -38,14 +38,17 @@ pub fn load_corpus(conn: &Connection) -> Result<postings::Corpus, String> {
             "row_len" => c.row_len = u32s(v)?,
             "row_doc" => c.row_doc = u32s(v)?,
             "row_name" => c.row_name = u32s(v)?,
+            "row_rank" => c.row_rank = u32s(v)?,
             "names" => c.names = serde_json::from_slice(v).map_err(|e| format!("{}: {e}", damaged()))?,
             "docs" => c.docs = postings::Strings::from_bytes(v).ok_or_else(damaged)?,
             _ => {}
         }
     }
-    if c.row_doc.len() != c.row_len.len() || c.row_name.len() != c.row_len.len() {
+    let ranks = c.row_rank.is_empty() || c.row_rank.len() == c.row_len.len();
+    if c.row_doc.len() != c.row_len.len() || c.row_name.len() != c.row_len.len() || !ranks {
         return Err("damaged corpus: row tables disagree".into());
     }
+    c.holes = c.row_doc.iter().filter(|&&d| d == postings::HOLE).count();
     Ok(c)
 }
 

@@ -235,6 +235,55 @@ impl<'c> Reindex<'c> {
         Ok(Some(new_terms.iter().map(|c| c.len() as u32).sum()))
     }
 
+    /// Row `rowid` (`was`, under the document title `title_was`) leaves: its `sections`
+    /// row, its full-text row and its postings.
+    pub(super) fn remove(
+        &mut self,
+        conn: &Connection,
+        rowid: i64,
+        (title_was, was): (&str, &SectionFields),
+    ) -> rusqlite::Result<()> {
+        conn.execute("DELETE FROM sections WHERE rowid = ?1", [rowid])?;
+        let old_terms = [title_was, was.heading.as_str(), was.text.as_str()].map(crate::text::tokenize::terms);
+        if let Some((delete_fts, _)) = &mut self.fts {
+            let [t, h, b] = old_terms.each_ref().map(|c| c.join(" "));
+            delete_fts.execute(params![rowid, t, h, b])?;
+        }
+        for t in old_terms.iter().flatten() {
+            self.differs.insert(t.clone());
+            self.changed.entry(t.clone()).or_default();
+        }
+        self.rows.insert((rowid - 1) as u32);
+        Ok(())
+    }
+
+    /// A new row `rowid`: the section `r` (`now`) of the document `doc` under the title
+    /// `title`. Returns its term count.
+    pub(super) fn add(
+        &mut self,
+        conn: &Connection,
+        rowid: i64,
+        (id, doc): (&str, &str),
+        (title, now): (&str, &SectionFields),
+    ) -> rusqlite::Result<u32> {
+        conn.execute(
+            "INSERT INTO sections VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![rowid, id, doc, now.heading, now.level, now.line, now.text, now.tokens],
+        )?;
+        let new_terms = [title, now.heading.as_str(), now.text.as_str()].map(crate::text::tokenize::terms);
+        if let Some((_, put_fts)) = &mut self.fts {
+            let [t, h, b] = new_terms.each_ref().map(|c| c.join(" "));
+            put_fts.execute(params![rowid, t, h, b])?;
+        }
+        let row = (rowid - 1) as u32;
+        for (t, p) in postings::row_postings(row, &new_terms) {
+            self.differs.insert(t.to_string());
+            self.changed.entry(t.to_string()).or_default().push(p);
+        }
+        self.rows.insert(row);
+        Ok(new_terms.iter().map(|c| c.len() as u32).sum())
+    }
+
     /// Write the gathered postings.
     pub(super) fn finish(self, conn: &Connection) -> Result<(), String> {
         let Reindex {
@@ -300,6 +349,10 @@ fn update_tables(
     let damaged = |m: String| Error::Other(format!("{}: {m}", path.display()));
     {
         let mut corpus = load_corpus(&tx).map_err(damaged)?;
+        // Rows an edit moved (see `Corpus::row_rank`): numbered otherwise than these.
+        if corpus.holes > 0 || !corpus.row_rank.is_empty() {
+            return Ok(false);
+        }
         let mut reindex = Reindex::new(&tx, fts).map_err(e)?;
         for (i, ((_, doc, was), r)) in old.iter().zip(&rows).enumerate() {
             let title = new_title.get(r.doc).map_or("", String::as_str);

@@ -558,5 +558,11 @@ pub(super) fn put_corpus(conn: &Connection, c: &postings::Corpus) -> rusqlite::R
     ] {
         put.execute(params![k, v])?;
     }
+    // A rebuilt mirror has none: its rows are in a rebuild's order.
+    if c.row_rank.is_empty() {
+        conn.execute("DELETE FROM corpus WHERE key = 'row_rank'", [])?;
+    } else {
+        put.execute(params!["row_rank", postings::u32s_to_bytes(&c.row_rank)])?;
+    }
     Ok(())
 }
