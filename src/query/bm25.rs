@@ -17,7 +17,7 @@ use crate::store::postings::{Corpus, Posting};
 
 /// Score the rows matching any of the terms (each term's postings, in query order) and
 /// return the best `max` as (row, score), score descending then row ascending (in a
-/// rebuild's order: [`Corpus::rank`]).
+/// rebuild's order: `Corpus::rank`).
 pub fn score<P: AsRef<[Posting]>>(corpus: &Corpus, terms: &[P], f: FieldWeights, max: usize) -> Vec<(u32, f64)> {
     const K1: f64 = 1.2;
     const B: f64 = 0.75;

@@ -189,7 +189,8 @@ pub fn write_temp(
     Ok(tmp)
 }
 
-/// Write through a temporary file in the same folder ([`write_temp`]), rename over `path`.
+/// Write through a temporary file in the same folder ([`write_temp`]), switched in over
+/// `path` ([`switch_in`]).
 pub fn atomic_write(path: &Path, fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> Result<(), Error> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path

@@ -51,7 +51,7 @@ pub struct Corpus {
     pub holes: usize,
 }
 
-/// The document ordinal of a row that is a hole (see [`Corpus::row_rank`]).
+/// The document ordinal of a row that is a hole (see `Corpus::row_rank`).
 pub const HOLE: u32 = u32::MAX;
 
 /// Strings stored end to end in one buffer: a corpus's ten thousand document ids are one
@@ -484,7 +484,7 @@ pub fn encode(postings: &[Posting]) -> Vec<u8> {
     out
 }
 
-/// The inverse of [`encode`]; None on malformed bytes.
+/// The inverse of `encode`; None on malformed bytes.
 pub fn decode(mut b: &[u8]) -> Option<Vec<Posting>> {
     // A posting takes 4 to 20 bytes, most 4 or 5: sized once, not grown (each growth of a
     // long list is a copy into fresh pages the kernel must zero).
@@ -525,7 +525,7 @@ pub fn u32s_to_bytes(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-/// The inverse of [`u32s_to_bytes`]; None when the length is not a multiple of 4.
+/// The inverse of `u32s_to_bytes`; None when the length is not a multiple of 4.
 pub fn bytes_to_u32s(b: &[u8]) -> Option<Vec<u32>> {
     b.len().is_multiple_of(4).then(|| {
         b.chunks_exact(4)

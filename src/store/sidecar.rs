@@ -217,7 +217,23 @@ impl OldFiles {
         if files.is_empty() {
             return Removal(None);
         }
-        Removal(std::thread::Builder::new().spawn(move || drop(OldFiles(files))).ok())
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<std::path::PathBuf>>();
+        let remove = move || {
+            if let Ok(files) = rx.recv() {
+                drop(OldFiles(files));
+            }
+        };
+        match std::thread::Builder::new().spawn(remove) {
+            Ok(handle) => {
+                let _ = tx.send(files);
+                Removal(Some(handle))
+            }
+            // No thread: removed here.
+            Err(_) => {
+                drop(OldFiles(files));
+                Removal(None)
+            }
+        }
     }
 }
 
@@ -348,16 +364,18 @@ fn finish(dir: &Path, staged: &[Staged]) -> Result<OldFiles, Error> {
     let mut old = OldFiles::default();
     for s in staged {
         let (from, to) = (dir.join(&s.tmp), dir.join(&s.name));
-        let waiting = match s.ino {
-            Some(_) if inode(&to) == s.ino => {
-                old.0.push(from);
-                continue;
+        match s.ino {
+            Some(_) if inode(&to) == s.ino => old.0.push(from),
+            Some(_) if inode(&from) == s.ino => {
+                let exchanged = files::switch_in(&from, &to).map_err(|e| Error::io(&to, e))?;
+                old.0.extend(exchanged.then_some(from));
             }
-            Some(_) => inode(&from) == s.ino,
-            None => from.exists(),
-        };
-        if waiting && files::switch_in(&from, &to).map_err(|e| Error::io(&to, e))? {
-            old.0.push(from);
+            Some(_) => {}
+            // A journal without inodes (an older mdgraph's, or no inodes here): renamed,
+            // never exchanged, so that the temporary name is left holding nothing a
+            // second recovery could take for the staged file.
+            None if from.exists() => std::fs::rename(&from, &to).map_err(|e| Error::io(&to, e))?,
+            None => {}
         }
     }
     let journal = dir.join(JOURNAL);
@@ -780,6 +798,28 @@ mod tests {
             .filter(|n| n.starts_with('.'))
             .collect();
         assert!(left.is_empty(), "journal, old or temporary files left: {left:?}");
+    }
+
+    #[test]
+    fn a_journal_without_inodes_is_recovered_by_renames_twice_over() {
+        // An older mdgraph's journal (no inodes). A recovery killed after its switch and
+        // before the journal went must leave nothing the next one takes for the staged
+        // file: a rename, not an exchange (which would leave the old nodes there).
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join(NODES), "old nodes").unwrap();
+        std::fs::write(d.join(".graph_nodes.jsonl.tmp-7"), "new nodes").unwrap();
+        let journal = ".graph_nodes.jsonl.tmp-7\tgraph_nodes.jsonl\n";
+        std::fs::write(d.join(JOURNAL), journal).unwrap();
+        let staged = vec![journal_entry(journal.trim_end()).unwrap()];
+        assert_eq!(staged[0].ino, None);
+        let old = finish(d, &staged).unwrap();
+        assert!(!d.join(".graph_nodes.jsonl.tmp-7").exists(), "renamed away");
+        drop(old);
+        // As if killed before the journal was removed: it is found again.
+        std::fs::write(d.join(JOURNAL), journal).unwrap();
+        assert!(recover(d).unwrap());
+        assert_eq!(read(d, NODES), "new nodes");
     }
 
     #[test]
