@@ -10,7 +10,9 @@ index; that time is printed apart), warms each tool once, then calls `search` an
 bench/search_bench.py does) and prints p50 / p90 / max of the round trip as the client
 sees it: request written, JSON-RPC reply parsed. With --edits N it then appends a new
 word to N items, one at a time, and times the first `search` for it: right after the
-edit, and 1 s after (the server's watch has applied it). Needs `pip install mcp`.
+edit, and 1 s after (the server's watch has applied it); then the same with the word in
+a new `##` section (an edit that moves the document's mirror rows, which the server's
+in-memory index does not take: it reopens). Needs `pip install mcp`.
 """
 
 from __future__ import annotations
@@ -43,23 +45,25 @@ def item_files(root: str) -> list[str]:
     return sorted(out)
 
 
-async def after_edits(session, root: str, edits: int, wait: float) -> None:
-    """Append a word no file has to an item, wait `wait` seconds, then search for it:
-    the round trip of that first call, and whether its first hit is the edited file."""
+async def after_edits(session, root: str, edits: int, wait: float, section: bool = False) -> None:
+    """Append a word no file has to an item (with `section`, in a new `##` section),
+    wait `wait` seconds, then search for it: the round trip of that first call, and
+    whether its first hit is the edited file."""
     files = item_files(root)
     times, found = [], 0
     for i in range(edits):
         path = files[(i * 7919) % len(files)]
         word = f"zqxedit{int(time.time() * 1000) % 100000}n{i}"
         with open(path, "a") as f:
-            f.write(f"\nEdited: {word}.\n")
+            f.write(f"\n## Added {i}\n\nEdited: {word}.\n" if section else f"\nEdited: {word}.\n")
         await asyncio.sleep(wait)
         t = time.perf_counter()
         r = await session.call_tool("search", {"query": word, "limit": 1})
         times.append((time.perf_counter() - t) * 1000)
         text = "".join(getattr(c, "text", "") for c in r.content)
         found += os.path.relpath(path, root) in text
-    print(f"search right after an edit (edit {wait * 1000:.0f} ms before the call): {edits} edits, "
+    what = "a new section" if section else "an edit"
+    print(f"search right after {what} (edit {wait * 1000:.0f} ms before the call): {edits} edits, "
           f"p50 {pct(times, .5):.1f} ms, max {max(times):.1f} ms, edit found {found}/{edits}")
 
 
@@ -89,8 +93,9 @@ async def bench(root: str, index_dir: str, queries: list[str], edits: int = 0) -
                 await asyncio.sleep(2.5)
                 # Right after the edit (the call applies it), and once the server's
                 # watch has applied it (it looks every 250 ms).
-                for wait in (0.0, 1.0):
-                    await after_edits(session, root, edits, wait)
+                for section in (False, True):
+                    for wait in (0.0, 1.0):
+                        await after_edits(session, root, edits, wait, section)
 
 
 def main() -> None:

@@ -219,7 +219,7 @@ pub fn switch_in(from: &Path, to: &Path) -> std::io::Result<bool> {
         match renameat_with(CWD, from, CWD, to, RenameFlags::EXCHANGE) {
             Ok(()) => return Ok(true),
             // `to` absent (or `from`: then the rename says so), or no exchange here.
-            Err(Errno::NOENT | Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP | Errno::PERM) => {}
+            Err(Errno::NOENT | Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP | Errno::PERM | Errno::XDEV) => {}
             Err(e) => return Err(e.into()),
         }
     }
