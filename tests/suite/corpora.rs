@@ -259,5 +259,46 @@ fn edits_on_real_corpora_take_the_short_cut_and_equal_a_full_build() {
             answers(&held) == answers(&open()),
             "{corpus}: the index in memory differs"
         );
+        // Sections added, renamed and removed are edits too: the documents' mirror rows
+        // move, and the mirror answers as a rebuilt one.
+        std::thread::sleep(std::time::Duration::from_millis(2600));
+        mdgraph::Index::build(&config, false, None).unwrap();
+        let mut moved = 0;
+        for (i, p) in files.iter().skip(1).step_by(files.len() / 5).enumerate() {
+            let text = std::fs::read_to_string(p).unwrap();
+            let edited = match i % 3 {
+                0 => format!("{text}\n## Added section\n\nFee market notes for BACK-100 and EIP-1559.\n"),
+                1 => text.replacen("\n## ", "\n## Renamed ", 1),
+                _ => text.replacen("\n## ", "\n", 1),
+            };
+            moved += usize::from(edited != text);
+            std::fs::write(p, edited).unwrap();
+        }
+        assert!(moved > 1, "{corpus}: no section changed");
+        let report = mdgraph::Index::build(&config, false, None).unwrap();
+        let phases: Vec<&str> = report.timings.phases.iter().map(|(p, _)| *p).collect();
+        assert!(
+            phases.contains(&"patch"),
+            "{corpus}: sections: no short cut: {phases:?}"
+        );
+        assert!(
+            phases.iter().any(|p| p.starts_with("sqlite (edited rows")),
+            "{corpus}: sections: the mirror was not updated in place: {phases:?}"
+        );
+        assert_eq!(mdgraph("_full", &["index", "--full"]).code, 0);
+        let differ = differing_outputs(&dir.path().join("_index"), &dir.path().join("_full"));
+        assert!(
+            differ.is_empty(),
+            "{corpus}: sections: {differ:?} differ from a full build"
+        );
+        let full = mdgraph::Config {
+            index_dir: dir.path().join("_full"),
+            ..config.clone()
+        };
+        let through_mirror = |c: &mdgraph::Config| answers(&mdgraph::Index::open_as_is(c.clone()).unwrap());
+        assert!(
+            through_mirror(&config) == through_mirror(&full),
+            "{corpus}: the mirror with moved rows answers otherwise than a rebuilt one"
+        );
     }
 }
