@@ -168,12 +168,33 @@ impl Index {
         if !self.in_memory || mirror::sidecar_digest(&graph.meta.outputs) != edits.from {
             return false;
         }
-        // Every edited node is one the graph holds (same id, same path).
+        // Every edited document is one the graph holds (same id, same path). Its nodes
+        // are replaced in place when the edit brings the same ones; when its sections
+        // changed (the engine moves its rows), they are removed and the new ones inserted.
         let mut slots = Vec::new();
+        let mut same_nodes = true;
+        for edit in &edits.docs {
+            let Some(doc) = edit.nodes.iter().find(|n| !n.is_chunk()) else {
+                return false;
+            };
+            match graph.nodes.binary_search_by(|x| x.id.cmp(&doc.id)) {
+                Ok(i) if graph.nodes[i].path == doc.path => {}
+                _ => return false,
+            }
+            let (from, to) = (format!("{}#", doc.id), format!("{}$", doc.id));
+            let lo = graph.nodes.partition_point(|x| x.id < from);
+            let hi = graph.nodes.partition_point(|x| x.id < to);
+            let held = graph.nodes[lo..hi]
+                .iter()
+                .filter(|x| x.doc.as_deref() == Some(doc.id.as_str()) && x.path == doc.path)
+                .count();
+            same_nodes &= held == edit.nodes.iter().filter(|n| n.is_chunk()).count();
+        }
         for n in edits.docs.iter().flat_map(|e| &e.nodes) {
             match graph.nodes.binary_search_by(|x| x.id.cmp(&n.id)) {
                 Ok(i) if graph.nodes[i].path == n.path => slots.push((i, n)),
-                _ => return false,
+                Ok(_) => return false,
+                Err(_) => same_nodes = false,
             }
         }
         // The new edge list: each document's edges are those its file wrote, from it or
@@ -206,8 +227,21 @@ impl Index {
         {
             return false;
         }
-        for (i, n) in slots {
-            graph.nodes[i] = n.clone();
+        if same_nodes {
+            for (i, n) in slots {
+                graph.nodes[i] = n.clone();
+            }
+        } else {
+            let theirs = |n: &Node| {
+                owners
+                    .iter()
+                    .any(|(id, _, path)| n.path == *path && (n.id == *id || n.doc.as_deref() == Some(*id)))
+            };
+            graph.nodes.retain(|n| !theirs(n));
+            for n in edits.docs.iter().flat_map(|e| &e.nodes) {
+                let at = graph.nodes.partition_point(|x| x.id < n.id);
+                graph.nodes.insert(at, n.clone());
+            }
         }
         graph.edges.retain(|e| !own(e));
         for e in added {

@@ -611,9 +611,11 @@ fn an_index_in_memory_takes_in_an_edit_as_a_fresh_one_answers() {
     };
     let edit = |i: usize, change: &dyn Fn(&str) -> String| {
         let text = std::fs::read_to_string(&files[i]).unwrap();
-        std::fs::write(&files[i], change(&text)).unwrap();
+        let changed = change(&text);
+        assert_ne!(text, changed, "the edit changes file {i}");
+        std::fs::write(&files[i], changed).unwrap();
     };
-    let rounds: [(&str, &dyn Fn()); 3] = [
+    let rounds: [(&str, &dyn Fn()); 6] = [
         ("new words and a link", &|| {
             edit(3, &|t| {
                 format!("{t}\nZanzibar quokkas resynchronised the offline export. See [[ADR-0003]].\n")
@@ -635,6 +637,24 @@ fn an_index_in_memory_takes_in_an_edit_as_a_fresh_one_answers() {
                     "\n",
                 )
             })
+        }),
+        // Sections changed: the rows move (see `sections_changed_by_edits_answer_as_in_a_rebuild`).
+        ("a new section", &|| {
+            edit(9, &|t| {
+                format!("{t}\n## Zanzibar notes\n\nQuokkas resynchronised the offline export.\n")
+            })
+        }),
+        ("a heading renamed, and the same document again", &|| {
+            edit(4, &|t| match t.contains("\n## ") {
+                true => t.replacen("\n## ", "\n## Renamed ", 1),
+                false => t.replacen("\n# ", "\n# Renamed ", 1),
+            });
+            edit(9, &|t| {
+                format!("{t}\n## Acceptance criteria\n\n- the export works offline.\n")
+            });
+        }),
+        ("every heading of a document removed", &|| {
+            edit(6, &|t| t.replace("\n## ", "\n").replace("\n# ", "\n"))
         }),
     ];
     for (what, change) in rounds {

@@ -106,13 +106,15 @@ fn section_text(n: &Node) -> SectionText {
     }
 }
 
-/// An edited document and its rows, each with the node it now holds.
-type RowPlan<'e> = (&'e Node, Vec<(u32, &'e Node)>);
+/// An edited document, its rows (in row order) and the nodes its rows now hold (its
+/// sections by id, or the document itself when it has none).
+type RowPlan<'e> = (&'e Node, Vec<u32>, Vec<&'e Node>);
 
 impl MemoryEngine {
-    /// The rows of each edited document, in row order, with the node each row now
-    /// holds (a section, or the document itself when it has none); None when a document
-    /// is unknown or its rows are not the sections it brings (same ids and headings).
+    /// The rows of each edited document and the nodes they now hold; None when a
+    /// document is unknown, or its sections changed (its rows would move) and another
+    /// document's row sorts among its old or new ones, as the mirror's move requires
+    /// (`mirror::update_docs`).
     fn rows_of<'e>(&self, edits: &'e [DocEdit]) -> Option<Vec<RowPlan<'e>>> {
         let corpus = &self.index.corpus;
         let ordinal: HashMap<&str, u32> = corpus.docs.iter().enumerate().map(|(i, d)| (d, i as u32)).collect();
@@ -138,15 +140,107 @@ impl MemoryEngine {
                 if chunks.is_empty() {
                     chunks.push(doc);
                 }
-                let fits = chunks.len() == rows.len()
-                    && rows.iter().zip(&chunks).all(|(&r, c)| {
-                        self.index.rows.get(r as usize).is_some_and(|info| {
-                            info.chunk == c.id && info.heading == c.heading.as_deref().unwrap_or("")
-                        })
-                    });
-                fits.then(|| (doc, rows.iter().copied().zip(chunks).collect()))
+                (self.fits(rows, &chunks) || !self.foreign_among(rows, &chunks)).then(|| (doc, rows.clone(), chunks))
             })
             .collect()
+    }
+
+    /// Do the `rows` hold the sections `chunks` brings (same ids and headings)?
+    fn fits(&self, rows: &[u32], chunks: &[&Node]) -> bool {
+        chunks.len() == rows.len()
+            && rows.iter().zip(chunks).all(|(&r, c)| {
+                self.index
+                    .rows
+                    .get(r as usize)
+                    .is_some_and(|info| info.chunk == c.id && info.heading == c.heading.as_deref().unwrap_or(""))
+            })
+    }
+
+    /// Does a row of another document sort among a document's `rows` and the `chunks`
+    /// it brings (or does it have no rows)?
+    fn foreign_among(&self, rows: &[u32], chunks: &[&Node]) -> bool {
+        let c = &self.index.corpus;
+        let Some(&own) = rows.first().and_then(|&r| c.row_doc.get(r as usize)) else {
+            return true;
+        };
+        let mut ids: Vec<&str> = chunks.iter().map(|n| n.id.as_str()).collect();
+        for &r in rows {
+            match self.index.rows.get(r as usize) {
+                Some(info) => ids.push(&info.chunk),
+                None => return true,
+            }
+        }
+        let (Some(&lo), Some(&hi)) = (ids.iter().min(), ids.iter().max()) else {
+            return true;
+        };
+        self.index
+            .rows
+            .iter()
+            .zip(&c.row_doc)
+            .any(|(info, &d)| d != own && d != postings::HOLE && (lo..=hi).contains(&info.chunk.as_str()))
+    }
+
+    /// Move a document's rows (its sections changed), as the mirror does: its old
+    /// `rows` become holes, the `chunks` it now brings are appended, their places in a
+    /// rebuild's order (`Corpus::row_rank`) those of the old block.
+    fn move_rows(&mut self, doc: &Node, rows: &[u32], chunks: &[Node]) {
+        let Some(&ordinal) = rows.first().and_then(|&r| self.index.corpus.row_doc.get(r as usize)) else {
+            return;
+        };
+        if self.index.corpus.row_rank.is_empty() {
+            self.index.corpus.row_rank = (0..self.index.corpus.slots() as u32).collect();
+        }
+        let start = self.index.corpus.rank(rows[0]);
+        for &r in rows {
+            self.reindex(r, Default::default());
+            let c = &mut self.index.corpus;
+            let r = r as usize;
+            (c.row_doc[r], c.row_name[r], c.row_rank[r]) = (postings::HOLE, 0, u32::MAX);
+            c.holes += 1;
+        }
+        let (old, new) = (rows.len() as u32, chunks.len() as u32);
+        for r in self
+            .index
+            .corpus
+            .row_rank
+            .iter_mut()
+            .filter(|r| **r != u32::MAX && **r >= start + old)
+        {
+            *r = *r - old + new;
+        }
+        let title = crate::model::section::title_text(doc);
+        for (i, n) in chunks.iter().enumerate() {
+            let row = self.index.corpus.slots() as u32;
+            let heading = if n.is_chunk() {
+                n.heading.clone().unwrap_or_default()
+            } else {
+                String::new()
+            };
+            let body = if n.is_chunk() {
+                n.text.clone().unwrap_or_default()
+            } else {
+                String::new()
+            };
+            let name = crate::model::section::section_name(&heading);
+            let c = &mut self.index.corpus;
+            let name = match c.names.iter().position(|x| *x == name) {
+                Some(n) => n,
+                None => {
+                    c.names.push(name);
+                    c.names.len() - 1
+                }
+            };
+            c.row_len.push(0);
+            c.row_doc.push(ordinal);
+            c.row_name.push(name as u32);
+            c.row_rank.push(start + i as u32);
+            self.index.rows.push(RowInfo {
+                chunk: n.id.clone(),
+                heading: heading.clone(),
+            });
+            self.texts.push(Default::default());
+            self.reindex(row, [title.clone(), heading, body]);
+        }
     }
 
     /// Row `row` now reads `text` (title, heading, body): its postings and length follow.
@@ -255,25 +349,29 @@ impl Engine for MemoryEngine {
             return false;
         };
         // Owned, so the engine can change while it is read.
-        let plan: Vec<(Node, Vec<(u32, Node)>)> = plan
+        let plan: Vec<(Node, Vec<u32>, Vec<Node>)> = plan
             .into_iter()
-            .map(|(d, rows)| (d.clone(), rows.into_iter().map(|(r, n)| (r, n.clone())).collect()))
+            .map(|(d, rows, chunks)| (d.clone(), rows, chunks.into_iter().cloned().collect()))
             .collect();
         let mut touched: HashSet<String> = HashSet::new();
-        for (doc, rows) in &plan {
+        for (doc, rows, chunks) in &plan {
             let title = crate::model::section::title_text(doc);
-            for (row, n) in rows {
-                let heading = if n.is_chunk() {
-                    n.heading.clone().unwrap_or_default()
-                } else {
-                    String::new()
-                };
-                let body = if n.is_chunk() {
-                    n.text.clone().unwrap_or_default()
-                } else {
-                    String::new()
-                };
-                self.reindex(*row, [title.clone(), heading, body]);
+            if self.fits(rows, &chunks.iter().collect::<Vec<_>>()) {
+                for (row, n) in rows.iter().zip(chunks) {
+                    let heading = if n.is_chunk() {
+                        n.heading.clone().unwrap_or_default()
+                    } else {
+                        String::new()
+                    };
+                    let body = if n.is_chunk() {
+                        n.text.clone().unwrap_or_default()
+                    } else {
+                        String::new()
+                    };
+                    self.reindex(*row, [title.clone(), heading, body]);
+                }
+            } else {
+                self.move_rows(doc, rows, chunks);
             }
             // The documents whose links may change: this one, those it linked, those it links.
             touched.insert(doc.id.clone());
@@ -286,9 +384,12 @@ impl Engine for MemoryEngine {
             );
             self.docs.insert(doc.id.clone(), doc_info(doc));
             self.nodes.insert(doc.id.clone(), doc.clone());
-            let mut secs: Vec<&Node> = rows.iter().map(|(_, n)| n).filter(|n| n.is_chunk()).collect();
+            let mut secs: Vec<&Node> = chunks.iter().filter(|n| n.is_chunk()).collect();
             secs.sort_by_key(|n| n.line.unwrap_or(0));
-            if !secs.is_empty() {
+            if secs.is_empty() {
+                // Every heading removed: a fresh engine has no sections for it.
+                self.sections.remove(&doc.id);
+            } else {
                 self.sections
                     .insert(doc.id.clone(), secs.into_iter().map(section_text).collect());
             }
