@@ -138,6 +138,54 @@ impl Corpus {
     pub fn rank(&self, row: u32) -> u32 {
         self.row_rank.get(row as usize).copied().unwrap_or(row)
     }
+
+    /// Move a document's rows (its sections changed; both engines and the mirror do it
+    /// this way): its `old` rows, one block of places in a rebuild's order, become holes,
+    /// and a row is appended for each of `headings` (the new sections' headings, in id
+    /// order), with length 0 (the caller indexes it), the document's ordinal, and the
+    /// places of the old block, the later places moved by the difference. Returns the
+    /// first new row; None, having changed nothing, when `old` is empty or not rows.
+    pub fn move_rows(&mut self, old: &[u32], headings: &[&str]) -> Option<u32> {
+        let &first = old.first()?;
+        let ordinal = *self.row_doc.get(first as usize)?;
+        let fits = ordinal != HOLE && old.iter().all(|&r| (r as usize) < self.slots());
+        if !fits || self.slots() + headings.len() >= HOLE as usize {
+            return None;
+        }
+        if self.row_rank.is_empty() {
+            self.row_rank = (0..self.slots() as u32).collect();
+        }
+        let start = self.rank(first);
+        for &r in old {
+            let r = r as usize;
+            (self.row_len[r], self.row_doc[r], self.row_name[r], self.row_rank[r]) = (0, HOLE, 0, u32::MAX);
+            self.holes += 1;
+        }
+        let (was, now) = (old.len() as u32, headings.len() as u32);
+        for r in self
+            .row_rank
+            .iter_mut()
+            .filter(|r| **r != u32::MAX && **r >= start + was)
+        {
+            *r = *r - was + now;
+        }
+        let base = self.slots() as u32;
+        for (i, heading) in headings.iter().enumerate() {
+            let name = crate::model::section::section_name(heading);
+            let n = match self.names.iter().position(|x| *x == name) {
+                Some(n) => n,
+                None => {
+                    self.names.push(name);
+                    self.names.len() - 1
+                }
+            };
+            self.row_len.push(0);
+            self.row_doc.push(ordinal);
+            self.row_name.push(n as u32);
+            self.row_rank.push(start + i as u32);
+        }
+        Some(base)
+    }
 }
 
 /// A row's identity.
@@ -537,6 +585,39 @@ pub fn bytes_to_u32s(b: &[u8]) -> Option<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn moved_rows_leave_holes_and_take_the_old_places() {
+        // Five rows of documents 0..3; document 1 holds rows 1 and 2 and now brings three
+        // sections.
+        let mut c = Corpus {
+            row_len: vec![5; 5],
+            row_doc: vec![0, 1, 1, 2, 3],
+            row_name: vec![0; 5],
+            names: vec!["goal".into()],
+            ..Corpus::default()
+        };
+        assert_eq!(c.move_rows(&[1, 2], &["Goal", "New  Part", "Notes"]), Some(5));
+        assert_eq!((c.rows(), c.slots(), c.holes), (6, 8, 2));
+        assert_eq!(c.row_doc, [0, HOLE, HOLE, 2, 3, 1, 1, 1]);
+        assert_eq!(c.row_len, [5, 0, 0, 5, 5, 0, 0, 0]);
+        assert_eq!(c.row_name[5..], [0, 1, 2]);
+        assert_eq!(c.names, ["goal", "new part", "notes"]);
+        // In a rebuild's order: row 0, the three new rows, then rows 3 and 4.
+        let live: Vec<u32> = (0..8).filter(|&r| c.row_doc[r as usize] != HOLE).collect();
+        let mut by_place = live.clone();
+        by_place.sort_by_key(|&r| c.rank(r));
+        assert_eq!(by_place, [0, 5, 6, 7, 3, 4]);
+        assert_eq!(live.iter().map(|&r| c.rank(r)).max(), Some(5), "places stay 0..rows");
+        // Then down to one row: the places close up.
+        assert_eq!(c.move_rows(&[5, 6, 7], &[""]), Some(8));
+        let mut by_place: Vec<u32> = (0..9).filter(|&r| c.row_doc[r as usize] != HOLE).collect();
+        by_place.sort_by_key(|&r| c.rank(r));
+        assert_eq!(by_place, [0, 8, 3, 4]);
+        assert_eq!(c.rank(4), 3);
+        assert_eq!(c.move_rows(&[1], &["x"]), None, "a hole is no document's row");
+        assert_eq!(c.move_rows(&[], &["x"]), None);
+    }
 
     #[test]
     fn strings_round_trip_and_refuse_damage() {

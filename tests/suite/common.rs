@@ -50,6 +50,22 @@ pub fn differing_outputs(a: &Path, b: &Path) -> Vec<&'static str> {
 }
 
 /// Copy a folder recursively.
+/// Wait out the stat cache's racy window (2 s: files changed within it are re-read and
+/// their folders not vouched for), then index again so the cache vouches for every file:
+/// the next edit can take the short cut.
+pub fn settle(cfg: &mdgraph::Config) {
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    mdgraph::Index::build(cfg, false, None).unwrap();
+}
+
+/// Rewrite `file` with `change` applied to its text, which it must change.
+pub fn edit_file(file: &Path, change: &dyn Fn(&str) -> String) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let changed = change(&text);
+    assert_ne!(text, changed, "the edit changes {}", file.display());
+    std::fs::write(file, changed).unwrap();
+}
+
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {

@@ -199,8 +199,7 @@ fn edits_on_real_corpora_take_the_short_cut_and_equal_a_full_build() {
         .unwrap();
         mdgraph::Index::build(&config, false, None).unwrap();
         // Past the stat cache's racy window for what the first build wrote.
-        std::thread::sleep(std::time::Duration::from_millis(2600));
-        mdgraph::Index::build(&config, false, None).unwrap();
+        settle(&config);
         let open = || {
             let index = mdgraph::Index::open_as_is(config.clone()).unwrap().in_memory();
             index.warm().unwrap();
@@ -261,8 +260,7 @@ fn edits_on_real_corpora_take_the_short_cut_and_equal_a_full_build() {
         );
         // Sections added, renamed and removed are edits too: the documents' mirror rows
         // move, and the mirror answers as a rebuilt one.
-        std::thread::sleep(std::time::Duration::from_millis(2600));
-        mdgraph::Index::build(&config, false, None).unwrap();
+        settle(&config);
         let mut moved = 0;
         for (i, p) in files.iter().skip(1).step_by(files.len() / 5).enumerate() {
             let text = std::fs::read_to_string(p).unwrap();

@@ -456,8 +456,7 @@ fn edits_on_a_generated_10k_backlog_equal_full_builds() {
             // Past the racy window of the folders a rename or deletion touched (within
             // it the stat cache cannot vouch for them), two plain edits take the short
             // cut.
-            std::thread::sleep(std::time::Duration::from_millis(2100));
-            mdgraph::Index::build(&inc, false, None).unwrap();
+            settle(&inc);
             for o in [Op::Append(7, "short cut".into()), Op::InsertLine(11, "moved".into())] {
                 apply(&dir.path().join("backlog"), &o);
             }
@@ -494,15 +493,9 @@ fn sections_changed_by_edits_answer_as_in_a_rebuild() {
         let inc = cfg_fts(dir, "_index", fts);
         build_with_mirror(&inc, false);
         // Past the racy window of the folders just copied, so edits take the short cut.
-        std::thread::sleep(std::time::Duration::from_millis(2100));
-        mdgraph::Index::build(&inc, false, None).unwrap();
+        settle(&inc);
         let files = md_files(&f.root());
-        let edit = |i: usize, change: &dyn Fn(&str) -> String| {
-            let text = std::fs::read_to_string(&files[i]).unwrap();
-            let changed = change(&text);
-            assert_ne!(text, changed, "the edit changes file {i}");
-            std::fs::write(&files[i], changed).unwrap();
-        };
+        let edit = |i: usize, change: &dyn Fn(&str) -> String| edit_file(&files[i], change);
         let queries = [
             "zanzibar quokkas offline export",
             "brand new section with words",
@@ -579,8 +572,7 @@ fn an_index_in_memory_takes_in_an_edit_as_a_fresh_one_answers() {
     let inc = cfg(dir, "_index");
     build_with_mirror(&inc, false);
     // Past the racy window of the folders just copied, so edits take the short cut.
-    std::thread::sleep(std::time::Duration::from_millis(2100));
-    mdgraph::Index::build(&inc, false, None).unwrap();
+    settle(&inc);
     let open = || {
         let index = mdgraph::Index::open_as_is(inc.clone()).unwrap().in_memory();
         index.warm().unwrap();
@@ -610,12 +602,7 @@ fn an_index_in_memory_takes_in_an_edit_as_a_fresh_one_answers() {
         }
         out
     };
-    let edit = |i: usize, change: &dyn Fn(&str) -> String| {
-        let text = std::fs::read_to_string(&files[i]).unwrap();
-        let changed = change(&text);
-        assert_ne!(text, changed, "the edit changes file {i}");
-        std::fs::write(&files[i], changed).unwrap();
-    };
+    let edit = |i: usize, change: &dyn Fn(&str) -> String| edit_file(&files[i], change);
     let rounds: [(&str, &dyn Fn()); 6] = [
         ("new words and a link", &|| {
             edit(3, &|t| {

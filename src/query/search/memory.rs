@@ -96,6 +96,18 @@ fn doc_info(n: &Node) -> DocInfo {
     }
 }
 
+/// The heading and body a row holding `n` searches (none for a document without
+/// sections, whose row is the document itself).
+fn row_text(n: &Node) -> (String, String) {
+    match n.is_chunk() {
+        true => (
+            n.heading.clone().unwrap_or_default(),
+            n.text.clone().unwrap_or_default(),
+        ),
+        false => (String::new(), String::new()),
+    }
+}
+
 /// What the engine keeps of a section.
 fn section_text(n: &Node) -> SectionText {
     SectionText {
@@ -184,56 +196,16 @@ impl MemoryEngine {
     /// `rows` become holes, the `chunks` it now brings are appended, their places in a
     /// rebuild's order (`Corpus::row_rank`) those of the old block.
     fn move_rows(&mut self, doc: &Node, rows: &[u32], chunks: &[Node]) {
-        let Some(&ordinal) = rows.first().and_then(|&r| self.index.corpus.row_doc.get(r as usize)) else {
+        let texts: Vec<(String, String)> = chunks.iter().map(row_text).collect();
+        let headings: Vec<&str> = texts.iter().map(|(h, _)| h.as_str()).collect();
+        let Some(base) = self.index.corpus.move_rows(rows, &headings) else {
             return;
         };
-        if self.index.corpus.row_rank.is_empty() {
-            self.index.corpus.row_rank = (0..self.index.corpus.slots() as u32).collect();
-        }
-        let start = self.index.corpus.rank(rows[0]);
         for &r in rows {
             self.reindex(r, Default::default());
-            let c = &mut self.index.corpus;
-            let r = r as usize;
-            (c.row_doc[r], c.row_name[r], c.row_rank[r]) = (postings::HOLE, 0, u32::MAX);
-            c.holes += 1;
-        }
-        let (old, new) = (rows.len() as u32, chunks.len() as u32);
-        for r in self
-            .index
-            .corpus
-            .row_rank
-            .iter_mut()
-            .filter(|r| **r != u32::MAX && **r >= start + old)
-        {
-            *r = *r - old + new;
         }
         let title = crate::model::section::title_text(doc);
-        for (i, n) in chunks.iter().enumerate() {
-            let row = self.index.corpus.slots() as u32;
-            let heading = if n.is_chunk() {
-                n.heading.clone().unwrap_or_default()
-            } else {
-                String::new()
-            };
-            let body = if n.is_chunk() {
-                n.text.clone().unwrap_or_default()
-            } else {
-                String::new()
-            };
-            let name = crate::model::section::section_name(&heading);
-            let c = &mut self.index.corpus;
-            let name = match c.names.iter().position(|x| *x == name) {
-                Some(n) => n,
-                None => {
-                    c.names.push(name);
-                    c.names.len() - 1
-                }
-            };
-            c.row_len.push(0);
-            c.row_doc.push(ordinal);
-            c.row_name.push(name as u32);
-            c.row_rank.push(start + i as u32);
+        for ((n, (heading, body)), row) in chunks.iter().zip(texts).zip(base..) {
             self.index.rows.push(RowInfo {
                 chunk: n.id.clone(),
                 heading: heading.clone(),
@@ -358,16 +330,7 @@ impl Engine for MemoryEngine {
             let title = crate::model::section::title_text(doc);
             if self.fits(rows, &chunks.iter().collect::<Vec<_>>()) {
                 for (row, n) in rows.iter().zip(chunks) {
-                    let heading = if n.is_chunk() {
-                        n.heading.clone().unwrap_or_default()
-                    } else {
-                        String::new()
-                    };
-                    let body = if n.is_chunk() {
-                        n.text.clone().unwrap_or_default()
-                    } else {
-                        String::new()
-                    };
+                    let (heading, body) = row_text(n);
                     self.reindex(*row, [title.clone(), heading, body]);
                 }
             } else {

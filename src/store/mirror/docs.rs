@@ -15,9 +15,9 @@ use super::read::{BACKLOG_TYPES, docs_of, load_corpus};
 use super::update::{Reindex, SectionFields};
 use super::write::{insert_edges, node_rows, put_backlog, put_corpus, table_edges};
 use crate::error::Error;
-use crate::model::section::{SectionRow, section_name, sections, title_text};
+use crate::model::section::{SectionRow, sections, title_text};
 use crate::model::{Edge, Node};
-use crate::store::postings::{self, Corpus};
+use crate::store::postings::Corpus;
 use rusqlite::{Connection, params};
 use std::path::Path;
 
@@ -110,46 +110,21 @@ fn move_rows(
         params![lo, hi, doc],
         |r| r.get(0),
     )?;
-    let first = (was[0].0 - 1) as usize;
-    let Some(&ordinal) = c.row_doc.get(first) else {
+    if foreign {
+        return Ok(false);
+    }
+    let old: Vec<u32> = was.iter().map(|w| (w.0 - 1) as u32).collect();
+    let headings: Vec<&str> = rows.iter().map(|r| r.heading).collect();
+    let Some(base) = c.move_rows(&old, &headings) else {
         return Ok(false);
     };
-    if foreign || ordinal == postings::HOLE || c.row_len.len() + rows.len() >= postings::HOLE as usize {
-        return Ok(false);
-    }
-    if c.row_rank.is_empty() {
-        c.row_rank = (0..c.slots() as u32).collect();
-    }
-    let start = c.rank(first as u32);
-    let (old, new) = (was.len() as u32, rows.len() as u32);
     for (rowid, _, fields) in was {
         reindex.remove(conn, *rowid, (title_was, fields))?;
-        let row = (*rowid - 1) as usize;
-        if row >= c.slots() {
-            return Ok(false);
-        }
-        (c.row_len[row], c.row_doc[row], c.row_name[row], c.row_rank[row]) = (0, postings::HOLE, 0, u32::MAX);
-        c.holes += 1;
     }
-    for r in c.row_rank.iter_mut().filter(|r| **r != u32::MAX && **r >= start + old) {
-        *r = *r - old + new;
-    }
-    let base = c.slots();
     for (i, r) in rows.iter().enumerate() {
-        let rowid = (base + i) as i64 + 1;
-        let len = reindex.add(conn, rowid, (&r.chunk.id, doc), (title, &SectionFields::of(r)))?;
-        let name = section_name(r.heading);
-        let n = match c.names.iter().position(|x| *x == name) {
-            Some(n) => n,
-            None => {
-                c.names.push(name);
-                c.names.len() - 1
-            }
-        };
-        c.row_len.push(len);
-        c.row_doc.push(ordinal);
-        c.row_name.push(n as u32);
-        c.row_rank.push(start + i as u32);
+        let row = base as usize + i;
+        let len = reindex.add(conn, row as i64 + 1, (&r.chunk.id, doc), (title, &SectionFields::of(r)))?;
+        c.row_len[row] = len;
     }
     Ok(true)
 }
