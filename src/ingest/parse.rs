@@ -6,11 +6,12 @@
 
 use crate::config::{PathKind, Settings};
 use crate::ingest::frontmatter::{self, KeyLines, Parsed};
-use crate::ingest::markdown::{self, Section};
+use crate::ingest::markdown::{self, Link, Section};
 use crate::model::backlog::{Group, fold_state};
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{EdgeType, Kind, Node, RawRef, RefForm};
 pub use crate::text::path::file_stem;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use yaml_rust2::Yaml;
 
@@ -26,11 +27,99 @@ pub struct ParsedFile {
 }
 
 /// Parse a file's text. `rel` is the root-relative path, `hash` its content hash.
+///
+/// A list of steps, each a function of what the steps before it found; each step
+/// returns its diagnostics, which are kept in step order.
 pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile {
-    let mut diags = Vec::new();
+    let front = read_frontmatter(rel, text);
+    let body = markdown::parse_body(front.body, front.body_line);
+    let ids = ids(rel, &front, s);
+    let class = kind_and_type(rel, &front, &ids, s);
+    let state = state(rel, &front, class.kind, &body.sections, s);
+    // References: frontmatter keys in config order, then body links in file order.
+    let mut refs = frontmatter_refs(rel, &front, s);
+    refs.refs.extend(body_refs(&body.links, state.in_body.as_ref(), s));
+    let doc = Node {
+        id: ids.raw.clone(),
+        kind: class.kind,
+        path: rel.to_string(),
+        r#type: class.ty.map(|(_, t)| t),
+        title: Some(title(rel, &front, &body.sections, s)),
+        state: state.value.map(|(_, v)| v),
+        uid: ids.uid,
+        hash: Some(hash.to_string()),
+        id_derived: ids.declared.is_none(),
+        nav: is_nav_page(rel, class.kind, &body.nav),
+        fields: fields(&front),
+        refs: Some(refs.refs),
+        line: Some(ids.line),
+        raw_id: Some(ids.raw),
+        ..Node::default()
+    };
+    let diagnostics = [
+        front.diagnostics,
+        ids.diagnostics,
+        class.diagnostics,
+        state.diagnostics,
+        refs.diagnostics,
+    ];
+    ParsedFile {
+        doc,
+        sections: body.sections,
+        diagnostics: diagnostics.into_iter().flatten().collect(),
+    }
+}
+
+/// The frontmatter step: the fields as parsed, where their keys were written, and the
+/// body after them.
+struct Front<'t> {
+    /// The fields; None without frontmatter, or when it is no mapping or is unreadable.
+    yaml: Option<Yaml>,
+    /// Where keys and values were written in the YAML block.
+    key_lines: KeyLines<'t>,
+    body: &'t str,
+    /// 1-based line number of the body's first line.
+    body_line: u32,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Front<'_> {
+    /// The value at a dotted key path.
+    fn get(&self, key: &str) -> Option<&Yaml> {
+        frontmatter::get_path(self.yaml.as_ref()?, key)
+    }
+
+    /// The file line of a key's value; lines inside the YAML block are offset by the
+    /// opening `---`.
+    fn line(&self, key: &str, value: &str) -> u32 {
+        self.key_lines.value_line(key, value) + 1
+    }
+
+    /// The first of `keys` holding a non-empty scalar, with that key. Integers keep their
+    /// written form (`id: 0042` is `0042`, not `42`).
+    fn first_scalar(&self, keys: &[String]) -> Option<(String, String)> {
+        keys.iter().find_map(|k| {
+            let v = self.get(k)?;
+            let text = match v {
+                Yaml::Integer(_) => self
+                    .key_lines
+                    .raw_scalar(k)
+                    .map(str::to_string)
+                    .or_else(|| frontmatter::scalar_text(v)),
+                _ => frontmatter::scalar_text(v),
+            }?;
+            Some((k.clone(), text.trim().to_string())).filter(|(_, v)| !v.is_empty())
+        })
+    }
+}
+
+/// Split the frontmatter from the body and read its YAML, leniently: what cannot be read
+/// is a diagnostic, and the file is indexed from what can.
+fn read_frontmatter<'t>(rel: &str, text: &'t str) -> Front<'t> {
+    let mut diagnostics = Vec::new();
     let split = frontmatter::split(text);
     if split.unclosed {
-        diags.push(Diagnostic::new(
+        diagnostics.push(Diagnostic::new(
             rel,
             1,
             Severity::Warning,
@@ -38,11 +127,11 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             "frontmatter opened with `---` is never closed; read as body",
         ));
     }
-    let mut yaml_doc: Option<Yaml> = None;
+    let mut yaml = None;
     if let Some(y) = split.yaml {
         match frontmatter::parse_yaml(y) {
-            Parsed::Mapping(m) => yaml_doc = Some(m),
-            Parsed::NotMapping(what) => diags.push(Diagnostic::new(
+            Parsed::Mapping(m) => yaml = Some(m),
+            Parsed::NotMapping(what) => diagnostics.push(Diagnostic::new(
                 rel,
                 2,
                 Severity::Error,
@@ -55,7 +144,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
                 } else {
                     "frontmatter ignored; the file is indexed from its body and filename"
                 };
-                diags.push(
+                diagnostics.push(
                     Diagnostic::new(
                         rel,
                         error.line + 1,
@@ -65,38 +154,39 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
                     )
                     .at_col(error.col),
                 );
-                yaml_doc = recovered;
+                yaml = recovered;
             }
         }
     }
-    let body = markdown::parse_body(split.body, split.body_line);
-    let key_lines = KeyLines::new(split.yaml.unwrap_or(""));
-    // Lines inside the YAML block are offset by the opening `---`.
-    let fm_line = |key: &str, value: &str| key_lines.value_line(key, value) + 1;
+    Front {
+        yaml,
+        key_lines: KeyLines::new(split.yaml.unwrap_or("")),
+        body: split.body,
+        body_line: split.body_line,
+        diagnostics,
+    }
+}
 
+/// The ids step: the file's id as written and where, its uid.
+struct Ids {
+    /// The id the frontmatter declares, with its key.
+    declared: Option<(String, String)>,
+    /// The id as written: the declared one, else the one the file name gives.
+    raw: String,
+    /// The line of the declared id (1 without one).
+    line: u32,
+    uid: Option<String>,
+    /// A decision record written without frontmatter (adr-tools, MADR, log4brains): a
+    /// numbered file in the decisions folder.
+    bare_adr: bool,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// The file's id: the first id key the frontmatter has, else the one its file name gives.
+fn ids(rel: &str, front: &Front, s: &Settings) -> Ids {
     let stem = file_stem(rel);
-    let empty = Yaml::Hash(Default::default());
-    let y = yaml_doc.as_ref().unwrap_or(&empty);
-    // Integers keep their written form (`id: 0042` is `0042`, not `42`).
-    let first_scalar = |keys: &[String]| {
-        keys.iter().find_map(|k| {
-            let v = frontmatter::get_path(y, k)?;
-            let text = match v {
-                Yaml::Integer(_) => key_lines
-                    .raw_scalar(k)
-                    .map(str::to_string)
-                    .or_else(|| frontmatter::scalar_text(v)),
-                _ => frontmatter::scalar_text(v),
-            }?;
-            Some((k.clone(), text.trim().to_string())).filter(|(_, v)| !v.is_empty())
-        })
-    };
-    let fm_id = first_scalar(&s.ids.keys);
-    let has_fm = yaml_doc.is_some();
-    let in_dir = |d: &str| rel.split('/').rev().skip(1).any(|c| c.eq_ignore_ascii_case(d));
-    // A decision record written without frontmatter (adr-tools, MADR, log4brains): a
-    // numbered file in the decisions folder.
-    let bare_adr = !has_fm && in_dir(&s.kinds.decisions_dir) && adr_file_number(stem).is_some();
+    let declared = front.first_scalar(&s.ids.keys);
+    let bare_adr = front.yaml.is_none() && in_dir(rel, &s.kinds.decisions_dir) && adr_file_number(stem).is_some();
     // `0005-use-x` is `ADR-0005`; `ADR023-use-x` is `ADR023` (the name up to its number).
     let from_filename = match adr_file_number(stem) {
         Some(n) if bare_adr && stem.starts_with(|c: char| c.is_ascii_digit()) => format!("ADR-{n}"),
@@ -106,12 +196,44 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         }
         _ => filename_id(stem),
     };
-    let raw_id = fm_id
-        .as_ref()
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| from_filename.clone());
-    let id_line = fm_id.as_ref().map(|(k, v)| fm_line(k, v)).unwrap_or(1);
-    let uid = first_scalar(&s.ids.uid_keys).map(|(_, v)| v);
+    let mut diagnostics = Vec::new();
+    let line = declared.as_ref().map(|(k, v)| front.line(k, v)).unwrap_or(1);
+    if let Some((_, id)) = &declared
+        && looks_like_id(&from_filename)
+        && !same_id(&from_filename, id)
+    {
+        diagnostics.push(
+            Diagnostic::new(
+                rel,
+                line,
+                Severity::Warning,
+                Code::IdMismatch,
+                format!("id `{id}` disagrees with the filename, which says `{from_filename}`"),
+            )
+            .about(id),
+        );
+    }
+    Ids {
+        raw: declared.as_ref().map_or(from_filename, |(_, v)| v.clone()),
+        declared,
+        line,
+        uid: front.first_scalar(&s.ids.uid_keys).map(|(_, v)| v),
+        bare_adr,
+        diagnostics,
+    }
+}
+
+/// The kind and type step.
+struct Class {
+    kind: Kind,
+    /// The type with the key it was read from (empty when the folder gives it).
+    ty: Option<(String, String)>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// What the file is: a work item, a decision record or a document, by its type field, its
+/// folder (`[kinds] paths` first, then the items and decisions folders) and its id.
+fn kind_and_type(rel: &str, front: &Front, ids: &Ids, s: &Settings) -> Class {
     // `[kinds] paths`: what the folder says the file is, when the file does not say.
     // A folder's README or index page is about the folder, not one of its items.
     let folder_page = ["readme", "index", "_index"]
@@ -122,82 +244,47 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         Some(PathKind::Item(t)) => Some(t),
         _ => None,
     };
-    let ty = first_scalar(&s.fields.r#type).or_else(|| item_by_path.map(|t| (String::new(), t.to_string())));
-    let mut state = first_scalar(&s.fields.state);
-    let title = first_scalar(&s.fields.title)
-        .map(|(_, v)| v)
-        .or_else(|| {
-            body.sections
-                .iter()
-                .find(|s| s.level > 0 && !s.heading.is_empty())
-                .map(|s| s.heading.clone())
-        })
-        .unwrap_or_else(|| stem.to_string());
-
-    let ci_in = |list: &[String], v: &str| list.iter().any(|x| x.eq_ignore_ascii_case(v));
-    // Byte comparison: `raw_id` may start with multi-byte characters.
-    let adr_like = raw_id
-        .as_bytes()
-        .get(..4)
-        .is_some_and(|p| p.eq_ignore_ascii_case(b"adr-"))
-        && raw_id.as_bytes().get(4).is_some_and(u8::is_ascii_digit);
+    let ty = front
+        .first_scalar(&s.fields.r#type)
+        .or_else(|| item_by_path.map(|t| (String::new(), t.to_string())));
+    let has_fm = front.yaml.is_some();
+    // Byte comparison: the id may start with multi-byte characters.
+    let raw = ids.raw.as_bytes();
+    let adr_like =
+        raw.get(..4).is_some_and(|p| p.eq_ignore_ascii_case(b"adr-")) && raw.get(4).is_some_and(u8::is_ascii_digit);
     // The folder says it is a work item (whatever type its own field gives).
     let item_by_path = item_by_path.is_some();
-    let kind = if ty.as_ref().is_some_and(|(_, t)| ci_in(&s.kinds.item_types, t))
-        || (has_fm && in_dir(&s.kinds.items_dir))
+    let kind = if ty.as_ref().is_some_and(|(_, t)| contains_ci(&s.kinds.item_types, t))
+        || (has_fm && in_dir(rel, &s.kinds.items_dir))
         || item_by_path
     {
         Kind::WorkItem
-    } else if (has_fm && in_dir(&s.kinds.decisions_dir)) || adr_like || bare_adr || by_path == Some(PathKind::Adr) {
+    } else if (has_fm && in_dir(rel, &s.kinds.decisions_dir))
+        || adr_like
+        || ids.bare_adr
+        || by_path == Some(PathKind::Adr)
+    {
         Kind::Adr
     } else {
         Kind::Doc
     };
-    // A decision's or work item's status written in its body (a `## Status` section, a
-    // `Status: X` line) when the frontmatter has none; the links on it are typed edges.
-    let body_status = match kind {
-        Kind::Adr if state.is_none() => status_in_body(&body.sections, &s.kinds.adr_states),
-        // Work items written without frontmatter (`**Status:** Ready` under the title):
-        // a status line, or a Status section that starts with a state word it knows.
-        Kind::WorkItem if state.is_none() => status_in_body(&body.sections, &s.kinds.item_states)
-            .filter(|st| st.from_line || known_state(&st.state, &s.kinds.item_states)),
-        _ => None,
-    };
-    if let Some(st) = &body_status {
-        state = Some((String::new(), st.state.clone()));
-    }
 
-    // File-local consistency checks.
-    if matches!(kind, Kind::WorkItem | Kind::Adr) && fm_id.is_none() {
-        diags.push(Diagnostic::new(
+    let mut diagnostics = Vec::new();
+    if matches!(kind, Kind::WorkItem | Kind::Adr) && ids.declared.is_none() {
+        diagnostics.push(Diagnostic::new(
             rel,
             1,
             Severity::Warning,
             Code::MissingId,
-            format!("no `{}` field; using `{raw_id}` from the filename", s.ids.keys[0]),
+            format!("no `{}` field; using `{}` from the filename", s.ids.keys[0], ids.raw),
         ));
-    }
-    if let Some((_, id)) = &fm_id
-        && looks_like_id(&from_filename)
-        && !same_id(&from_filename, id)
-    {
-        diags.push(
-            Diagnostic::new(
-                rel,
-                id_line,
-                Severity::Warning,
-                Code::IdMismatch,
-                format!("id `{id}` disagrees with the filename, which says `{from_filename}`"),
-            )
-            .about(id),
-        );
     }
     if kind == Kind::WorkItem && !item_by_path {
         match &ty {
-            Some((k, t)) if !ci_in(&s.kinds.item_types, t) => diags.push(
+            Some((k, t)) if !contains_ci(&s.kinds.item_types, t) => diagnostics.push(
                 Diagnostic::new(
                     rel,
-                    fm_line(k, t),
+                    front.line(k, t),
                     Severity::Warning,
                     Code::UnknownType,
                     format!(
@@ -207,7 +294,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
                 )
                 .about(t),
             ),
-            None => diags.push(Diagnostic::new(
+            None => diagnostics.push(Diagnostic::new(
                 rel,
                 1,
                 Severity::Warning,
@@ -220,17 +307,47 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             _ => {}
         }
     }
-    if let Some((k, st)) = state.as_ref().filter(|(k, _)| !k.is_empty()) {
+    Class { kind, ty, diagnostics }
+}
+
+/// The state step.
+struct State {
+    /// The state with the key it was read from (empty when the body states it).
+    value: Option<(String, String)>,
+    /// The status the body states when the frontmatter has none: links on it are typed.
+    in_body: Option<BodyStatus>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// The file's state: its state field, else (for decisions and work items) the status its
+/// body states; a state field its kind does not know is reported.
+fn state(rel: &str, front: &Front, kind: Kind, sections: &[Section], s: &Settings) -> State {
+    let mut value = front.first_scalar(&s.fields.state);
+    // A decision's or work item's status written in its body (a `## Status` section, a
+    // `Status: X` line) when the frontmatter has none; the links on it are typed edges.
+    let in_body = match kind {
+        Kind::Adr if value.is_none() => status_in_body(sections, &s.kinds.adr_states),
+        // Work items written without frontmatter (`**Status:** Ready` under the title):
+        // a status line, or a Status section that starts with a state word it knows.
+        Kind::WorkItem if value.is_none() => status_in_body(sections, &s.kinds.item_states)
+            .filter(|st| st.from_line || known_state(&st.state, &s.kinds.item_states)),
+        _ => None,
+    };
+    if let Some(st) = &in_body {
+        value = Some((String::new(), st.state.clone()));
+    }
+    let mut diagnostics = Vec::new();
+    if let Some((k, st)) = value.as_ref().filter(|(k, _)| !k.is_empty()) {
         let known = match kind {
             Kind::WorkItem => Some(&s.kinds.item_states),
             Kind::Adr => Some(&s.kinds.adr_states),
             _ => None,
         };
-        if let Some(list) = known.filter(|l| !ci_in(l, st)) {
-            diags.push(
+        if let Some(list) = known.filter(|l| !contains_ci(l, st)) {
+            diagnostics.push(
                 Diagnostic::new(
                     rel,
-                    fm_line(k, st),
+                    front.line(k, st),
                     Severity::Warning,
                     Code::UnknownState,
                     format!(
@@ -243,21 +360,36 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             );
         }
     }
+    State {
+        value,
+        in_body,
+        diagnostics,
+    }
+}
 
-    // References: frontmatter keys in config order, then body links in file order.
+/// The references step.
+struct Refs {
+    refs: Vec<RawRef>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// References in the frontmatter's edge keys, in config order, each at the line of its
+/// value.
+fn frontmatter_refs(rel: &str, front: &Front, s: &Settings) -> Refs {
     let mut refs = Vec::new();
+    let mut diagnostics = Vec::new();
     for (key, &edge) in &s.edges {
-        let Some(v) = frontmatter::get_path(y, key) else {
+        let Some(v) = front.get(key) else {
             continue;
         };
         let raw_int = matches!(v, Yaml::Integer(_))
-            .then(|| key_lines.raw_scalar(key))
+            .then(|| front.key_lines.raw_scalar(key))
             .flatten();
         let targets = ref_values(v, &mut |what| {
-            diags.push(
+            diagnostics.push(
                 Diagnostic::new(
                     rel,
-                    fm_line(key, ""),
+                    front.line(key, ""),
                     Severity::Warning,
                     Code::BadReference,
                     format!("`{key}` holds {what}; expected an id, a list of ids or a comma-separated string"),
@@ -270,7 +402,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             Some(raw) => vec![raw.to_string()],
             None => targets,
         };
-        let lines = key_lines.value_lines(key, &targets);
+        let lines = front.key_lines.value_lines(key, &targets);
         for (target, line) in targets.into_iter().zip(lines) {
             refs.push(RawRef {
                 edge,
@@ -281,59 +413,58 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
             });
         }
     }
-    for link in &body.links {
-        let edge = body_status
-            .as_ref()
-            .and_then(|st| st.edge_on(link.line, s.kinds.amends))
-            .unwrap_or(EdgeType::LinksTo);
-        if link.wiki {
-            refs.push(RawRef {
-                edge,
-                target: link.target.trim().to_string(),
-                form: RefForm::Wiki,
-                line: link.line,
-                key: None,
-            });
-            continue;
-        }
-        // Kept as written: resolution tries it from the file, then from the repository
-        // root (see `resolve`), which needs the other files.
-        refs.push(RawRef {
-            edge,
+    Refs { refs, diagnostics }
+}
+
+/// References in the body's links, in file order: `links_to`, or the edge a status line
+/// names for the links on it. Paths are kept as written: resolution tries them from the
+/// file, then from the repository root (see `resolve`), which needs the other files.
+fn body_refs(links: &[Link], status: Option<&BodyStatus>, s: &Settings) -> Vec<RawRef> {
+    links
+        .iter()
+        .map(|link| RawRef {
+            edge: status
+                .and_then(|st| st.edge_on(link.line, s.kinds.amends))
+                .unwrap_or(EdgeType::LinksTo),
             target: link.target.trim().to_string(),
-            form: RefForm::Path,
+            form: if link.wiki { RefForm::Wiki } else { RefForm::Path },
             line: link.line,
             key: None,
-        });
-    }
+        })
+        .collect()
+}
 
-    let fields = match yaml_doc.as_ref().map(frontmatter::to_json) {
+/// The title: the title field, else the first heading, else the file name.
+fn title(rel: &str, front: &Front, sections: &[Section], s: &Settings) -> String {
+    front
+        .first_scalar(&s.fields.title)
+        .map(|(_, v)| v)
+        .or_else(|| {
+            sections
+                .iter()
+                .find(|sec| sec.level > 0 && !sec.heading.is_empty())
+                .map(|sec| sec.heading.clone())
+        })
+        .unwrap_or_else(|| file_stem(rel).to_string())
+}
+
+/// The frontmatter's fields as JSON: an empty object without a mapping.
+fn fields(front: &Front) -> Option<Box<RawValue>> {
+    match front.yaml.as_ref().map(frontmatter::to_json) {
         Some(v @ Value::Object(_)) => serde_json::value::to_raw_value(&v).ok(),
         _ => None,
     }
-    .or_else(|| serde_json::value::to_raw_value(&Map::new()).ok());
-    let doc = Node {
-        id: raw_id.clone(),
-        kind,
-        path: rel.to_string(),
-        raw_id: Some(raw_id),
-        r#type: ty.map(|(_, t)| t),
-        title: Some(title),
-        state: state.map(|(_, v)| v),
-        uid,
-        hash: Some(hash.to_string()),
-        id_derived: fm_id.is_none(),
-        nav: is_nav_page(rel, kind, &body.nav),
-        fields,
-        refs: Some(refs),
-        line: Some(id_line),
-        ..Node::default()
-    };
-    ParsedFile {
-        doc,
-        sections: body.sections,
-        diagnostics: diags,
-    }
+    .or_else(|| serde_json::value::to_raw_value(&Map::new()).ok())
+}
+
+/// Whether a folder of the path (not the file itself) is named `dir`, case aside.
+fn in_dir(rel: &str, dir: &str) -> bool {
+    rel.split('/').rev().skip(1).any(|c| c.eq_ignore_ascii_case(dir))
+}
+
+/// Whether `list` holds `v`, case aside.
+fn contains_ci(list: &[String], v: &str) -> bool {
+    list.iter().any(|x| x.eq_ignore_ascii_case(v))
 }
 
 /// Least share of a body's lines that must be link lines or query blocks for a document
