@@ -1,6 +1,7 @@
 //! Ingest: Markdown in, graph out. [`scan`] walks the root (ignore-aware, hashing with
 //! blake3) → [`parse`] reads each file ([`frontmatter`] and [`markdown`] sections and
-//! links) → [`resolve`] turns references into edges and problems into diagnostics →
+//! links) → [`resolve`] turns references into edges and problems into diagnostics, and
+//! hands them to [`resolved`] (below it: chunk ids, the node and edge files) →
 //! [`build`] orchestrates it incrementally and commits the result to the store.
 //!
 //! Ingest never imports the query side.

@@ -687,27 +687,6 @@ fn same_id(fid: &str, id: &str) -> bool {
     f == i || f.ends_with(&format!("-{i}"))
 }
 
-/// Join a Markdown link target (`%XX` decoded, `?query` dropped) onto the folder `base`
-/// (`/`-separated components); None when it climbs above `base`'s top. A target starting
-/// with `/` starts at the top instead of at `base`.
-pub fn join_link<'a>(base: impl IntoIterator<Item = &'a str>, target: &str) -> Option<String> {
-    let target = markdown::percent_decode(target.split('?').next().unwrap_or(""));
-    let mut parts: Vec<String> = Vec::new();
-    if !target.starts_with('/') {
-        parts.extend(base.into_iter().filter(|c| !c.is_empty()).map(str::to_string));
-    }
-    for c in target.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            other => parts.push(other.to_string()),
-        }
-    }
-    Some(parts.join("/"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -762,22 +741,6 @@ mod tests {
         assert!(same_id("back-12", "BACK-12"));
         assert!(same_id("eip-1559", "1559"));
         assert!(!same_id("QRY-TSK-0007", "QRY-TSK-0008"));
-    }
-
-    #[test]
-    fn links_join() {
-        let dir = |rel: &'static str| rel.rsplit_once('/').map_or("", |(d, _)| d).split('/');
-        assert_eq!(
-            join_link(dir("items/task/0000/a.md"), "../../../decisions/ADR-1.md").as_deref(),
-            Some("decisions/ADR-1.md")
-        );
-        assert_eq!(join_link(dir("items/a.md"), "b.md").as_deref(), Some("items/b.md"));
-        assert_eq!(join_link(dir("items/a.md"), "/x/y.md").as_deref(), Some("x/y.md"));
-        assert_eq!(join_link(dir("a.md"), "../../etc/passwd.md"), None);
-        assert_eq!(
-            join_link(dir("a.md"), "my%20file.md?v=2").as_deref(),
-            Some("my file.md")
-        );
     }
 
     #[test]

@@ -4,13 +4,16 @@
 //! so a cold index holds every section's text once, in the parses, and never a chunk
 //! node per section (at 100k generated items those were about 300 MB over the text
 //! itself). [`Resolved::into_graph`] makes the graph when a caller needs one.
+//!
+//! Below `resolve`, which hands it the files, their node ids and the edges between them.
 
+use crate::ingest::markdown::Section;
 use crate::ingest::parse::ParsedFile;
-use crate::model::{EdgeType, Graph, Kind, Node, Origin};
+use crate::model::{Edge, EdgeType, Graph, Kind, Node, Origin};
 use crate::store::files::LineDigest;
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 
 /// Where an edge was written: (origin, line, path).
@@ -59,6 +62,26 @@ struct EdgeOut<'a> {
 const DOC: u32 = u32::MAX;
 
 impl Resolved {
+    /// The files sorted by path, `ids` their node ids, `edges` the edges between them:
+    /// each document takes its node id, and each section a chunk id.
+    pub(crate) fn new(mut files: Vec<ParsedFile>, ids: Vec<String>, edges: FileEdges) -> Resolved {
+        let hashed = ids_with_hash(&ids);
+        let chunk_ids = files
+            .iter()
+            .zip(&ids)
+            .map(|(f, id)| chunk_ids(id, &f.sections, &hashed))
+            .collect();
+        drop(hashed);
+        for (f, id) in files.iter_mut().zip(ids) {
+            f.doc.id = id;
+        }
+        Resolved {
+            files,
+            chunk_ids,
+            edges,
+        }
+    }
+
     /// Documents, sections and edges (`section_of` included) the graph has.
     pub fn counts(&self) -> (usize, usize, usize) {
         let chunks: usize = self.chunk_ids.iter().map(Vec::len).sum();
@@ -154,7 +177,112 @@ impl Resolved {
     /// The graph: nodes sorted by id, edges sorted.
     pub fn into_graph(self) -> Graph {
         let ids: Vec<String> = self.files.iter().map(|f| f.doc.id.clone()).collect();
-        crate::ingest::resolve::build_graph(self.files.into_iter().enumerate(), &ids, self.edges)
+        build_graph(self.files.into_iter().enumerate(), &ids, self.edges)
+    }
+}
+
+/// Nodes (documents and their sections) and edges, sorted, of `files` (with their
+/// numbers among all files, which `ids` and `edges` use).
+pub(crate) fn build_graph(files: impl Iterator<Item = (usize, ParsedFile)>, ids: &[String], edges: FileEdges) -> Graph {
+    let mut nodes = Vec::with_capacity(files.size_hint().0 * 7);
+    let mut out_edges: Vec<Edge> = edges
+        .into_iter()
+        .map(|((a, t, b), (origin, line, path))| Edge {
+            source: ids[a].clone(),
+            target: ids[b].clone(),
+            r#type: t,
+            origin,
+            path,
+            line,
+            weight: t.weight(),
+        })
+        .collect();
+    let hashed = ids_with_hash(ids);
+    for (i, f) in files {
+        let mut doc = f.doc;
+        doc.id = ids[i].clone();
+        let chunks = chunk_ids(&doc.id, &f.sections, &hashed);
+        for (sec, chunk_id) in f.sections.into_iter().zip(chunks) {
+            out_edges.push(Edge {
+                source: chunk_id.clone(),
+                target: doc.id.clone(),
+                r#type: EdgeType::SectionOf,
+                origin: Origin::Structure,
+                path: doc.path.clone(),
+                line: sec.line,
+                weight: EdgeType::SectionOf.weight(),
+            });
+            nodes.push(Node {
+                id: chunk_id,
+                kind: Kind::Chunk,
+                path: doc.path.clone(),
+                doc: Some(doc.id.clone()),
+                heading: Some(sec.heading),
+                level: Some(sec.level),
+                line: Some(sec.line),
+                text_line: Some(sec.text_line),
+                tokens: Some(sec.tokens),
+                text: Some(sec.text),
+                ..Node::default()
+            });
+        }
+        nodes.push(doc);
+    }
+    nodes.par_sort_unstable_by(|a, b| a.id.cmp(&b.id));
+    out_edges.par_sort_unstable_by(|a, b| {
+        (&a.source, a.r#type, &a.target, a.line).cmp(&(&b.source, b.r#type, &b.target, b.line))
+    });
+    Graph {
+        nodes,
+        edges: out_edges,
+    }
+}
+
+/// Document ids that contain `#` (`id: X#goal`): a chunk id must not take one.
+fn ids_with_hash(ids: &[String]) -> HashSet<&str> {
+    ids.iter().filter(|id| id.contains('#')).map(String::as_str).collect()
+}
+
+/// The chunk ids of a document's sections. Section slugs are unique within the document:
+/// a repeated heading gets `-2`, `-3`, … skipping any suffix another heading already took
+/// ("Phase 2") and any that would make the id of another document (`hashed`). (Slugs hold
+/// no `#`, so chunks of different documents never collide.)
+fn chunk_ids(doc_id: &str, sections: &[Section], hashed: &HashSet<&str>) -> Vec<String> {
+    let mut taken: HashSet<String> = HashSet::new();
+    sections
+        .iter()
+        .map(|sec| {
+            let base = slug(&sec.heading, sec.level);
+            let mut name = base.clone();
+            let mut n = 1;
+            while !taken.insert(name.clone()) || hashed.contains(format!("{doc_id}#{name}").as_str()) {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            format!("{doc_id}#{name}")
+        })
+        .collect()
+}
+
+/// A chunk id slug: `Acceptance Criteria` → `acceptance-criteria`; text before the first
+/// heading is `preamble`.
+pub fn slug(heading: &str, level: u8) -> String {
+    if level == 0 {
+        return "preamble".into();
+    }
+    let mut out = String::new();
+    for c in heading.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-');
+    if out.is_empty() {
+        "section".into()
+    } else {
+        out.chars().take(80).collect()
     }
 }
 
@@ -198,88 +326,13 @@ pub(crate) fn write_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Settings;
-    use crate::ingest::parse::parse_file;
 
-    /// Written straight from the parses, the node and edge files are the bytes the graph's
-    /// nodes and edges serialize to.
     #[test]
-    fn writes_what_the_graph_serializes_to() {
-        let s = Settings::default();
-        let files = [
-            (
-                "a.md",
-                "---\nid: A\ntitle: Alpha\nblocks: [B]\n---\n# Alpha\ntext\n## Goal\nsee B\n## Goal\nagain\n",
-            ),
-            ("b.md", "---\nid: B\nparent: A\n---\nno heading, \"quoted\" ü\n"),
-            ("c.md", "# C\n"),
-        ];
-        let parse = || files.iter().map(|(p, t)| parse_file(p, "h", t, &s)).collect::<Vec<_>>();
-        let (r, _) = crate::ingest::resolve::resolve_lean(parse(), &s);
-        let (mut nodes, mut edges) = (Vec::new(), Vec::new());
-        let dn = r.write_nodes(&mut nodes).unwrap();
-        let de = r.write_edges(&mut edges).unwrap();
-        let graph = r.into_graph();
-        let want_nodes = crate::store::sidecar::to_jsonl_blocks(&graph.nodes);
-        let want_edges = crate::store::sidecar::to_jsonl_blocks(&graph.edges);
-        assert_eq!(
-            String::from_utf8(nodes).unwrap(),
-            String::from_utf8(want_nodes.0.concat()).unwrap()
-        );
-        assert_eq!(
-            String::from_utf8(edges).unwrap(),
-            String::from_utf8(want_edges.0.concat()).unwrap()
-        );
-        assert_eq!((dn.hex(), de.hex()), (want_nodes.digest(), want_edges.digest()));
-        assert!(graph.nodes.iter().filter(|n| n.is_chunk()).count() >= 4);
-        assert!(graph.edges.iter().any(|e| e.r#type == EdgeType::Blocks));
-    }
-
-    /// The same on every board of the repository's fixtures (duplicate ids, broken
-    /// links, ids with `#`, documents without sections).
-    #[test]
-    fn writes_what_the_graph_serializes_to_on_the_fixtures() {
-        let s = Settings::default();
-        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut boards = vec![repo.join("backlog-fixtures")];
-        boards.extend(
-            std::fs::read_dir(repo.join("tests/fixtures"))
-                .unwrap()
-                .map(|e| e.unwrap().path()),
-        );
-        for board in boards.into_iter().filter(|b| b.is_dir()) {
-            let mut files = Vec::new();
-            let mut stack = vec![board.clone()];
-            while let Some(d) = stack.pop() {
-                for e in std::fs::read_dir(&d).unwrap() {
-                    let p = e.unwrap().path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else if p.extension().is_some_and(|x| x == "md") {
-                        let rel = p.strip_prefix(&board).unwrap().to_string_lossy().replace('\\', "/");
-                        files.push((rel, std::fs::read_to_string(&p).unwrap_or_default()));
-                    }
-                }
-            }
-            let parse = || files.iter().map(|(p, t)| parse_file(p, "h", t, &s)).collect::<Vec<_>>();
-            let (r, _) = crate::ingest::resolve::resolve_lean(parse(), &s);
-            let (mut nodes, mut edges) = (Vec::new(), Vec::new());
-            r.write_nodes(&mut nodes).unwrap();
-            r.write_edges(&mut edges).unwrap();
-            let (g, _) = crate::ingest::resolve::resolve(parse(), &s);
-            let want = |b: crate::store::sidecar::Blocks| b.0.concat();
-            assert!(!g.nodes.is_empty(), "{}", board.display());
-            assert!(
-                nodes == want(crate::store::sidecar::to_jsonl_blocks(&g.nodes)),
-                "{}",
-                board.display()
-            );
-            assert!(
-                edges == want(crate::store::sidecar::to_jsonl_blocks(&g.edges)),
-                "{}",
-                board.display()
-            );
-        }
+    fn slugs() {
+        assert_eq!(slug("Acceptance Criteria", 1), "acceptance-criteria");
+        assert_eq!(slug("Risks / Dependencies", 1), "risks-dependencies");
+        assert_eq!(slug("", 0), "preamble");
+        assert_eq!(slug("!!!", 2), "section");
     }
 
     /// Windows and tasks split a long file anywhere: the bytes are those of one pass.
