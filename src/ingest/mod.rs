@@ -14,3 +14,4 @@ pub mod parse;
 pub mod resolve;
 pub mod resolved;
 pub mod scan;
+pub mod spec;

@@ -1,0 +1,604 @@
+//! The items written inside a spec-folder file: checkbox tasks with an id (Spec Kit
+//! `T012`, Kiro `2.1`, checklist `CHK001`, BMAD's story tasks by their place), Spec Kit's
+//! `## Phase N` headings, the user stories and `FR-001`/`SC-001` lines of a spec, Kiro's
+//! requirements and acceptance criteria, BMAD's acceptance criteria; and what each cites.
+//!
+//! A plain line scanner (fenced code skipped): these are line conventions, and a task's
+//! body is the indented lines under its line, which a Markdown tree would reshape.
+
+use super::{Format, Scope};
+use crate::model::EdgeType;
+
+/// One item inside a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Item {
+    /// Its id inside the scope (`T012`, `2.1`, `phase-3`, `US1`, `FR-001`, `AC2`, `R1.2`).
+    pub local: String,
+    /// Its type: Task, Check, Phase, UserStory, Requirement, Criterion.
+    pub r#type: &'static str,
+    /// `open`, `done` or `in progress` for boxes and phases; none for stories and
+    /// requirements.
+    pub state: Option<&'static str>,
+    /// The line's text without box, id and markers.
+    pub title: String,
+    /// 1-based line of the item.
+    pub line: u32,
+    /// The item as Markdown: its line and the lines under it, dedented.
+    pub text: String,
+    /// The local id of the item it hangs under (phase, parent task), none for the file.
+    pub parent: Option<String>,
+    /// What it cites, by local id.
+    pub refs: Vec<ItemRef>,
+    /// `P1`… for a user story.
+    pub priority: Option<String>,
+    /// Marked `[P]`: may run beside the tasks before it.
+    pub parallel: bool,
+}
+
+/// A reference from an item to another item of its scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemRef {
+    /// The edge it makes.
+    pub edge: EdgeType,
+    /// The target's local id.
+    pub target: String,
+    /// 1-based line.
+    pub line: u32,
+}
+
+/// A line of the body with its number and indentation.
+struct Line<'a> {
+    no: u32,
+    indent: usize,
+    text: &'a str,
+    in_fence: bool,
+}
+
+/// The items of a file in `scope` whose body (after frontmatter) starts at `first_line`.
+pub fn items(scope: &Scope, body: &str, first_line: u32) -> Vec<Item> {
+    let lines = lines(body, first_line);
+    let mut out = Vec::new();
+    let mut ctx = Ctx::default();
+    for (i, l) in lines.iter().enumerate() {
+        if l.in_fence {
+            continue;
+        }
+        if let Some((level, heading)) = heading(l.text) {
+            ctx.heading(scope, level, heading, l, &lines[i + 1..], &mut out);
+            continue;
+        }
+        if let Some(item) = ctx.list_item(scope, l, &lines[i + 1..]) {
+            out.push(item);
+        }
+    }
+    order_rules(scope, &mut out);
+    out
+}
+
+fn lines(body: &str, first_line: u32) -> Vec<Line<'_>> {
+    let mut fence: Option<&str> = None;
+    let mut out = Vec::new();
+    for (i, raw) in body.lines().enumerate() {
+        let trimmed = raw.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+        let in_fence = fence.is_some() || marker.is_some();
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(f), Some(m)) if f == m && trimmed.trim_end() == m => fence = None,
+            _ => {}
+        }
+        let indent = raw.len() - trimmed.len() + raw[..raw.len() - trimmed.len()].matches('\t').count() * 3;
+        out.push(Line {
+            no: first_line + i as u32,
+            indent,
+            text: trimmed.trim_end(),
+            in_fence,
+        });
+    }
+    out
+}
+
+/// `## Phase 3: …` → (2, "Phase 3: …").
+fn heading(text: &str) -> Option<(usize, &str)> {
+    let level = text.bytes().take_while(|&b| b == b'#').count();
+    let rest = text.get(level..)?;
+    ((1..=6).contains(&level) && (rest.is_empty() || rest.starts_with(' '))).then(|| (level, rest.trim().trim_end_matches('#').trim()))
+}
+
+/// Where the scanner is: the section it is in and the open items that new ones hang under.
+#[derive(Default)]
+struct Ctx {
+    /// The current phase (Spec Kit `tasks.md`).
+    phase: Option<String>,
+    /// The current section's heading, lowercased.
+    section: String,
+    /// The current Kiro requirement number.
+    requirement: Option<String>,
+    /// Open list items by indentation: (indent, local id).
+    stack: Vec<(usize, String)>,
+    /// BMAD: top-level task count; subtask count of the current task.
+    ordinal: (u32, u32),
+    /// Kiro/BMAD acceptance criteria seen in the current requirement.
+    criteria: u32,
+}
+
+impl Ctx {
+    fn heading(&mut self, scope: &Scope, level: usize, text: &str, l: &Line<'_>, rest: &[Line<'_>], out: &mut Vec<Item>) {
+        self.section = text.to_lowercase();
+        self.stack.clear();
+        self.criteria = 0;
+        self.requirement = None;
+        let section_text = || section_body(level, l, rest);
+        match scope.format {
+            Format::SpecKit if scope.file == "tasks" => {
+                if let Some(n) = numbered_word(text, "phase") {
+                    let local = format!("phase-{n}");
+                    self.phase = Some(local.clone());
+                    out.push(Item {
+                        local,
+                        r#type: "Phase",
+                        state: None,
+                        title: text.to_string(),
+                        line: l.no,
+                        text: String::new(),
+                        parent: None,
+                        refs: story_refs(text, l.no),
+                        priority: priority(text),
+                        parallel: false,
+                    });
+                } else if level <= 2 {
+                    self.phase = None;
+                }
+            }
+            Format::SpecKit if scope.is_feature_file() => {
+                if let Some(n) = numbered_word(text, "user story") {
+                    out.push(Item {
+                        local: format!("US{n}"),
+                        r#type: "UserStory",
+                        state: None,
+                        title: strip_number_lead(text, "user story", &n),
+                        line: l.no,
+                        text: section_text(),
+                        parent: None,
+                        refs: Vec::new(),
+                        priority: priority(text),
+                        parallel: false,
+                    });
+                }
+            }
+            Format::Kiro if scope.is_feature_file() => {
+                if let Some(n) = numbered_word(text, "requirement") {
+                    self.requirement = Some(n.clone());
+                    out.push(Item {
+                        local: format!("R{n}"),
+                        r#type: "Requirement",
+                        state: None,
+                        title: strip_number_lead(text, "requirement", &n),
+                        line: l.no,
+                        text: section_text(),
+                        parent: None,
+                        refs: Vec::new(),
+                        priority: None,
+                        parallel: false,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn list_item(&mut self, scope: &Scope, l: &Line<'_>, rest: &[Line<'_>]) -> Option<Item> {
+        let (marker_end, ordered) = list_marker(l.text)?;
+        while self.stack.last().is_some_and(|(ind, _)| *ind >= l.indent) {
+            self.stack.pop();
+        }
+        let after = l.text[marker_end..].trim_start();
+        let text = item_text(l, rest);
+        if let Some((state, body)) = checkbox(after) {
+            return self.task(scope, l, state, body, text);
+        }
+        // Spec Kit's numbered form: `1.  **T018**: [x] Create …`.
+        if ordered && let Some((id, tail)) = task_id(after) {
+            let tail = tail.trim_start_matches([':', ' ']);
+            if let Some((state, body)) = checkbox(tail) {
+                return self.task(scope, l, state, &format!("{id} {body}"), text);
+            }
+        }
+        self.criterion_or_requirement(scope, l, after, ordered, text)
+    }
+
+    fn task(&mut self, scope: &Scope, l: &Line<'_>, state: &'static str, body: &str, text: String) -> Option<Item> {
+        let parent_task = self.stack.last().map(|(_, id)| id.clone());
+        let (local, r#type, title) = match task_id(body) {
+            Some((id, tail)) => {
+                let kind = if id.starts_with("CHK") { "Check" } else { "Task" };
+                (id.trim_end_matches('.').to_string(), kind, tail)
+            }
+            None if scope.format == Format::BmadStory && self.section.contains("task") => {
+                let id = match &parent_task {
+                    Some(p) => {
+                        self.ordinal.1 += 1;
+                        format!("{p}.{}", self.ordinal.1)
+                    }
+                    None => {
+                        self.ordinal = (self.ordinal.0 + 1, 0);
+                        self.ordinal.0.to_string()
+                    }
+                };
+                (id, "Task", body)
+            }
+            None => return None,
+        };
+        // A Kiro/BMAD number is only an id in a tasks file or a story's task list.
+        if r#type == "Task" && local.starts_with(|c: char| c.is_ascii_digit()) && !tasks_file(scope, &self.section) {
+            return None;
+        }
+        let parent = match scope.format {
+            Format::Kiro => local.rsplit_once('.').map(|(p, _)| p.to_string()).or(parent_task),
+            _ => parent_task.or_else(|| self.phase.clone()),
+        };
+        let (title, parallel) = clean_title(title);
+        let refs = cites(scope, &text, l.no);
+        self.stack.push((l.indent, local.clone()));
+        Some(Item {
+            local,
+            r#type,
+            state: Some(state),
+            title,
+            line: l.no,
+            text,
+            parent,
+            refs,
+            priority: None,
+            parallel,
+        })
+    }
+
+    /// Kiro acceptance criteria (`1. WHEN …` under `### Requirement 1`), BMAD's numbered
+    /// acceptance criteria, and Spec Kit's `- **FR-001**: …` lines.
+    fn criterion_or_requirement(&mut self, scope: &Scope, l: &Line<'_>, after: &str, ordered: bool, text: String) -> Option<Item> {
+        let in_criteria = self.section.contains("acceptance criteria");
+        match scope.format {
+            Format::Kiro if ordered && l.indent == 0 => {
+                let req = self.requirement.clone()?;
+                self.criteria += 1;
+                Some(leaf(format!("R{req}.{}", self.criteria), "Criterion", after, l.no, text, Some(format!("R{req}"))))
+            }
+            Format::BmadStory if ordered && in_criteria && l.indent == 0 => {
+                self.criteria += 1;
+                Some(leaf(format!("AC{}", self.criteria), "Criterion", after, l.no, text, None))
+            }
+            Format::SpecKit => {
+                let plain = after.trim_start_matches('*');
+                let (id, tail) = requirement_id(plain)?;
+                let r#type = if id.starts_with("SC") { "Criterion" } else { "Requirement" };
+                let tail = tail.trim_start_matches(['*', ':', ' ']);
+                Some(leaf(id.to_string(), r#type, tail, l.no, text, None))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn leaf(local: String, r#type: &'static str, title: &str, line: u32, text: String, parent: Option<String>) -> Item {
+    Item {
+        local,
+        r#type,
+        state: None,
+        title: clean_title(title).0,
+        line,
+        text,
+        parent,
+        refs: Vec::new(),
+        priority: None,
+        parallel: false,
+    }
+}
+
+/// True where a bare number is a task id: a tasks file, a story's task list.
+fn tasks_file(scope: &Scope, section: &str) -> bool {
+    match scope.format {
+        Format::Kiro | Format::SpecKit => scope.file == "tasks" || scope.file.ends_with("/tasks"),
+        Format::BmadStory => section.contains("task"),
+        Format::BmadEpic => false,
+    }
+}
+
+/// The list marker's end and whether it is ordered: `- `, `* `, `+ `, `1. `, `1) `.
+fn list_marker(text: &str) -> Option<(usize, bool)> {
+    let b = text.as_bytes();
+    if matches!(b.first(), Some(b'-' | b'*' | b'+')) && b.get(1) == Some(&b' ') {
+        return Some((2, false));
+    }
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    (digits > 0 && digits < 10 && matches!(b.get(digits), Some(b'.' | b')')) && b.get(digits + 1) == Some(&b' '))
+        .then_some((digits + 2, true))
+}
+
+/// `[ ] rest` → ("open", rest); `[x]`/`[X]` done; Kiro's `[-]` and `[~]` in progress.
+fn checkbox(s: &str) -> Option<(&'static str, &str)> {
+    let b = s.as_bytes();
+    if b.len() < 3 || b[0] != b'[' || b[2] != b']' {
+        return None;
+    }
+    let state = match b[1] {
+        b' ' => "open",
+        b'x' | b'X' => "done",
+        b'-' | b'~' => "in progress",
+        _ => return None,
+    };
+    let rest = &s[3..];
+    (rest.is_empty() || rest.starts_with(' ')).then(|| (state, rest.trim_start()))
+}
+
+/// A task id at the start: `T012`, `**T012**:`, `CHK001`, Kiro's `2.1` or `2.`.
+fn task_id(s: &str) -> Option<(&str, &str)> {
+    let s = s.trim_start_matches("**");
+    let end = s.find(|c: char| c.is_whitespace() || c == '*' || c == ':').unwrap_or(s.len());
+    let word = &s[..end];
+    let tail = s[end..].trim_start_matches("**");
+    let letters = word.bytes().take_while(u8::is_ascii_uppercase).count();
+    let digits = &word[letters..];
+    let is_prefixed = matches!(&word[..letters], "T" | "CHK" | "TASK") && digits.len() >= 2 && digits.bytes().all(|c| c.is_ascii_digit());
+    let number = word.trim_end_matches('.');
+    let is_number = letters == 0
+        && !number.is_empty()
+        && number.split('.').all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|c| c.is_ascii_digit()))
+        && !tail.is_empty();
+    (is_prefixed || is_number).then(|| (if is_number { number } else { word }, tail))
+}
+
+/// `FR-001`, `SC-002`, `NFR-003` at the start.
+fn requirement_id(s: &str) -> Option<(&str, &str)> {
+    let end = s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).unwrap_or(s.len());
+    let word = &s[..end];
+    let (prefix, num) = word.split_once('-')?;
+    (matches!(prefix, "FR" | "SC" | "NFR") && !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit())).then(|| (word, &s[end..]))
+}
+
+/// `Phase 3: …` with word `phase` → `3`; `User Story 2 - …` with `user story` → `2`.
+fn numbered_word(text: &str, word: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let rest = lower.strip_prefix(word)?.trim_start();
+    let n: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    (!n.is_empty()).then_some(n)
+}
+
+/// `User Story 1 - Secure Agenda Processing (Priority: P1)` → `Secure Agenda Processing (Priority: P1)`.
+fn strip_number_lead(text: &str, word: &str, n: &str) -> String {
+    let rest = &text[word.len().min(text.len())..];
+    let rest = rest.trim_start().strip_prefix(n).unwrap_or(rest);
+    rest.trim_start_matches([' ', '-', ':', '—', '–']).trim().to_string()
+}
+
+/// `(Priority: P1)` → `P1`.
+fn priority(text: &str) -> Option<String> {
+    let i = text.find("Priority:")?;
+    let p: String = text[i + 9..].trim_start().chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+    (!p.is_empty()).then_some(p)
+}
+
+/// The title without `[P]`, `[USn]`, `[Story]` markers and emphasis around it.
+fn clean_title(s: &str) -> (String, bool) {
+    let mut parallel = false;
+    let mut rest = s.trim().trim_start_matches(':').trim_start();
+    while rest.starts_with('[')
+        && let Some(end) = rest.find(']')
+    {
+        let tag = &rest[1..end];
+        if tag == "P" {
+            parallel = true;
+        } else if !(tag.starts_with("US") || tag.starts_with("Story") || tag.len() <= 12 && !tag.contains(' ')) {
+            break;
+        }
+        rest = rest[end + 1..].trim_start();
+    }
+    (rest.trim_end().to_string(), parallel)
+}
+
+/// The item's line and the more indented lines under it (blank lines inside kept), up to
+/// the next list item at its indentation or less, or a heading.
+fn item_text(l: &Line<'_>, rest: &[Line<'_>]) -> String {
+    let mut out = vec![l.text.to_string()];
+    let mut pending = 0;
+    for r in rest {
+        if r.text.is_empty() {
+            pending += 1;
+            continue;
+        }
+        if r.indent > l.indent && (r.in_fence || !is_box_line(r.text)) {
+            out.extend(std::iter::repeat_n(String::new(), pending));
+            pending = 0;
+            out.push(format!("{}{}", " ".repeat(r.indent.saturating_sub(l.indent + 2)), r.text));
+            continue;
+        }
+        break;
+    }
+    out.join("\n")
+}
+
+/// A list line with a checkbox (a nested task, not part of its parent's text).
+fn is_box_line(text: &str) -> bool {
+    list_marker(text).is_some_and(|(end, _)| checkbox(text[end..].trim_start()).is_some())
+}
+
+/// The text under a heading up to the next heading of its level or above.
+fn section_body(level: usize, l: &Line<'_>, rest: &[Line<'_>]) -> String {
+    let mut out = vec![l.text.to_string()];
+    for r in rest {
+        if !r.in_fence && heading(r.text).is_some_and(|(lv, _)| lv <= level) {
+            break;
+        }
+        out.push(format!("{}{}", " ".repeat(r.indent), r.text));
+    }
+    while out.last().is_some_and(|s| s.trim().is_empty()) {
+        out.pop();
+    }
+    out.join("\n")
+}
+
+/// `[US2]` in a phase heading or a task line.
+fn story_refs(text: &str, line: u32) -> Vec<ItemRef> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("[US") {
+        let tail = &rest[i + 3..];
+        let n: String = tail.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if !n.is_empty() && tail[n.len()..].starts_with(']') {
+            push_ref(&mut out, EdgeType::Relates, format!("US{n}"), line);
+        }
+        rest = tail;
+    }
+    if let Some(n) = numbered_word(text.split_once(':').map_or("", |(_, t)| t).trim(), "user story") {
+        push_ref(&mut out, EdgeType::Relates, format!("US{n}"), line);
+    }
+    out
+}
+
+fn push_ref(out: &mut Vec<ItemRef>, edge: EdgeType, target: String, line: u32) {
+    if !out.iter().any(|r| r.edge == edge && r.target == target) {
+        out.push(ItemRef { edge, target, line });
+    }
+}
+
+/// What a task's text cites: its user story, requirements, Kiro's `_Requirements: 1.1_`,
+/// BMAD's `(AC: 1, 3)`, and "depends on / after / blocked by T012".
+fn cites(scope: &Scope, text: &str, first: u32) -> Vec<ItemRef> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let no = first + i as u32;
+        match scope.format {
+            Format::SpecKit => {
+                out.extend(story_refs(line, no));
+                for w in words(line) {
+                    if let Some((id, _)) = requirement_id(w)
+                        && id.len() == w.len()
+                    {
+                        push_ref(&mut out, EdgeType::Relates, id.to_string(), no);
+                    }
+                }
+            }
+            Format::Kiro => {
+                let lower = line.to_lowercase();
+                if let Some(i) = lower.find("requirements:") {
+                    for w in words(&line[i + 13..]) {
+                        if w.split('.').all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())) {
+                            push_ref(&mut out, EdgeType::Relates, format!("R{w}"), no);
+                        }
+                    }
+                }
+            }
+            Format::BmadStory => {
+                if let Some(i) = line.find("(AC:").or_else(|| line.find("(AC ")) {
+                    let inner = line[i + 4..].split(')').next().unwrap_or("");
+                    for w in words(inner) {
+                        if w.bytes().all(|c| c.is_ascii_digit()) {
+                            push_ref(&mut out, EdgeType::Relates, format!("AC{w}"), no);
+                        }
+                    }
+                }
+            }
+            Format::BmadEpic => {}
+        }
+        for target in dependencies(line) {
+            push_ref(&mut out, EdgeType::DependsOn, target, no);
+        }
+    }
+    out
+}
+
+/// Words of a line: runs of letters, digits, `-`, `.` (a trailing `.` dropped).
+fn words(line: &str) -> impl Iterator<Item = &str> {
+    line.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.is_empty())
+}
+
+/// `depends on T012`, `after T012 and T013`, `blocked by T012`, `requires T012`: the
+/// task ids after such words.
+fn dependencies(line: &str) -> Vec<String> {
+    let lower = line.to_lowercase();
+    let mut out = Vec::new();
+    for cue in ["depends on", "dependent on", "after", "blocked by", "requires", "waits for"] {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(cue) {
+            let start = from + i + cue.len();
+            from = start;
+            for w in words(&line[start..]).take(6) {
+                let w = w.trim_start_matches("**");
+                match task_id(&format!("{w} x")) {
+                    Some((id, _)) if id.starts_with('T') || id.starts_with("CHK") => out.push(id.to_string()),
+                    _ if matches!(w.to_lowercase().as_str(), "and" | "or" | "tasks" | "task") => continue,
+                    _ => break,
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Spec Kit's order, written as edges: within a phase a task without `[P]` waits for the
+/// tasks before it (since the last one without `[P]`); a user-story phase waits for the
+/// phases before the first story phase (setup, foundational); a later phase that is no
+/// story's waits for all before it; a phase is done when all its tasks are. Kiro: a task
+/// waits for its earlier siblings.
+fn order_rules(scope: &Scope, items: &mut [Item]) {
+    match scope.format {
+        Format::SpecKit if scope.file == "tasks" => speckit_order(items),
+        Format::Kiro => sibling_order(items),
+        _ => {}
+    }
+}
+
+fn speckit_order(items: &mut [Item]) {
+    let phases: Vec<usize> = (0..items.len()).filter(|&i| items[i].r#type == "Phase").collect();
+    let is_story = |it: &Item| it.refs.iter().any(|r| r.target.starts_with("US"));
+    let first_story = phases.iter().position(|&p| is_story(&items[p]));
+    for (k, &p) in phases.iter().enumerate() {
+        let before: Vec<String> = match first_story {
+            Some(fs) if is_story(&items[p]) => phases[..fs].iter().map(|&q| items[q].local.clone()).collect(),
+            _ => phases[..k].last().map(|&q| items[q].local.clone()).into_iter().collect(),
+        };
+        let line = items[p].line;
+        for b in before {
+            push_ref(&mut items[p].refs, EdgeType::DependsOn, b, line);
+        }
+        // Done when every task under it is.
+        let local = items[p].local.clone();
+        let tasks: Vec<&Item> = items.iter().filter(|t| t.parent.as_deref() == Some(&local)).collect();
+        let done = tasks.iter().filter(|t| t.state == Some("done")).count();
+        items[p].state = Some(match (done, tasks.len()) {
+            (d, n) if d == n && n > 0 => "done",
+            (0, _) if !tasks.iter().any(|t| t.state == Some("in progress")) => "open",
+            _ => "in progress",
+        });
+    }
+    // Within a phase: wait for the tasks since the last one without [P].
+    let mut run: Vec<String> = Vec::new();
+    let mut phase: Option<String> = None;
+    for it in items.iter_mut().filter(|t| t.r#type == "Task") {
+        if it.parent != phase {
+            phase = it.parent.clone();
+            run.clear();
+        }
+        if !it.parallel {
+            for b in &run {
+                push_ref(&mut it.refs, EdgeType::DependsOn, b.clone(), it.line);
+            }
+            run.clear();
+        }
+        run.push(it.local.clone());
+    }
+}
+
+fn sibling_order(items: &mut [Item]) {
+    let mut last: std::collections::HashMap<Option<String>, String> = std::collections::HashMap::new();
+    for it in items.iter_mut().filter(|t| t.r#type == "Task") {
+        if let Some(prev) = last.insert(it.parent.clone(), it.local.clone()) {
+            push_ref(&mut it.refs, EdgeType::DependsOn, prev, it.line);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

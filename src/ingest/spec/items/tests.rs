@@ -1,0 +1,151 @@
+//! Unit tests of the spec-folder item scanner, one per convention.
+
+use super::*;
+use crate::ingest::spec::scope_of;
+
+fn ids(items: &[Item]) -> Vec<(&str, &str, Option<&str>, Option<&str>)> {
+    items.iter().map(|i| (i.local.as_str(), i.r#type, i.state, i.parent.as_deref())).collect()
+}
+
+fn refs(item: &Item) -> Vec<(EdgeType, &str)> {
+    item.refs.iter().map(|r| (r.edge, r.target.as_str())).collect()
+}
+
+#[test]
+fn speckit_tasks_phases_and_order() {
+    let scope = scope_of("specs/003-chat/tasks.md").unwrap();
+    let body = "# Tasks\n\n## Phase 1: Setup\n\n- [x] T001 Create project\n- [X] T002 [P] Add linting\n\n\
+## Phase 2: Foundational\n\n- [ ] T003 Models, depends on T001\n  - detail line\n\n\
+## Phase 3: User Story 1 - Chat (Priority: P1)\n\n- [ ] T004 [P] [US1] Build UI per FR-002\n- [ ] T005 [US1] Wire API\n\n\
+```\n- [ ] T999 not a task\n```\n\n## Phase 4: Polish\n\n- [-] T006 Docs\n";
+    let items = super::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("phase-1", "Phase", Some("done"), None),
+            ("T001", "Task", Some("done"), Some("phase-1")),
+            ("T002", "Task", Some("done"), Some("phase-1")),
+            ("phase-2", "Phase", Some("open"), None),
+            ("T003", "Task", Some("open"), Some("phase-2")),
+            ("phase-3", "Phase", Some("open"), None),
+            ("T004", "Task", Some("open"), Some("phase-3")),
+            ("T005", "Task", Some("open"), Some("phase-3")),
+            ("phase-4", "Phase", Some("in progress"), None),
+            ("T006", "Task", Some("in progress"), Some("phase-4")),
+        ]
+    );
+    let t = |id: &str| items.iter().find(|i| i.local == id).unwrap();
+    assert_eq!(t("T002").title, "Add linting");
+    assert!(t("T002").parallel);
+    assert_eq!(t("T003").text, "- [ ] T003 Models, depends on T001\n- detail line");
+    assert_eq!(refs(t("T003")), vec![(EdgeType::DependsOn, "T001")]);
+    assert_eq!(refs(t("T004")), vec![(EdgeType::Relates, "US1"), (EdgeType::Relates, "FR-002")]);
+    // Without [P], T005 waits for T004 before it in its phase.
+    assert_eq!(refs(t("T005")), vec![(EdgeType::Relates, "US1"), (EdgeType::DependsOn, "T004")]);
+    // Story phases wait for setup and foundational; polish for the phase before it.
+    assert_eq!(
+        refs(t("phase-3")),
+        vec![(EdgeType::Relates, "US1"), (EdgeType::DependsOn, "phase-1"), (EdgeType::DependsOn, "phase-2")]
+    );
+    assert_eq!(refs(t("phase-4")), vec![(EdgeType::DependsOn, "phase-3")]);
+    assert_eq!(t("phase-3").priority.as_deref(), Some("P1"));
+}
+
+#[test]
+fn speckit_numbered_task_lines() {
+    let scope = scope_of("specs/002-timer/tasks.md").unwrap();
+    let body = "## Phase 1: Logic\n\n1.  **T018**: [x] Create a context\n2.  **T019**: [ ] Engine (`FR-010`)\n";
+    let items = super::items(&scope, body, 5);
+    assert_eq!(
+        ids(&items)[1..],
+        [("T018", "Task", Some("done"), Some("phase-1")), ("T019", "Task", Some("open"), Some("phase-1"))]
+    );
+    assert_eq!(items[1].title, "Create a context");
+    assert_eq!(items[2].line, 8);
+    assert_eq!(refs(&items[2])[0], (EdgeType::Relates, "FR-010"));
+}
+
+#[test]
+fn speckit_spec_stories_and_requirements() {
+    let scope = scope_of("specs/003-chat/spec.md").unwrap();
+    let body = "# Feature\n\n### User Story 1 - Secure Chat (Priority: P1)\n\nAs a user…\n\n### User Story 2 - Export (Priority: P2)\n\nText\n\n## Requirements\n\n- **FR-001**: System MUST log in.\n- **SC-001**: 95% succeed\n- plain item\n";
+    let items = super::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("US1", "UserStory", None, None),
+            ("US2", "UserStory", None, None),
+            ("FR-001", "Requirement", None, None),
+            ("SC-001", "Criterion", None, None),
+        ]
+    );
+    assert_eq!(items[0].title, "Secure Chat (Priority: P1)");
+    assert_eq!(items[0].priority.as_deref(), Some("P1"));
+    assert_eq!(items[0].text, "### User Story 1 - Secure Chat (Priority: P1)\n\nAs a user…");
+    assert_eq!(items[2].title, "System MUST log in.");
+}
+
+#[test]
+fn checklist_items() {
+    let scope = scope_of("specs/003-chat/checklists/ux.md").unwrap();
+    let items = super::items(&scope, "- [ ] CHK001 Is it clear? [Clarity]\n- [x] No id here\n", 1);
+    assert_eq!(ids(&items), vec![("CHK001", "Check", Some("open"), None)]);
+}
+
+#[test]
+fn kiro_nested_tasks_and_requirements() {
+    let scope = scope_of(".kiro/specs/login/tasks.md").unwrap();
+    let body = "# Plan\n\n- [x] 1. Set up\n  - Create dirs\n  - _Requirements: 1.1, 2.3_\n\n- [ ] 2. Build\n  - [-] 2.1 Model\n    - _Requirements: 1.2_\n  - [ ] 2.2 View\n";
+    let items = super::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("1", "Task", Some("done"), None),
+            ("2", "Task", Some("open"), None),
+            ("2.1", "Task", Some("in progress"), Some("2")),
+            ("2.2", "Task", Some("open"), Some("2")),
+        ]
+    );
+    assert_eq!(refs(&items[0]), vec![(EdgeType::Relates, "R1.1"), (EdgeType::Relates, "R2.3")]);
+    assert_eq!(items[0].text, "- [x] 1. Set up\n- Create dirs\n- _Requirements: 1.1, 2.3_");
+    assert_eq!(refs(&items[1]), vec![(EdgeType::DependsOn, "1")]);
+    assert_eq!(refs(&items[3]), vec![(EdgeType::DependsOn, "2.1")]);
+
+    let scope = scope_of(".kiro/specs/login/requirements.md").unwrap();
+    let body = "### Requirement 1: Sign in\n\n#### Acceptance Criteria\n\n1. WHEN a user signs in THEN …\n2. IF bad THEN …\n\n### Requirement 2\n\n1. WHEN x\n";
+    let items = super::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![("R1", "Requirement", None, None), ("R2", "Requirement", None, None), ("R2.1", "Criterion", None, Some("R2"))]
+    );
+}
+
+#[test]
+fn bmad_story_tasks_and_criteria() {
+    let scope = scope_of("docs/stories/2.1.story.md").unwrap();
+    let body = "# Story 2.1\n\n## Status\nDone\n\n## Acceptance Criteria\n1. Accept context\n2. Classify it\n\n## Tasks / Subtasks\n- [x] Update API (AC: 1)\n  - [x] Modify routes\n  - [ ] Add param\n\n- [ ] Classifier (AC: 2, 1)\n  - [ ] Detect type\n\n## Dev Notes\n- [ ] not a task\n";
+    let items = super::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("AC1", "Criterion", None, None),
+            ("AC2", "Criterion", None, None),
+            ("1", "Task", Some("done"), None),
+            ("1.1", "Task", Some("done"), Some("1")),
+            ("1.2", "Task", Some("open"), Some("1")),
+            ("2", "Task", Some("open"), None),
+            ("2.1", "Task", Some("open"), Some("2")),
+        ]
+    );
+    assert_eq!(refs(&items[2]), vec![(EdgeType::Relates, "AC1")]);
+    assert_eq!(refs(&items[5]), vec![(EdgeType::Relates, "AC2"), (EdgeType::Relates, "AC1")]);
+    assert_eq!(items[2].title, "Update API (AC: 1)");
+}
+
+#[test]
+fn hostile_lines_do_not_panic() {
+    let scope = scope_of("specs/0/tasks.md").unwrap();
+    for body in ["- [", "- [x", "1. **", "## Phase", "- [ ] T", "- [ ] 1.", "```\n- [ ] T001 x", "\t- [ ] T001 é\u{0301}", "- [ ] TÄ01 x", "# Phase 99999999999999999999: x"] {
+        let _ = super::items(&scope, body, 1);
+    }
+}

@@ -1,0 +1,183 @@
+//! Spec folders, the backlogs coding agents write (GitHub Spec Kit `specs/NNN-feature/`,
+//! Kiro `.kiro/specs/<feature>/`, BMAD `docs/stories/N.M.*.md`): where a file sits in one,
+//! the id and type its folder gives it, and the items written inside it (`items.rs`:
+//! checkbox tasks, phases, user stories, requirements and acceptance criteria).
+//!
+//! Everything here depends on the file's path and text only, so a file's parse stays a
+//! function of its bytes: the feature a file belongs to is its folder's name, and a
+//! reference to a sibling (a task's user story in `spec.md`) is an id resolved later.
+
+mod items;
+
+pub use items::{Item, ItemRef, items};
+
+/// Which spec-folder convention a file follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// GitHub Spec Kit: `specs/NNN-feature/{spec,plan,tasks,research,…}.md`.
+    SpecKit,
+    /// Kiro: `.kiro/specs/<feature>/{requirements,design,tasks}.md`.
+    Kiro,
+    /// A BMAD story: `docs/stories/N.M.<name>.md` (its scope is the story number).
+    BmadStory,
+    /// A BMAD epic: `docs/prd/epic-N-….md` or `docs/epics/epic-N….md`.
+    BmadEpic,
+}
+
+/// Where a file sits in a spec folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    /// The convention.
+    pub format: Format,
+    /// The scope of the ids written inside: the feature folder's name (`003-ai-chatbot`),
+    /// a story's number (`2.1`), an epic's id (`epic-2`).
+    pub name: String,
+    /// The file's path inside the feature folder without `.md` (`tasks`,
+    /// `checklists/requirements`); the file name for BMAD.
+    pub file: String,
+}
+
+impl Scope {
+    /// The id a scoped name gets: `003-ai-chatbot/T012`.
+    pub fn id(&self, local: &str) -> String {
+        format!("{}/{local}", self.name)
+    }
+
+    /// The id of the file's own document, when its folder decides it: a feature's spec
+    /// (Spec Kit `spec.md`, Kiro `requirements.md`) is the feature itself; its other files
+    /// are `feature/file`; a BMAD story is its number, an epic `epic-N`.
+    pub fn doc_id(&self) -> String {
+        match self.format {
+            Format::SpecKit | Format::Kiro if self.is_feature_file() => self.name.clone(),
+            Format::SpecKit | Format::Kiro => self.id(&self.file),
+            Format::BmadStory | Format::BmadEpic => self.name.clone(),
+        }
+    }
+
+    /// True for the file that stands for the feature.
+    pub fn is_feature_file(&self) -> bool {
+        match self.format {
+            Format::SpecKit => self.file == "spec",
+            Format::Kiro => self.file == "requirements",
+            Format::BmadStory | Format::BmadEpic => true,
+        }
+    }
+
+    /// The work-item type of the file's own document, when it has one.
+    pub fn doc_type(&self) -> Option<&'static str> {
+        match self.format {
+            Format::SpecKit | Format::Kiro if self.is_feature_file() => Some("Feature"),
+            Format::SpecKit | Format::Kiro => None,
+            Format::BmadStory => Some("UserStory"),
+            Format::BmadEpic => Some("Epic"),
+        }
+    }
+
+    /// The parent the file's document hangs under: a feature's other files under the
+    /// feature, a story under its epic (`2.1` → `epic-2`).
+    pub fn doc_parent(&self) -> Option<String> {
+        match self.format {
+            Format::SpecKit | Format::Kiro if !self.is_feature_file() => Some(self.name.clone()),
+            Format::BmadStory => {
+                let epic = self.name.split('.').next()?;
+                Some(format!("epic-{epic}"))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The spec folder `rel` (a root-relative path with `/`) belongs to, if any.
+pub fn scope_of(rel: &str) -> Option<Scope> {
+    let stem_path = rel.strip_suffix(".md").or_else(|| rel.strip_suffix(".markdown"))?;
+    let parts: Vec<&str> = stem_path.split('/').collect();
+    // The innermost `specs/<feature>/<file…>`.
+    if let Some(i) = parts.iter().rposition(|p| *p == "specs")
+        && parts.len() >= i + 3
+    {
+        let feature = parts[i + 1];
+        if is_name(feature) {
+            let kiro = i > 0 && parts[i - 1] == ".kiro";
+            return Some(Scope {
+                format: if kiro { Format::Kiro } else { Format::SpecKit },
+                name: feature.to_string(),
+                file: parts[i + 2..].join("/"),
+            });
+        }
+    }
+    let (folder, file) = match parts.as_slice() {
+        [.., folder, file] => (*folder, *file),
+        _ => return None,
+    };
+    if folder == "stories"
+        && let Some(n) = story_number(file)
+    {
+        return Some(Scope {
+            format: Format::BmadStory,
+            name: n.to_string(),
+            file: file.to_string(),
+        });
+    }
+    if matches!(folder, "prd" | "epics")
+        && let Some(n) = epic_number(file)
+    {
+        return Some(Scope {
+            format: Format::BmadEpic,
+            name: format!("epic-{n}"),
+            file: file.to_string(),
+        });
+    }
+    None
+}
+
+/// A feature folder's name: no spaces, not hidden.
+fn is_name(s: &str) -> bool {
+    !s.is_empty() && !s.starts_with('.') && !s.contains(char::is_whitespace)
+}
+
+/// `2.1.story` → `2.1`, `4.3.1-course-correction` → none (only `N.M[.K].story…` files
+/// and `N.M.<name>` are stories).
+fn story_number(file: &str) -> Option<&str> {
+    let end = file.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(file.len());
+    let num = file[..end].trim_end_matches('.');
+    let rest = &file[end..];
+    let dotted = num.split('.').count() >= 2 && num.split('.').all(|p| !p.is_empty());
+    (dotted && (rest.is_empty() || file[num.len()..].starts_with('.'))).then_some(num)
+}
+
+/// `epic-2-accuracy` → `2`, `epic-10` → `10`.
+fn epic_number(file: &str) -> Option<&str> {
+    let rest = file.strip_prefix("epic-")?;
+    let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    (end > 0).then_some(&rest[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_by_path() {
+        let s = scope_of("specs/003-ai-chatbot/tasks.md").unwrap();
+        assert_eq!((s.format, s.name.as_str(), s.file.as_str()), (Format::SpecKit, "003-ai-chatbot", "tasks"));
+        assert_eq!(s.doc_id(), "003-ai-chatbot/tasks");
+        assert_eq!(s.doc_parent().as_deref(), Some("003-ai-chatbot"));
+        let s = scope_of("specs/003-ai-chatbot/spec.md").unwrap();
+        assert_eq!((s.doc_id().as_str(), s.doc_type()), ("003-ai-chatbot", Some("Feature")));
+        let s = scope_of("specs/003-x/checklists/requirements.md").unwrap();
+        assert_eq!(s.doc_id(), "003-x/checklists/requirements");
+        let s = scope_of(".kiro/specs/login/tasks.md").unwrap();
+        assert_eq!((s.format, s.name.as_str()), (Format::Kiro, "login"));
+        assert!(scope_of("specs/readme.md").is_none());
+        assert!(scope_of("specs/003/tasks.txt").is_none());
+        let s = scope_of("docs/stories/2.1.story.md").unwrap();
+        assert_eq!((s.format, s.doc_id().as_str()), (Format::BmadStory, "2.1"));
+        assert_eq!(s.doc_parent().as_deref(), Some("epic-2"));
+        assert_eq!(scope_of("docs/stories/4.3.1.story.md").unwrap().name, "4.3.1");
+        assert!(scope_of("docs/stories/4.3.1-course-correction-request.md").is_none());
+        assert!(scope_of("docs/stories/notes.md").is_none());
+        let s = scope_of("docs/prd/epic-2-accuracy-context-enhancement.md").unwrap();
+        assert_eq!((s.format, s.doc_id().as_str()), (Format::BmadEpic, "epic-2"));
+        assert!(scope_of("docs/prd/epic-list.md").is_none());
+    }
+}
