@@ -401,6 +401,9 @@ pub(crate) fn count_tokens(p: &mut ParsedFile, t: crate::text::tokens::Tokenizer
     for s in &mut p.sections {
         s.tokens = crate::text::tokens::count(t, &crate::text::render::section_block(&s.heading, &s.text));
     }
+    for item in &mut p.items {
+        count_tokens(item, t);
+    }
 }
 
 /// Record the stamps of the scanned sources, the walked folders and the index files;
@@ -521,14 +524,17 @@ fn previous_parses(index_dir: &std::path::Path) -> Option<(HashMap<String, Parse
         |batch: Vec<Node>| {
             for n in batch {
                 if n.kind == Kind::Chunk {
-                    sections.entry(n.path.clone()).or_default().push(Section {
-                        heading: n.heading.unwrap_or_default(),
-                        level: n.level.unwrap_or(0),
-                        line: n.line.unwrap_or(0),
-                        text_line: n.text_line.unwrap_or(0),
-                        text: n.text.unwrap_or_default(),
-                        tokens: n.tokens.unwrap_or(0),
-                    });
+                    sections
+                        .entry(n.doc.clone().unwrap_or_default())
+                        .or_default()
+                        .push(Section {
+                            heading: n.heading.unwrap_or_default(),
+                            level: n.level.unwrap_or(0),
+                            line: n.line.unwrap_or(0),
+                            text_line: n.text_line.unwrap_or(0),
+                            text: n.text.unwrap_or_default(),
+                            tokens: n.tokens.unwrap_or(0),
+                        });
                 } else {
                     docs.push(n);
                 }
@@ -537,26 +543,31 @@ fn previous_parses(index_dir: &std::path::Path) -> Option<(HashMap<String, Parse
         },
     )
     .ok()?;
-    let parses = docs
+    let (items, docs): (Vec<Node>, Vec<Node>) = docs.into_iter().partition(|d| d.inline);
+    let mut parses: HashMap<String, ParsedFile> = docs
         .into_iter()
         .map(|mut doc| {
+            let mut secs = sections.remove(&doc.id).unwrap_or_default();
             doc.id = doc.raw_id.clone().unwrap_or_default();
-            let mut secs = sections.remove(&doc.path).unwrap_or_default();
             secs.sort_by_key(|s| s.line);
             let mut ds = diags.remove(&doc.path).unwrap_or_default();
             // Parse diagnostics are produced in file order; the sidecar stores them sorted,
             // and the merged list is sorted again, so order here does not matter.
             ds.sort();
             let path = doc.path.clone();
-            (
-                path,
-                ParsedFile {
-                    doc,
-                    sections: secs,
-                    diagnostics: ds,
-                },
-            )
+            (path, ParsedFile::new(doc, secs, ds))
         })
         .collect();
+    // Items go back inside their files, in file order.
+    for mut item in items {
+        let secs = sections.remove(&item.id).unwrap_or_default();
+        item.id = item.raw_id.clone().unwrap_or_default();
+        if let Some(file) = parses.get_mut(&item.path) {
+            file.items.push(ParsedFile::new(item, secs, Vec::new()));
+        }
+    }
+    for file in parses.values_mut() {
+        file.items.sort_by_key(|i| i.doc.line);
+    }
     Some((parses, all))
 }

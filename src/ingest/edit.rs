@@ -86,6 +86,11 @@ fn try_apply(cfg: &Config, spec: Option<&mirror::Spec>, progress: Option<&Progre
     let mut stamps: Vec<(String, Stamp, String)> = Vec::with_capacity(delta.touched.len());
     let mut edited: Vec<Edited> = Vec::new();
     for rel in &delta.touched {
+        // A spec folder's file holds items beside its own document: its edit takes the
+        // full path (the document table keeps one row per file's own document).
+        if crate::ingest::spec::scope_of(rel).is_some() {
+            return None;
+        }
         let abs = cfg.root.join(rel);
         let md = std::fs::symlink_metadata(&abs).ok()?;
         if !md.is_file() || md.len() > max {
@@ -352,6 +357,9 @@ pub fn diagnostics_with(
     let mut parsed = Vec::with_capacity(overlay.len());
     for (path, text) in overlay {
         let text = text.as_deref()?;
+        if crate::ingest::spec::scope_of(path).is_some() {
+            return None;
+        }
         let row = table.get(path)?;
         let hash = blake3::hash(text.as_bytes()).to_hex().to_string();
         let p = parse_file(path, &hash, text, &cfg.settings);
@@ -436,10 +444,12 @@ fn stub(r: &Row) -> ParsedFile {
             uid: r.uid.clone(),
             id_derived: r.derived,
             line: r.line,
+            inline: r.inline,
             ..Node::default()
         },
         sections: Vec::new(),
         diagnostics: Vec::new(),
+        items: Vec::new(),
     }
 }
 

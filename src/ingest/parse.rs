@@ -24,6 +24,17 @@ pub struct ParsedFile {
     pub sections: Vec<Section>,
     /// Diagnostics that depend only on this file (see [`Code::is_parse_stage`]).
     pub diagnostics: Vec<Diagnostic>,
+    /// The items written inside the file (a spec folder's tasks: [`Node::inline`]), each
+    /// a document with its one section, resolved beside the file's own.
+    pub items: Vec<ParsedFile>,
+}
+
+impl ParsedFile {
+    /// A document with its sections and diagnostics, and no items.
+    pub fn new(doc: Node, sections: Vec<Section>, diagnostics: Vec<Diagnostic>) -> ParsedFile {
+        let items = Vec::new();
+        ParsedFile { doc, sections, diagnostics, items }
+    }
 }
 
 /// Parse a file's text. `rel` is the root-relative path, `hash` its content hash.
@@ -39,7 +50,7 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     // References: frontmatter keys in config order, then body links in file order.
     let mut refs = frontmatter_refs(rel, &front, s);
     refs.refs.extend(body_refs(&body.links, state.in_body.as_ref(), s));
-    let doc = Node {
+    let mut doc = Node {
         id: ids.raw.clone(),
         kind: class.kind,
         path: rel.to_string(),
@@ -63,11 +74,10 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
         state.diagnostics,
         refs.diagnostics,
     ];
-    ParsedFile {
-        doc,
-        sections: body.sections,
-        diagnostics: diagnostics.into_iter().flatten().collect(),
-    }
+    let items = crate::ingest::spec::shape_file(&mut doc, &body.sections, front.body, front.body_line);
+    let mut parsed = ParsedFile::new(doc, body.sections, diagnostics.into_iter().flatten().collect());
+    parsed.items = items.into_iter().map(|(n, sec)| ParsedFile::new(n, vec![sec], Vec::new())).collect();
+    parsed
 }
 
 /// The frontmatter step: the fields as parsed, where their keys were written, and the

@@ -226,6 +226,10 @@ pub struct Node {
     /// in `ingest/parse.rs` (`is_nav_page`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub nav: bool,
+    /// True for an item written inside a file beside others (a checkbox task, a phase, a
+    /// user story of a spec folder): `line` is its line and its one section its text.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inline: bool,
     /// The whole frontmatter as a JSON object (`{}` when there is none or it is invalid).
     /// Kept as raw JSON: mdgraph itself reads only the fields it extracted, so loading an
     /// index does not build a map per document.

@@ -70,6 +70,9 @@ pub fn find<'a>(nodes: &'a [Node], query: &str, aliases: &BTreeMap<String, Strin
     if let Some(found) = by_id(&all, q, aliases) {
         return one_of(query, found);
     }
+    if let Some(found) = by_scope(&all, q) {
+        return one_of(query, found);
+    }
     // Paths as people paste them.
     let by_path: Vec<&Node> = all.iter().copied().filter(|n| path_names(q, &n.path)).collect();
     if !by_path.is_empty() {
@@ -166,6 +169,32 @@ fn by_id<'a>(docs: &[&'a Node], q: &str, aliases: &BTreeMap<String, String>) -> 
         }
     }
     None
+}
+
+/// Spec-folder items by their id inside their scope (`T012` is `003-chat/T012`): the
+/// local id alone names the items of every scope; `003/T012`, `003 T012` and
+/// `T012@chat` those of the scopes whose name holds `003` or `chat`.
+fn by_scope<'a>(docs: &[&'a Node], q: &str) -> Option<Vec<&'a Node>> {
+    let (scope, local) = match q.rsplit_once('@') {
+        Some((local, scope)) => (scope, local),
+        None => match q.rsplit_once('/').or_else(|| q.trim().rsplit_once(' ')) {
+            Some((scope, local)) => (scope, local),
+            None => ("", q),
+        },
+    };
+    let (scope, local) = (scope.trim().to_lowercase(), local.trim());
+    if local.is_empty() || !local.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let hits: Vec<&Node> = docs
+        .iter()
+        .copied()
+        .filter(|n| {
+            n.id.rsplit_once('/')
+                .is_some_and(|(sc, lo)| lo.eq_ignore_ascii_case(local) && sc.to_lowercase().contains(&scope))
+        })
+        .collect();
+    (!hits.is_empty()).then_some(hits)
 }
 
 /// Whether a pasted path names the document at root-relative `path`: the same path,

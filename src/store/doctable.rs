@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// File name inside the index folder.
 pub const FILE: &str = ".doc-table";
-const MAGIC: &str = "mdgraph-doc-table 1";
+const MAGIC: &str = "mdgraph-doc-table 2";
 
 /// One document as other files' references see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub struct Row {
     pub uid: Option<String>,
     /// The line of the document's id.
     pub line: Option<u32>,
+    /// An item written inside its file beside others ([`Node::inline`]).
+    pub inline: bool,
 }
 
 impl Row {
@@ -46,13 +48,18 @@ impl Row {
             state: doc.state.clone(),
             uid: doc.uid.clone(),
             line: doc.line,
+            inline: doc.inline,
         }
     }
 
     fn write(&self, out: &mut String) {
         let opt = |o: &Option<String>| o.as_ref().map_or("-".to_string(), |s| format!("+{s}"));
         let line = self.line.map_or("-".to_string(), |l| l.to_string());
-        let derived = if self.derived { "1" } else { "0" };
+        let derived = match (self.inline, self.derived) {
+            (true, _) => "i",
+            (false, true) => "1",
+            (false, false) => "0",
+        };
         let fields = [
             self.path.as_str(),
             &self.raw,
@@ -73,13 +80,15 @@ impl Row {
             "-" => Some(None),
             s => s.strip_prefix('+').map(|v| Some(v.to_string())),
         };
+        let (path, raw, node, flag) = (next()?, next()?, next()?, next()?);
         let row = Row {
-            path: next()?.to_string(),
-            raw: next()?.to_string(),
-            node: next()?.to_string(),
-            derived: match next()? {
+            path: path.to_string(),
+            raw: raw.to_string(),
+            node: node.to_string(),
+            inline: flag == "i",
+            derived: match flag {
                 "1" => true,
-                "0" => false,
+                "0" | "i" => false,
                 _ => return None,
             },
             state: opt(next()?)?,

@@ -85,6 +85,8 @@ fn claim_shared_id(files: &[&ParsedFile], claimed: &[usize], ids: &mut [String])
         let raw = raw_id(f);
         ids[i] = match (&prefixes[n], unique_uids) {
             (Some(p), true) => format!("{raw}@{p}"),
+            // Items of one file share its path: their line tells them apart.
+            _ if f.doc.inline => format!("{raw}@{}:{}", f.doc.path, f.doc.line.unwrap_or(0)),
             _ => format!("{raw}@{}", f.doc.path),
         };
         let others: Vec<&str> = claimed

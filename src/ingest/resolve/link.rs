@@ -9,6 +9,7 @@ use super::lookup::{Found, Lookup};
 use crate::config::Settings;
 use crate::ingest::parse::ParsedFile;
 use crate::ingest::resolved::FileEdges;
+use crate::ingest::spec::STRUCTURE_KEY;
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{EdgeType, Origin, RawRef, RefForm};
 use crate::text::mentions::mention_candidates;
@@ -49,6 +50,8 @@ fn reference_edges(files: &[&ParsedFile], lookup: &Lookup, ids: &[String]) -> (F
                     diagnostics.push(outside(f, r));
                     continue;
                 }
+                // A spec folder's file hangs under its feature when there is one.
+                Found::None(_) if r.key.as_deref() == Some(STRUCTURE_KEY) && !f.doc.inline => continue,
                 Found::None(why) => {
                     diagnostics.push(dangling(f, r, &why));
                     continue;
@@ -57,7 +60,9 @@ fn reference_edges(files: &[&ParsedFile], lookup: &Lookup, ids: &[String]) -> (F
             if t == i && r.edge != EdgeType::Parent {
                 continue;
             }
-            let origin = if r.key.is_some() {
+            let origin = if r.key.as_deref() == Some(STRUCTURE_KEY) {
+                Origin::Structure
+            } else if r.key.is_some() {
                 Origin::Frontmatter
             } else {
                 Origin::Body
@@ -107,6 +112,7 @@ fn dangling(f: &ParsedFile, r: &RawRef, why: &str) -> Diagnostic {
         _ => (Severity::Warning, Code::BrokenLink),
     };
     let what = match &r.key {
+        Some(k) if k == STRUCTURE_KEY => "cites".to_string(),
         Some(k) => format!("`{k}` refers to"),
         None => "link to".to_string(),
     };

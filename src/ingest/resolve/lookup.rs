@@ -106,8 +106,11 @@ impl<'a> Lookup<'a> {
         let mut by_stem: HashMap<String, Vec<usize>> = HashMap::new();
         for (i, f) in files.iter().enumerate() {
             by_node_id.insert(norm(ci, &ids[i]), i);
-            by_path.insert(f.doc.path.as_str(), i);
-            by_stem.entry(norm(ci, file_stem(&f.doc.path))).or_default().push(i);
+            // A path or a file name leads to the file's own document, not an item in it.
+            if !f.doc.inline {
+                by_path.insert(f.doc.path.as_str(), i);
+                by_stem.entry(norm(ci, file_stem(&f.doc.path))).or_default().push(i);
+            }
         }
         Lookup {
             files,

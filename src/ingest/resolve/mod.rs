@@ -31,7 +31,8 @@ pub fn resolve(owned: Vec<ParsedFile>, s: &Settings) -> (Graph, Vec<Diagnostic>)
 
 /// [`resolve`] without making the nodes: the files under their node ids, each section's
 /// chunk id and the edges between files, from which the sidecar is written.
-pub fn resolve_lean(mut files: Vec<ParsedFile>, s: &Settings) -> (Resolved, Vec<Diagnostic>) {
+pub fn resolve_lean(files: Vec<ParsedFile>, s: &Settings) -> (Resolved, Vec<Diagnostic>) {
+    let mut files = flatten(files);
     files.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
     let (ids, edges, diags) = link(&files.iter().collect::<Vec<_>>(), s);
     (Resolved::new(files, ids, edges), diags)
@@ -48,7 +49,7 @@ pub fn resolve_changed(stubs: Vec<ParsedFile>, changed: Vec<ParsedFile>, s: &Set
     let mut all: Vec<(bool, ParsedFile)> = stubs
         .into_iter()
         .map(|f| (false, f))
-        .chain(changed.into_iter().map(|f| (true, f)))
+        .chain(flatten(changed).into_iter().map(|f| (true, f)))
         .collect();
     all.sort_by(|a, b| a.1.doc.path.cmp(&b.1.doc.path));
     let (ids, edges, mut diags) = link(&all.iter().map(|(_, f)| f).collect::<Vec<_>>(), s);
@@ -62,6 +63,18 @@ pub fn resolve_changed(stubs: Vec<ParsedFile>, changed: Vec<ParsedFile>, s: &Set
         edges,
     );
     (graph, diags)
+}
+
+/// The files' documents, each file's own before its items (in file order): items are
+/// documents beside their file's (a stable sort by path keeps them after it).
+fn flatten(files: Vec<ParsedFile>) -> Vec<ParsedFile> {
+    let mut out = Vec::with_capacity(files.len());
+    for mut f in files {
+        let items = std::mem::take(&mut f.items);
+        out.push(f);
+        out.extend(items);
+    }
+    out
 }
 
 #[cfg(test)]

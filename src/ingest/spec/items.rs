@@ -102,7 +102,8 @@ fn lines(body: &str, first_line: u32) -> Vec<Line<'_>> {
 fn heading(text: &str) -> Option<(usize, &str)> {
     let level = text.bytes().take_while(|&b| b == b'#').count();
     let rest = text.get(level..)?;
-    ((1..=6).contains(&level) && (rest.is_empty() || rest.starts_with(' '))).then(|| (level, rest.trim().trim_end_matches('#').trim()))
+    ((1..=6).contains(&level) && (rest.is_empty() || rest.starts_with(' ')))
+        .then(|| (level, rest.trim().trim_end_matches('#').trim()))
 }
 
 /// Where the scanner is: the section it is in and the open items that new ones hang under.
@@ -123,7 +124,15 @@ struct Ctx {
 }
 
 impl Ctx {
-    fn heading(&mut self, scope: &Scope, level: usize, text: &str, l: &Line<'_>, rest: &[Line<'_>], out: &mut Vec<Item>) {
+    fn heading(
+        &mut self,
+        scope: &Scope,
+        level: usize,
+        text: &str,
+        l: &Line<'_>,
+        rest: &[Line<'_>],
+        out: &mut Vec<Item>,
+    ) {
         self.section = text.to_lowercase();
         self.stack.clear();
         self.criteria = 0;
@@ -256,22 +265,47 @@ impl Ctx {
 
     /// Kiro acceptance criteria (`1. WHEN …` under `### Requirement 1`), BMAD's numbered
     /// acceptance criteria, and Spec Kit's `- **FR-001**: …` lines.
-    fn criterion_or_requirement(&mut self, scope: &Scope, l: &Line<'_>, after: &str, ordered: bool, text: String) -> Option<Item> {
+    fn criterion_or_requirement(
+        &mut self,
+        scope: &Scope,
+        l: &Line<'_>,
+        after: &str,
+        ordered: bool,
+        text: String,
+    ) -> Option<Item> {
         let in_criteria = self.section.contains("acceptance criteria");
         match scope.format {
             Format::Kiro if ordered && l.indent == 0 => {
                 let req = self.requirement.clone()?;
                 self.criteria += 1;
-                Some(leaf(format!("R{req}.{}", self.criteria), "Criterion", after, l.no, text, Some(format!("R{req}"))))
+                Some(leaf(
+                    format!("R{req}.{}", self.criteria),
+                    "Criterion",
+                    after,
+                    l.no,
+                    text,
+                    Some(format!("R{req}")),
+                ))
             }
             Format::BmadStory if ordered && in_criteria && l.indent == 0 => {
                 self.criteria += 1;
-                Some(leaf(format!("AC{}", self.criteria), "Criterion", after, l.no, text, None))
+                Some(leaf(
+                    format!("AC{}", self.criteria),
+                    "Criterion",
+                    after,
+                    l.no,
+                    text,
+                    None,
+                ))
             }
             Format::SpecKit => {
                 let plain = after.trim_start_matches('*');
                 let (id, tail) = requirement_id(plain)?;
-                let r#type = if id.starts_with("SC") { "Criterion" } else { "Requirement" };
+                let r#type = if id.starts_with("SC") {
+                    "Criterion"
+                } else {
+                    "Requirement"
+                };
                 let tail = tail.trim_start_matches(['*', ':', ' ']);
                 Some(leaf(id.to_string(), r#type, tail, l.no, text, None))
             }
@@ -334,26 +368,35 @@ fn checkbox(s: &str) -> Option<(&'static str, &str)> {
 /// A task id at the start: `T012`, `**T012**:`, `CHK001`, Kiro's `2.1` or `2.`.
 fn task_id(s: &str) -> Option<(&str, &str)> {
     let s = s.trim_start_matches("**");
-    let end = s.find(|c: char| c.is_whitespace() || c == '*' || c == ':').unwrap_or(s.len());
+    let end = s
+        .find(|c: char| c.is_whitespace() || c == '*' || c == ':')
+        .unwrap_or(s.len());
     let word = &s[..end];
     let tail = s[end..].trim_start_matches("**");
     let letters = word.bytes().take_while(u8::is_ascii_uppercase).count();
     let digits = &word[letters..];
-    let is_prefixed = matches!(&word[..letters], "T" | "CHK" | "TASK") && digits.len() >= 2 && digits.bytes().all(|c| c.is_ascii_digit());
+    let is_prefixed = matches!(&word[..letters], "T" | "CHK" | "TASK")
+        && digits.len() >= 2
+        && digits.bytes().all(|c| c.is_ascii_digit());
     let number = word.trim_end_matches('.');
     let is_number = letters == 0
         && !number.is_empty()
-        && number.split('.').all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|c| c.is_ascii_digit()))
+        && number
+            .split('.')
+            .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|c| c.is_ascii_digit()))
         && !tail.is_empty();
     (is_prefixed || is_number).then(|| (if is_number { number } else { word }, tail))
 }
 
 /// `FR-001`, `SC-002`, `NFR-003` at the start.
 fn requirement_id(s: &str) -> Option<(&str, &str)> {
-    let end = s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).unwrap_or(s.len());
+    let end = s
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .unwrap_or(s.len());
     let word = &s[..end];
     let (prefix, num) = word.split_once('-')?;
-    (matches!(prefix, "FR" | "SC" | "NFR") && !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit())).then(|| (word, &s[end..]))
+    (matches!(prefix, "FR" | "SC" | "NFR") && !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit()))
+        .then(|| (word, &s[end..]))
 }
 
 /// `Phase 3: …` with word `phase` → `3`; `User Story 2 - …` with `user story` → `2`.
@@ -374,7 +417,11 @@ fn strip_number_lead(text: &str, word: &str, n: &str) -> String {
 /// `(Priority: P1)` → `P1`.
 fn priority(text: &str) -> Option<String> {
     let i = text.find("Priority:")?;
-    let p: String = text[i + 9..].trim_start().chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+    let p: String = text[i + 9..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
     (!p.is_empty()).then_some(p)
 }
 
@@ -382,18 +429,21 @@ fn priority(text: &str) -> Option<String> {
 fn clean_title(s: &str) -> (String, bool) {
     let mut parallel = false;
     let mut rest = s.trim().trim_start_matches(':').trim_start();
+    while let Some(r) = rest.strip_prefix("**").filter(|r| r.starts_with('[')) {
+        rest = r;
+    }
     while rest.starts_with('[')
         && let Some(end) = rest.find(']')
     {
         let tag = &rest[1..end];
         if tag == "P" {
             parallel = true;
-        } else if !(tag.starts_with("US") || tag.starts_with("Story") || tag.len() <= 12 && !tag.contains(' ')) {
+        } else if !(tag.starts_with("US") || tag.starts_with("Story")) {
             break;
         }
         rest = rest[end + 1..].trim_start();
     }
-    (rest.trim_end().to_string(), parallel)
+    (rest.replace("**", "").trim().to_string(), parallel)
 }
 
 /// The item's line and the more indented lines under it (blank lines inside kept), up to
@@ -409,7 +459,11 @@ fn item_text(l: &Line<'_>, rest: &[Line<'_>]) -> String {
         if r.indent > l.indent && (r.in_fence || !is_box_line(r.text)) {
             out.extend(std::iter::repeat_n(String::new(), pending));
             pending = 0;
-            out.push(format!("{}{}", " ".repeat(r.indent.saturating_sub(l.indent + 2)), r.text));
+            out.push(format!(
+                "{}{}",
+                " ".repeat(r.indent.saturating_sub(l.indent + 2)),
+                r.text
+            ));
             continue;
         }
         break;
@@ -482,7 +536,9 @@ fn cites(scope: &Scope, text: &str, first: u32) -> Vec<ItemRef> {
                 let lower = line.to_lowercase();
                 if let Some(i) = lower.find("requirements:") {
                     for w in words(&line[i + 13..]) {
-                        if w.split('.').all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())) {
+                        if w.split('.')
+                            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+                        {
                             push_ref(&mut out, EdgeType::Relates, format!("R{w}"), no);
                         }
                     }
@@ -519,7 +575,14 @@ fn words(line: &str) -> impl Iterator<Item = &str> {
 fn dependencies(line: &str) -> Vec<String> {
     let lower = line.to_lowercase();
     let mut out = Vec::new();
-    for cue in ["depends on", "dependent on", "after", "blocked by", "requires", "waits for"] {
+    for cue in [
+        "depends on",
+        "dependent on",
+        "after",
+        "blocked by",
+        "requires",
+        "waits for",
+    ] {
         let mut from = 0;
         while let Some(i) = lower[from..].find(cue) {
             let start = from + i + cue.len();
@@ -557,7 +620,11 @@ fn speckit_order(items: &mut [Item]) {
     for (k, &p) in phases.iter().enumerate() {
         let before: Vec<String> = match first_story {
             Some(fs) if is_story(&items[p]) => phases[..fs].iter().map(|&q| items[q].local.clone()).collect(),
-            _ => phases[..k].last().map(|&q| items[q].local.clone()).into_iter().collect(),
+            _ => phases[..k]
+                .last()
+                .map(|&q| items[q].local.clone())
+                .into_iter()
+                .collect(),
         };
         let line = items[p].line;
         for b in before {

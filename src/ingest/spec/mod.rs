@@ -8,8 +8,10 @@
 //! reference to a sibling (a task's user story in `spec.md`) is an id resolved later.
 
 mod items;
+mod shape;
 
-pub use items::{Item, ItemRef, items};
+pub use items::{Item, items};
+pub use shape::{STRUCTURE_KEY, shape_file};
 
 /// Which spec-folder convention a file follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -130,6 +132,11 @@ pub fn scope_of(rel: &str) -> Option<Scope> {
     None
 }
 
+/// A Spec Kit Plus prompt history record (`history/prompts/<feature>/*.md`).
+pub fn is_prompt_record(rel: &str) -> bool {
+    rel.split('/').collect::<Vec<_>>().windows(2).any(|w| w == ["history", "prompts"])
+}
+
 /// A feature folder's name: no spaces, not hidden.
 fn is_name(s: &str) -> bool {
     !s.is_empty() && !s.starts_with('.') && !s.contains(char::is_whitespace)
@@ -138,7 +145,9 @@ fn is_name(s: &str) -> bool {
 /// `2.1.story` → `2.1`, `4.3.1-course-correction` → none (only `N.M[.K].story…` files
 /// and `N.M.<name>` are stories).
 fn story_number(file: &str) -> Option<&str> {
-    let end = file.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(file.len());
+    let end = file
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(file.len());
     let num = file[..end].trim_end_matches('.');
     let rest = &file[end..];
     let dotted = num.split('.').count() >= 2 && num.split('.').all(|p| !p.is_empty());
@@ -159,7 +168,10 @@ mod tests {
     #[test]
     fn scopes_by_path() {
         let s = scope_of("specs/003-ai-chatbot/tasks.md").unwrap();
-        assert_eq!((s.format, s.name.as_str(), s.file.as_str()), (Format::SpecKit, "003-ai-chatbot", "tasks"));
+        assert_eq!(
+            (s.format, s.name.as_str(), s.file.as_str()),
+            (Format::SpecKit, "003-ai-chatbot", "tasks")
+        );
         assert_eq!(s.doc_id(), "003-ai-chatbot/tasks");
         assert_eq!(s.doc_parent().as_deref(), Some("003-ai-chatbot"));
         let s = scope_of("specs/003-ai-chatbot/spec.md").unwrap();

@@ -278,6 +278,18 @@ impl Engine for MemoryEngine {
         self.docs.get(id).and_then(|d| d.state.clone())
     }
 
+    fn scoped_ids(&self, local: &str) -> Vec<String> {
+        let tail = format!("/{}", local.to_lowercase());
+        let mut out: Vec<String> = self
+            .ids
+            .iter()
+            .filter(|(k, _)| k.ends_with(&tail))
+            .map(|(_, id)| id.clone())
+            .collect();
+        out.sort();
+        out
+    }
+
     fn exact_id(&self, token: &str) -> Option<String> {
         let t = token.to_lowercase();
         if let Some(id) = self.ids.get(&t) {

@@ -213,6 +213,9 @@ pub trait Engine: GraphSource {
     }
     /// The document an id-like token names exactly (any case, `ID@uidprefix`).
     fn exact_id(&self, token: &str) -> Option<String>;
+    /// The documents whose id is `scope/local` for this `local` (any case, sorted): the
+    /// items of spec folders, whose ids are scoped by their feature (`003-chat/T012`).
+    fn scoped_ids(&self, local: &str) -> Vec<String>;
     /// A document node (with its token count).
     fn node(&self, id: &str) -> Option<Node>;
     /// A document's sections in order, with text and token counts.

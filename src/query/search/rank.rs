@@ -35,8 +35,14 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         let found = engine
             .exact_id(tok)
             .or_else(|| short.then(|| exact_typed_id(engine, tok, &r.id_aliases)).flatten());
-        if let Some(id) = found {
+        let found: Vec<String> = match found {
+            Some(id) => vec![id],
+            None => scoped(engine, query, tok),
+        };
+        if !found.is_empty() {
             text = remove_token(&text, tok);
+        }
+        for id in found {
             if !exact.contains(&id) {
                 exact.push(id);
             }
@@ -198,6 +204,33 @@ fn exact_typed_id(engine: &dyn Engine, tok: &str, aliases: &BTreeMap<String, Str
         Form::Number(n) if separated => engine.exact_id(&n),
         Form::Number(_) => None,
     })
+}
+
+/// The spec-folder items a task id names (`T012` is `003-chat/T012`): those of the
+/// scopes another word of the query names (`003`, `chat`), else all of them, at most
+/// five; none when it names more (a bare `1` in a sentence is no id).
+fn scoped(engine: &dyn Engine, query: &str, tok: &str) -> Vec<String> {
+    if tok.contains('/') || !tok.bytes().any(|b| b.is_ascii_digit()) {
+        return Vec::new();
+    }
+    let all = engine.scoped_ids(tok);
+    let words: Vec<String> = tokenize::query_terms(query)
+        .into_iter()
+        .map(|t| t.word)
+        .filter(|w| w.len() >= 3 && !w.eq_ignore_ascii_case(tok))
+        .collect();
+    let named: Vec<String> = all
+        .iter()
+        .filter(|id| {
+            let scope = id.rsplit_once('/').map_or("", |(s, _)| s).to_lowercase();
+            words
+                .iter()
+                .any(|w| scope.split(['-', '/', '.', '_']).any(|part| part == w))
+        })
+        .cloned()
+        .collect();
+    let pick = if named.is_empty() { all } else { named };
+    if pick.len() <= 5 { pick } else { Vec::new() }
 }
 
 /// `text` without the whole-token occurrences of `tok` (not inside longer tokens: removing

@@ -145,6 +145,19 @@ impl Engine for SqliteEngine {
         self.nav.contains(id)
     }
 
+    fn scoped_ids(&self, local: &str) -> Vec<String> {
+        let tail = format!("/{}", local.to_lowercase());
+        let Ok(mut st) = self
+            .conn
+            .prepare_cached("SELECT id FROM nodes WHERE substr(lid, -length(?1)) = ?1 ORDER BY id")
+        else {
+            return Vec::new();
+        };
+        st.query_map([tail], |r| r.get::<_, String>(0))
+            .map(|rows| rows.flatten().collect())
+            .unwrap_or_default()
+    }
+
     fn exact_id(&self, token: &str) -> Option<String> {
         let t = token.to_lowercase();
         // Both lookups use an index; uid prefixes are compared in Rust (no LIKE, whose

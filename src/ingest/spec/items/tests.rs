@@ -4,7 +4,10 @@ use super::*;
 use crate::ingest::spec::scope_of;
 
 fn ids(items: &[Item]) -> Vec<(&str, &str, Option<&str>, Option<&str>)> {
-    items.iter().map(|i| (i.local.as_str(), i.r#type, i.state, i.parent.as_deref())).collect()
+    items
+        .iter()
+        .map(|i| (i.local.as_str(), i.r#type, i.state, i.parent.as_deref()))
+        .collect()
 }
 
 fn refs(item: &Item) -> Vec<(EdgeType, &str)> {
@@ -39,13 +42,23 @@ fn speckit_tasks_phases_and_order() {
     assert!(t("T002").parallel);
     assert_eq!(t("T003").text, "- [ ] T003 Models, depends on T001\n- detail line");
     assert_eq!(refs(t("T003")), vec![(EdgeType::DependsOn, "T001")]);
-    assert_eq!(refs(t("T004")), vec![(EdgeType::Relates, "US1"), (EdgeType::Relates, "FR-002")]);
+    assert_eq!(
+        refs(t("T004")),
+        vec![(EdgeType::Relates, "US1"), (EdgeType::Relates, "FR-002")]
+    );
     // Without [P], T005 waits for T004 before it in its phase.
-    assert_eq!(refs(t("T005")), vec![(EdgeType::Relates, "US1"), (EdgeType::DependsOn, "T004")]);
+    assert_eq!(
+        refs(t("T005")),
+        vec![(EdgeType::Relates, "US1"), (EdgeType::DependsOn, "T004")]
+    );
     // Story phases wait for setup and foundational; polish for the phase before it.
     assert_eq!(
         refs(t("phase-3")),
-        vec![(EdgeType::Relates, "US1"), (EdgeType::DependsOn, "phase-1"), (EdgeType::DependsOn, "phase-2")]
+        vec![
+            (EdgeType::Relates, "US1"),
+            (EdgeType::DependsOn, "phase-1"),
+            (EdgeType::DependsOn, "phase-2")
+        ]
     );
     assert_eq!(refs(t("phase-4")), vec![(EdgeType::DependsOn, "phase-3")]);
     assert_eq!(t("phase-3").priority.as_deref(), Some("P1"));
@@ -58,7 +71,10 @@ fn speckit_numbered_task_lines() {
     let items = super::items(&scope, body, 5);
     assert_eq!(
         ids(&items)[1..],
-        [("T018", "Task", Some("done"), Some("phase-1")), ("T019", "Task", Some("open"), Some("phase-1"))]
+        [
+            ("T018", "Task", Some("done"), Some("phase-1")),
+            ("T019", "Task", Some("open"), Some("phase-1"))
+        ]
     );
     assert_eq!(items[1].title, "Create a context");
     assert_eq!(items[2].line, 8);
@@ -81,7 +97,10 @@ fn speckit_spec_stories_and_requirements() {
     );
     assert_eq!(items[0].title, "Secure Chat (Priority: P1)");
     assert_eq!(items[0].priority.as_deref(), Some("P1"));
-    assert_eq!(items[0].text, "### User Story 1 - Secure Chat (Priority: P1)\n\nAs a user…");
+    assert_eq!(
+        items[0].text,
+        "### User Story 1 - Secure Chat (Priority: P1)\n\nAs a user…"
+    );
     assert_eq!(items[2].title, "System MUST log in.");
 }
 
@@ -106,8 +125,14 @@ fn kiro_nested_tasks_and_requirements() {
             ("2.2", "Task", Some("open"), Some("2")),
         ]
     );
-    assert_eq!(refs(&items[0]), vec![(EdgeType::Relates, "R1.1"), (EdgeType::Relates, "R2.3")]);
-    assert_eq!(items[0].text, "- [x] 1. Set up\n- Create dirs\n- _Requirements: 1.1, 2.3_");
+    assert_eq!(
+        refs(&items[0]),
+        vec![(EdgeType::Relates, "R1.1"), (EdgeType::Relates, "R2.3")]
+    );
+    assert_eq!(
+        items[0].text,
+        "- [x] 1. Set up\n- Create dirs\n- _Requirements: 1.1, 2.3_"
+    );
     assert_eq!(refs(&items[1]), vec![(EdgeType::DependsOn, "1")]);
     assert_eq!(refs(&items[3]), vec![(EdgeType::DependsOn, "2.1")]);
 
@@ -116,7 +141,11 @@ fn kiro_nested_tasks_and_requirements() {
     let items = super::items(&scope, body, 1);
     assert_eq!(
         ids(&items),
-        vec![("R1", "Requirement", None, None), ("R2", "Requirement", None, None), ("R2.1", "Criterion", None, Some("R2"))]
+        vec![
+            ("R1", "Requirement", None, None),
+            ("R2", "Requirement", None, None),
+            ("R2.1", "Criterion", None, Some("R2"))
+        ]
     );
 }
 
@@ -138,14 +167,28 @@ fn bmad_story_tasks_and_criteria() {
         ]
     );
     assert_eq!(refs(&items[2]), vec![(EdgeType::Relates, "AC1")]);
-    assert_eq!(refs(&items[5]), vec![(EdgeType::Relates, "AC2"), (EdgeType::Relates, "AC1")]);
+    assert_eq!(
+        refs(&items[5]),
+        vec![(EdgeType::Relates, "AC2"), (EdgeType::Relates, "AC1")]
+    );
     assert_eq!(items[2].title, "Update API (AC: 1)");
 }
 
 #[test]
 fn hostile_lines_do_not_panic() {
     let scope = scope_of("specs/0/tasks.md").unwrap();
-    for body in ["- [", "- [x", "1. **", "## Phase", "- [ ] T", "- [ ] 1.", "```\n- [ ] T001 x", "\t- [ ] T001 é\u{0301}", "- [ ] TÄ01 x", "# Phase 99999999999999999999: x"] {
+    for body in [
+        "- [",
+        "- [x",
+        "1. **",
+        "## Phase",
+        "- [ ] T",
+        "- [ ] 1.",
+        "```\n- [ ] T001 x",
+        "\t- [ ] T001 é\u{0301}",
+        "- [ ] TÄ01 x",
+        "# Phase 99999999999999999999: x",
+    ] {
         let _ = super::items(&scope, body, 1);
     }
 }
