@@ -741,6 +741,7 @@ mod tests {
             state: Some("Done".into()),
             uid: None,
             line: Some(2),
+            inline: false,
         };
         let s = Settings::default();
         let st = stub(&row);

@@ -104,7 +104,14 @@ pub fn scan(
         .follow_links(false)
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
+        // Hidden files and folders stay out, but for Kiro's `.kiro/` (its specs are a
+        // backlog).
+        .hidden(false)
         .filter_entry(move |e| {
+            let name = e.file_name().to_string_lossy();
+            if e.depth() > 0 && name.starts_with('.') && name != ".kiro" {
+                return false;
+            }
             // Never index the index folder itself.
             match (&index_abs, e.file_type().map(|t| t.is_dir()).unwrap_or(false)) {
                 (Some(ix), true) => e.path().canonicalize().map(|p| &p != ix).unwrap_or(true),

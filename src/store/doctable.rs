@@ -233,15 +233,18 @@ mod tests {
                 state: Some(String::new()),
                 uid: None,
                 line: Some(3),
+                inline: false,
             },
             Row {
                 path: "z.md".into(),
                 raw: "z".into(),
                 node: "z".into(),
-                derived: true,
+                // An item's id is never derived from the file name.
+                derived: false,
                 state: None,
                 uid: Some("0194-ab".into()),
                 line: None,
+                inline: true,
             },
         ];
         let t = DocTable {
@@ -268,6 +271,7 @@ mod tests {
             state: Some(state.into()),
             uid: None,
             line: Some(2),
+            inline: false,
         };
         let paths = ["a.md", "b c.md", "b.md", "d/e.md", "z.md"];
         let whole = |t: &DocTable| {

@@ -113,8 +113,8 @@ struct Ctx {
     phase: Option<String>,
     /// The current section's heading, lowercased.
     section: String,
-    /// The current Kiro requirement number.
-    requirement: Option<String>,
+    /// The current Kiro requirement number and its heading's level.
+    requirement: Option<(String, usize)>,
     /// Open list items by indentation: (indent, local id).
     stack: Vec<(usize, String)>,
     /// BMAD: top-level task count; subtask count of the current task.
@@ -135,8 +135,10 @@ impl Ctx {
     ) {
         self.section = text.to_lowercase();
         self.stack.clear();
-        self.criteria = 0;
-        self.requirement = None;
+        if self.requirement.as_ref().is_none_or(|(_, lv)| level <= *lv) {
+            self.requirement = None;
+            self.criteria = 0;
+        }
         let section_text = || section_body(level, l, rest);
         match scope.format {
             Format::SpecKit if scope.file == "tasks" => {
@@ -177,7 +179,7 @@ impl Ctx {
             }
             Format::Kiro if scope.is_feature_file() => {
                 if let Some(n) = numbered_word(text, "requirement") {
-                    self.requirement = Some(n.clone());
+                    self.requirement = Some((n.clone(), level));
                     out.push(Item {
                         local: format!("R{n}"),
                         r#type: "Requirement",
@@ -276,7 +278,7 @@ impl Ctx {
         let in_criteria = self.section.contains("acceptance criteria");
         match scope.format {
             Format::Kiro if ordered && l.indent == 0 => {
-                let req = self.requirement.clone()?;
+                let req = self.requirement.clone()?.0;
                 self.criteria += 1;
                 Some(leaf(
                     format!("R{req}.{}", self.criteria),

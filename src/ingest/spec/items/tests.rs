@@ -143,8 +143,10 @@ fn kiro_nested_tasks_and_requirements() {
         ids(&items),
         vec![
             ("R1", "Requirement", None, None),
+            ("R1.1", "Criterion", None, Some("R1")),
+            ("R1.2", "Criterion", None, Some("R1")),
             ("R2", "Requirement", None, None),
-            ("R2.1", "Criterion", None, Some("R2"))
+            ("R2.1", "Criterion", None, Some("R2")),
         ]
     );
 }
