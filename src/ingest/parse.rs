@@ -33,7 +33,12 @@ impl ParsedFile {
     /// A document with its sections and diagnostics, and no items.
     pub fn new(doc: Node, sections: Vec<Section>, diagnostics: Vec<Diagnostic>) -> ParsedFile {
         let items = Vec::new();
-        ParsedFile { doc, sections, diagnostics, items }
+        ParsedFile {
+            doc,
+            sections,
+            diagnostics,
+            items,
+        }
     }
 }
 
@@ -76,7 +81,10 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     ];
     let items = crate::ingest::spec::shape_file(&mut doc, &body.sections, front.body, front.body_line);
     let mut parsed = ParsedFile::new(doc, body.sections, diagnostics.into_iter().flatten().collect());
-    parsed.items = items.into_iter().map(|(n, sec)| ParsedFile::new(n, vec![sec], Vec::new())).collect();
+    parsed.items = items
+        .into_iter()
+        .map(|(n, sec)| ParsedFile::new(n, vec![sec], Vec::new()))
+        .collect();
     parsed
 }
 

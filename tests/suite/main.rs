@@ -23,6 +23,7 @@ mod newcomer;
 mod pack;
 mod search;
 mod show;
+mod spec;
 mod term;
 mod untouched;
 mod vouch;

@@ -134,7 +134,10 @@ pub fn scope_of(rel: &str) -> Option<Scope> {
 
 /// A Spec Kit Plus prompt history record (`history/prompts/<feature>/*.md`).
 pub fn is_prompt_record(rel: &str) -> bool {
-    rel.split('/').collect::<Vec<_>>().windows(2).any(|w| w == ["history", "prompts"])
+    rel.split('/')
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|w| w == ["history", "prompts"])
 }
 
 /// A feature folder's name: no spaces, not hidden.

@@ -30,7 +30,16 @@ pub struct Rollup {
 }
 
 impl Rollup {
+    /// The counts below a node that does not count itself.
+    fn add_below(&mut self, below: &Rollup) {
+        self.count(None, below);
+    }
+
     fn add(&mut self, g: Group, below: &Rollup) {
+        self.count(Some(g), below);
+    }
+
+    fn count(&mut self, own: Option<Group>, below: &Rollup) {
         for (group, n) in [
             (Group::Open, below.open),
             (Group::InProgress, below.in_progress),
@@ -39,7 +48,7 @@ impl Rollup {
             (Group::Dropped, below.dropped),
         ]
         .into_iter()
-        .chain([(g, 1)])
+        .chain(own.map(|g| (g, 1)))
         {
             match group {
                 Group::Open => self.open += n,
@@ -186,7 +195,17 @@ impl<'a> Backlog<'a> {
         let children: Vec<TreeNode> = kids.into_iter().filter_map(|c| self.subtree(c, seen)).collect();
         let mut rollup = Rollup::default();
         for c in &children {
-            rollup.add(c.group, &c.rollup);
+            // A document with no state (a spec's plan, a requirement) is no work of its
+            // own: only the work below it counts.
+            let stateless_doc = c.item.state.is_none()
+                && self
+                    .docs
+                    .get(c.item.id.as_str())
+                    .is_some_and(|d| d.node.kind == crate::model::Kind::Doc);
+            match stateless_doc {
+                true => rollup.add_below(&c.rollup),
+                false => rollup.add(c.group, &c.rollup),
+            }
         }
         Some(TreeNode {
             item: self.item(d),

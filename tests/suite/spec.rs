@@ -1,0 +1,130 @@
+//! Spec folders (`tests/fixtures/spec-folders`: Spec Kit, Kiro, BMAD, Spec Kit Plus prompt
+//! records): checkbox tasks are items with their state and parent, ids are scoped by
+//! their feature, `list`, `ready` and `tree` follow each format's rules, and `check`
+//! reports what is wrong in them and nothing else.
+
+use crate::common::*;
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", out.stdout, out.stderr))
+}
+
+fn ids(v: &serde_json::Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn tasks_are_items_with_state_parent_and_scoped_ids() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let open = json(&f.run(&["list", "--type", "Task", "--state", "open", "--format", "json"]));
+    let got = ids(&open);
+    for id in [
+        "001-chat/T003",
+        "001-chat/T009",
+        "002-export/T001",
+        "login/2.2",
+        "login/3",
+        "1.2/1.2",
+        "1.2/2",
+    ] {
+        assert!(got.contains(&id.to_string()), "{id} is open: {got:?}");
+    }
+    for id in ["001-chat/T001", "login/2.1", "1.1/1"] {
+        assert!(!got.contains(&id.to_string()), "{id} is done: {got:?}");
+    }
+    // Every box counted: the fixture's open boxes with a task id (Spec Kit 7 + 3, Kiro 3,
+    // BMAD 2).
+    assert_eq!(got.len(), 15, "{got:?}");
+    let nodes = f.read_index("graph_nodes.jsonl");
+    let t005: serde_json::Value = nodes
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|n| n["id"] == "001-chat/T005")
+        .unwrap();
+    assert_eq!(t005["path"], "specs/001-chat/tasks.md");
+    assert_eq!(t005["line"], 15);
+    assert_eq!(t005["inline"], true);
+    let edges = f.read_index("graph_edges.jsonl");
+    for (src, ty, dst) in [
+        ("001-chat/T005", "parent", "001-chat/phase-3"),
+        ("001-chat/T005", "relates", "001-chat/US1"),
+        ("001-chat/T005", "relates", "001-chat/FR-001"),
+        ("001-chat/T004", "depends_on", "001-chat/T003"),
+        ("001-chat/phase-3", "depends_on", "001-chat/phase-2"),
+        ("001-chat/tasks", "parent", "001-chat"),
+        ("login/2.1", "parent", "login/2"),
+        ("login/2.1", "relates", "login/R1.2"),
+        ("login/2.2", "depends_on", "login/2.1"),
+        ("1.2/1", "relates", "1.2/AC1"),
+        ("1.2", "parent", "epic-1"),
+    ] {
+        let want = format!("\"source\":\"{src}\",\"target\":\"{dst}\",\"type\":\"{ty}\"");
+        assert!(edges.contains(&want), "missing {src} -{ty}-> {dst}");
+    }
+}
+
+#[test]
+fn show_finds_a_task_by_its_id_as_typed() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    // T001 is in two features: both are named.
+    let both = f.run(&["show", "T001"]);
+    assert_eq!(both.code, 2, "{}{}", both.stdout, both.stderr);
+    assert!(
+        both.stderr.contains("001-chat/T001") && both.stderr.contains("002-export/T001"),
+        "{}",
+        both.stderr
+    );
+    for typed in ["001/T001", "001 T001", "T001@chat", "001-chat/T001"] {
+        let one = f.run(&["show", typed, "--format", "json"]);
+        assert_eq!(one.code, 0, "{typed}: {}", one.stderr);
+        assert_eq!(json(&one)["node"]["id"], "001-chat/T001", "{typed}");
+    }
+}
+
+#[test]
+fn ready_follows_each_formats_order() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let got = ids(&json(&f.run(&["ready", "--format", "json"])));
+    // Spec Kit: the foundational phase's first task; story phases wait for it, T004 waits
+    // for T003. Kiro: 2.2 after its done sibling 2.1; 3 waits for 2. BMAD: open subtasks.
+    for id in ["001-chat/T003", "login/2.2", "1.2/1.2", "1.2/2", "002-export/T001"] {
+        assert!(got.contains(&id.to_string()), "{id} is ready: {got:?}");
+    }
+    for id in [
+        "001-chat/T004",
+        "001-chat/T005",
+        "001-chat/T009",
+        "login/3",
+        "002-export/T002",
+    ] {
+        assert!(!got.iter().any(|g| g.starts_with(id)), "{id} waits: {got:?}");
+    }
+    let tree = f.run(&["tree", "001-chat"]);
+    assert_eq!(tree.code, 0, "{}", tree.stderr);
+    assert!(tree.stdout.contains("001-chat/phase-1  Phase  done"), "{}", tree.stdout);
+    // 9 tasks, 5 phases and 2 checks; stories and requirements are no work of their own.
+    assert!(tree.stdout.contains("[4/16 done"), "{}", tree.stdout);
+}
+
+#[test]
+fn check_reports_spec_errors_and_no_false_ones() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let all = format!("{}{}", out.stdout, out.stderr);
+    // A [US3] with no such story; a task id repeated inside one feature.
+    assert!(
+        all.contains("specs/001-chat/tasks.md:22:1: error[dangling-reference]: cites `001-chat/US3`"),
+        "{all}"
+    );
+    assert!(all.contains("error[duplicate-id]: id `002-export/T002`"), "{all}");
+    // Prompt records numbered `id: 1` in each folder are no duplicates; T001 in two
+    // features is no duplicate either.
+    assert!(!all.contains("`1`") && !all.contains("`001-chat/T001`"), "{all}");
+    assert_eq!(all.matches("error[").count(), 3, "{all}");
+}
