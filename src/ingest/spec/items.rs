@@ -121,6 +121,9 @@ struct Ctx {
     ordinal: (u32, u32),
     /// Kiro/BMAD acceptance criteria seen in the current requirement.
     criteria: u32,
+    /// Acceptance Criteria sections seen (a BMAD story's first one numbers its criteria;
+    /// a later one, as a QA review repeats it, does not).
+    criteria_sections: u32,
 }
 
 impl Ctx {
@@ -135,6 +138,9 @@ impl Ctx {
     ) {
         self.section = text.to_lowercase();
         self.stack.clear();
+        if self.section.contains("acceptance criteria") {
+            self.criteria_sections += 1;
+        }
         if self.requirement.as_ref().is_none_or(|(_, lv)| level <= *lv) {
             self.requirement = None;
             self.criteria = 0;
@@ -275,7 +281,7 @@ impl Ctx {
         ordered: bool,
         text: String,
     ) -> Option<Item> {
-        let in_criteria = self.section.contains("acceptance criteria");
+        let in_criteria = self.section.contains("acceptance criteria") && self.criteria_sections == 1;
         match scope.format {
             Format::Kiro if ordered && l.indent == 0 => {
                 let req = self.requirement.clone()?.0;
@@ -387,7 +393,7 @@ fn task_id(s: &str) -> Option<(&str, &str)> {
             .split('.')
             .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|c| c.is_ascii_digit()))
         && !tail.is_empty();
-    (is_prefixed || is_number).then(|| (if is_number { number } else { word }, tail))
+    (is_prefixed || is_number).then_some((if is_number { number } else { word }, tail))
 }
 
 /// `FR-001`, `SC-002`, `NFR-003` at the start.

@@ -94,12 +94,16 @@ pub fn scope_of(rel: &str) -> Option<Scope> {
     let stem_path = rel.strip_suffix(".md").or_else(|| rel.strip_suffix(".markdown"))?;
     let parts: Vec<&str> = stem_path.split('/').collect();
     // The innermost `specs/<feature>/<file…>`.
-    if let Some(i) = parts.iter().rposition(|p| *p == "specs")
+    if let Some(mut i) = parts.iter().rposition(|p| *p == "specs")
         && parts.len() >= i + 3
     {
+        let kiro = i > 0 && parts[i - 1] == ".kiro";
+        // An archive of features (`specs/_archived/<feature>/`) holds features.
+        if parts.len() >= i + 4 && is_archive(parts[i + 1]) {
+            i += 1;
+        }
         let feature = parts[i + 1];
         if is_name(feature) {
-            let kiro = i > 0 && parts[i - 1] == ".kiro";
             return Some(Scope {
                 format: if kiro { Format::Kiro } else { Format::SpecKit },
                 name: feature.to_string(),
@@ -138,6 +142,12 @@ pub fn is_prompt_record(rel: &str) -> bool {
         .collect::<Vec<_>>()
         .windows(2)
         .any(|w| w == ["history", "prompts"])
+}
+
+/// A folder of old features: `_archived`, `archive`, `done`.
+fn is_archive(name: &str) -> bool {
+    let n = name.trim_start_matches('_').to_lowercase();
+    name.starts_with('_') || matches!(n.as_str(), "archive" | "archived" | "done" | "completed")
 }
 
 /// A feature folder's name: no spaces, not hidden.
@@ -184,6 +194,11 @@ mod tests {
         let s = scope_of(".kiro/specs/login/tasks.md").unwrap();
         assert_eq!((s.format, s.name.as_str()), (Format::Kiro, "login"));
         assert!(scope_of("specs/readme.md").is_none());
+        let s = scope_of(".kiro/specs/_archived/old-ui/tasks.md").unwrap();
+        assert_eq!(
+            (s.format, s.name.as_str(), s.file.as_str()),
+            (Format::Kiro, "old-ui", "tasks")
+        );
         assert!(scope_of("specs/003/tasks.txt").is_none());
         let s = scope_of("docs/stories/2.1.story.md").unwrap();
         assert_eq!((s.format, s.doc_id().as_str()), (Format::BmadStory, "2.1"));
