@@ -183,6 +183,28 @@ impl Ctx {
                     });
                 }
             }
+            // BMAD stories that write a task as a heading (`### Task 1: … (AC: 1, 2)`)
+            // with its subtasks as boxes under it.
+            Format::BmadStory => {
+                self.phase = None;
+                if let Some(n) = numbered_word(text, "task").filter(|_| level >= 3) {
+                    let local = n.clone();
+                    self.phase = Some(local.clone());
+                    self.ordinal = (n.parse().unwrap_or(self.ordinal.0), 0);
+                    out.push(Item {
+                        local,
+                        r#type: "Task",
+                        state: None,
+                        title: strip_number_lead(text, "task", &n),
+                        line: l.no,
+                        text: text.to_string(),
+                        parent: None,
+                        refs: cites(scope, text, l.no),
+                        priority: None,
+                        parallel: false,
+                    });
+                }
+            }
             Format::Kiro if scope.is_feature_file() => {
                 if let Some(n) = numbered_word(text, "requirement") {
                     self.requirement = Some((n.clone(), level));
@@ -232,7 +254,7 @@ impl Ctx {
                 (id.trim_end_matches('.').to_string(), kind, tail)
             }
             None if scope.format == Format::BmadStory && self.section.contains("task") => {
-                let id = match &parent_task {
+                let id = match parent_task.as_ref().or(self.phase.as_ref()) {
                     Some(p) => {
                         self.ordinal.1 += 1;
                         format!("{p}.{}", self.ordinal.1)
@@ -340,7 +362,9 @@ fn leaf(local: String, r#type: &'static str, title: &str, line: u32, text: Strin
 /// True where a bare number is a task id: a tasks file, a story's task list.
 fn tasks_file(scope: &Scope, section: &str) -> bool {
     match scope.format {
-        Format::Kiro | Format::SpecKit => scope.file == "tasks" || scope.file.ends_with("/tasks"),
+        // Spec Kit's tasks have a `T` id; a numbered box in its files is a plain list.
+        Format::Kiro => scope.file == "tasks" || scope.file.ends_with("/tasks"),
+        Format::SpecKit => false,
         Format::BmadStory => section.contains("task"),
         Format::BmadEpic => false,
     }
@@ -369,7 +393,8 @@ fn checkbox(s: &str) -> Option<(&'static str, &str)> {
         b'-' | b'~' => "in progress",
         _ => return None,
     };
-    let rest = &s[3..];
+    // Kiro marks an optional task `- [ ]* 2.1`.
+    let rest = s[3..].strip_prefix('*').unwrap_or(&s[3..]);
     (rest.is_empty() || rest.starts_with(' ')).then(|| (state, rest.trim_start()))
 }
 
@@ -383,16 +408,15 @@ fn task_id(s: &str) -> Option<(&str, &str)> {
     let tail = s[end..].trim_start_matches("**");
     let letters = word.bytes().take_while(u8::is_ascii_uppercase).count();
     let digits = &word[letters..];
-    let is_prefixed = matches!(&word[..letters], "T" | "CHK" | "TASK")
-        && digits.len() >= 2
-        && digits.bytes().all(|c| c.is_ascii_digit());
+    // A letter may follow the number: `T006a`, Kiro's `10.2a`.
+    let numeral = |p: &str| {
+        let p = p.strip_suffix(|c: char| c.is_ascii_lowercase()).unwrap_or(p);
+        !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())
+    };
+    let is_prefixed = matches!(&word[..letters], "T" | "CHK" | "TASK") && digits.len() >= 2 && numeral(digits);
     let number = word.trim_end_matches('.');
-    let is_number = letters == 0
-        && !number.is_empty()
-        && number
-            .split('.')
-            .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|c| c.is_ascii_digit()))
-        && !tail.is_empty();
+    let is_number =
+        letters == 0 && !number.is_empty() && number.split('.').all(|p| p.len() <= 4 && numeral(p)) && !tail.is_empty();
     (is_prefixed || is_number).then_some((if is_number { number } else { word }, tail))
 }
 
@@ -411,8 +435,9 @@ fn requirement_id(s: &str) -> Option<(&str, &str)> {
 fn numbered_word(text: &str, word: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let rest = lower.strip_prefix(word)?.trim_start();
-    let n: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-    (!n.is_empty()).then_some(n)
+    // A letter may follow the number: `Phase 5A`.
+    let n: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+    n.starts_with(|c: char| c.is_ascii_digit()).then_some(n)
 }
 
 /// `User Story 1 - Secure Agenda Processing (Priority: P1)` → `Secure Agenda Processing (Priority: P1)`.
@@ -617,7 +642,28 @@ fn order_rules(scope: &Scope, items: &mut [Item]) {
     match scope.format {
         Format::SpecKit if scope.file == "tasks" => speckit_order(items),
         Format::Kiro => sibling_order(items),
+        Format::BmadStory => {
+            let heads: Vec<usize> = (0..items.len())
+                .filter(|&i| items[i].state.is_none() && items[i].r#type == "Task")
+                .collect();
+            for h in heads {
+                items[h].state = Some(rolled_state(items, h));
+            }
+        }
         _ => {}
+    }
+}
+
+/// The state of an item without a box of its own from the items under it: done when all
+/// are, open when none is started or done, else in progress.
+fn rolled_state(items: &[Item], at: usize) -> &'static str {
+    let local = &items[at].local;
+    let under: Vec<&Item> = items.iter().filter(|t| t.parent.as_deref() == Some(local)).collect();
+    let done = under.iter().filter(|t| t.state == Some("done")).count();
+    match (done, under.len()) {
+        (d, n) if d == n && n > 0 => "done",
+        (0, _) if !under.iter().any(|t| t.state == Some("in progress")) => "open",
+        _ => "in progress",
     }
 }
 
@@ -638,15 +684,7 @@ fn speckit_order(items: &mut [Item]) {
         for b in before {
             push_ref(&mut items[p].refs, EdgeType::DependsOn, b, line);
         }
-        // Done when every task under it is.
-        let local = items[p].local.clone();
-        let tasks: Vec<&Item> = items.iter().filter(|t| t.parent.as_deref() == Some(&local)).collect();
-        let done = tasks.iter().filter(|t| t.state == Some("done")).count();
-        items[p].state = Some(match (done, tasks.len()) {
-            (d, n) if d == n && n > 0 => "done",
-            (0, _) if !tasks.iter().any(|t| t.state == Some("in progress")) => "open",
-            _ => "in progress",
-        });
+        items[p].state = Some(rolled_state(items, p));
     }
     // Within a phase: wait for the tasks since the last one without [P].
     let mut run: Vec<String> = Vec::new();

@@ -115,9 +115,9 @@ pub fn scope_of(rel: &str) -> Option<Scope> {
         [.., folder, file] => (*folder, *file),
         _ => return None,
     };
-    if folder == "stories"
-        && let Some(n) = story_number(file)
-    {
+    // Stories may sit in a subfolder of `stories/` (`stories/completed/`).
+    let in_stories = parts[..parts.len() - 1].contains(&"stories");
+    if in_stories && let Some(n) = story_number(file) {
         return Some(Scope {
             format: Format::BmadStory,
             name: n.to_string(),
@@ -158,9 +158,13 @@ fn is_name(s: &str) -> bool {
 /// `2.1.story` → `2.1`, `4.3.1-course-correction` → none (only `N.M[.K].story…` files
 /// and `N.M.<name>` are stories).
 fn story_number(file: &str) -> Option<&str> {
-    let end = file
+    let mut end = file
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(file.len());
+    // A letter may follow the number: `5.1A.story`.
+    if file[end..].starts_with(|c: char| c.is_ascii_alphabetic()) && file[end + 1..].starts_with('.') {
+        end += 1;
+    }
     let num = file[..end].trim_end_matches('.');
     let rest = &file[end..];
     let dotted = num.split('.').count() >= 2 && num.split('.').all(|p| !p.is_empty());
@@ -206,6 +210,7 @@ mod tests {
         assert_eq!(scope_of("docs/stories/4.3.1.story.md").unwrap().name, "4.3.1");
         assert!(scope_of("docs/stories/4.3.1-course-correction-request.md").is_none());
         assert!(scope_of("docs/stories/notes.md").is_none());
+        assert_eq!(scope_of("docs/stories/completed/5.1A.story.md").unwrap().name, "5.1A");
         let s = scope_of("docs/prd/epic-2-accuracy-context-enhancement.md").unwrap();
         assert_eq!((s.format, s.doc_id().as_str()), (Format::BmadEpic, "epic-2"));
         assert!(scope_of("docs/prd/epic-list.md").is_none());

@@ -194,3 +194,27 @@ fn hostile_lines_do_not_panic() {
         let _ = super::items(&scope, body, 1);
     }
 }
+
+#[test]
+fn bmad_task_headings_and_kiro_optional_tasks() {
+    let scope = scope_of("docs/stories/completed/5.1A.story.md").unwrap();
+    let body = "## Tasks / Subtasks\n\n### Task 1: Model (AC: 1, 2)\n- [x] 1.1. Update the model\n- [ ] 1.2. Add a migration\n\n### Task 2: UI\n- [x] Draw it\n";
+    let items = super::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("1", "Task", Some("in progress"), None),
+            ("1.1", "Task", Some("done"), Some("1")),
+            ("1.2", "Task", Some("open"), Some("1")),
+            ("2", "Task", Some("done"), None),
+            ("2.1", "Task", Some("done"), Some("2")),
+        ]
+    );
+    assert_eq!(
+        refs(&items[0]),
+        vec![(EdgeType::Relates, "AC1"), (EdgeType::Relates, "AC2")]
+    );
+    let scope = scope_of(".kiro/specs/x/tasks.md").unwrap();
+    let items = super::items(&scope, "- [ ]* 10.2a Optional test\n", 1);
+    assert_eq!(ids(&items), vec![("10.2a", "Task", Some("open"), Some("10"))]);
+}
