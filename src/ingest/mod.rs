@@ -15,3 +15,4 @@ pub mod resolve;
 pub mod resolved;
 pub mod scan;
 pub mod spec;
+pub mod status;

@@ -7,7 +7,7 @@
 use crate::config::{PathKind, Settings};
 use crate::ingest::frontmatter::{self, KeyLines, Parsed};
 use crate::ingest::markdown::{self, Link, Section};
-use crate::model::backlog::{Group, fold_state};
+use crate::ingest::status;
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{EdgeType, Kind, Node, RawRef, RefForm};
 pub use crate::text::path::file_stem;
@@ -333,7 +333,7 @@ struct State {
     /// The state with the key it was read from (empty when the body states it).
     value: Option<(String, String)>,
     /// The status the body states when the frontmatter has none: links on it are typed.
-    in_body: Option<BodyStatus>,
+    in_body: Option<status::BodyStatus>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -344,17 +344,23 @@ fn state(rel: &str, front: &Front, kind: Kind, sections: &[Section], s: &Setting
     // A decision's or work item's status written in its body (a `## Status` section, a
     // `Status: X` line) when the frontmatter has none; the links on it are typed edges.
     let in_body = match kind {
-        Kind::Adr if value.is_none() => status_in_body(sections, &s.kinds.adr_states),
+        Kind::Adr if value.is_none() => status::read(sections, &s.kinds.adr_states),
         // Work items written without frontmatter (`**Status:** Ready` under the title):
         // a status line, or a Status section that starts with a state word it knows.
-        Kind::WorkItem if value.is_none() => status_in_body(sections, &s.kinds.item_states)
-            .filter(|st| st.from_line || known_state(&st.state, &s.kinds.item_states)),
+        Kind::WorkItem if value.is_none() => {
+            status::read(sections, &s.kinds.item_states).filter(|st| st.from_line || st.state.is_some())
+        }
         _ => None,
     };
-    if let Some(st) = &in_body {
-        value = Some((String::new(), st.state.clone()));
-    }
     let mut diagnostics = Vec::new();
+    if let Some(st) = &in_body {
+        value = st.state.clone().map(|v| (String::new(), v));
+        let (what, known) = match kind {
+            Kind::Adr => ("ADR", &s.kinds.adr_states),
+            _ => ("work item", &s.kinds.item_states),
+        };
+        diagnostics.extend(st.unknown_state(rel, what, known));
+    }
     if let Some((k, st)) = value.as_ref().filter(|(k, _)| !k.is_empty()) {
         let known = match kind {
             Kind::WorkItem => Some(&s.kinds.item_states),
@@ -437,7 +443,7 @@ fn frontmatter_refs(rel: &str, front: &Front, s: &Settings) -> Refs {
 /// References in the body's links, in file order: `links_to`, or the edge a status line
 /// names for the links on it. Paths are kept as written: resolution tries them from the
 /// file, then from the repository root (see `resolve`), which needs the other files.
-fn body_refs(links: &[Link], status: Option<&BodyStatus>, s: &Settings) -> Vec<RawRef> {
+fn body_refs(links: &[Link], status: Option<&status::BodyStatus>, s: &Settings) -> Vec<RawRef> {
     links
         .iter()
         .map(|link| RawRef {
@@ -565,105 +571,6 @@ pub fn adr_file_number(stem: &str) -> Option<&str> {
     (digits > 0 && after.is_none_or(|c| matches!(c, '-' | '_' | ' ' | '.'))).then(|| &rest[..digits])
 }
 
-/// A status read from a decision's body.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BodyStatus {
-    /// The state (`Accepted`, `Superseded`), spelled as the known state it matches.
-    pub state: String,
-    /// Read from a `Status: X` line (not a `## Status` section).
-    pub from_line: bool,
-    /// The status lines (1-based file line, lowercase text): links on them are typed.
-    lines: Vec<(u32, String)>,
-}
-
-impl BodyStatus {
-    /// The edge type of a link on `line`, when it sits on a status line that says how:
-    /// "superseded by" → `superseded_by`, "supersedes" → `supersedes`, "amended by",
-    /// "amends", "supplemented by", "supplements" → `amends`.
-    pub fn edge_on(&self, line: u32, amends: EdgeType) -> Option<EdgeType> {
-        let (_, text) = self.lines.iter().find(|(l, _)| *l == line)?;
-        if text.contains("superseded by") || text.contains("replaced by") {
-            Some(EdgeType::SupersededBy)
-        } else if text.contains("supersedes") || text.contains("replaces") {
-            Some(EdgeType::Supersedes)
-        } else if ["amended by", "amends", "supplemented by", "supplements"]
-            .iter()
-            .any(|w| text.contains(w))
-        {
-            Some(amends)
-        } else {
-            None
-        }
-    }
-}
-
-/// The status a decision's body states: the text of a `Status` section, else a
-/// `Status: X` line (list marker and bold allowed) in the text before the second
-/// heading. The state is the known state a status line starts with, else its first word.
-pub fn status_in_body(sections: &[Section], known: &[String]) -> Option<BodyStatus> {
-    let is_status = |h: &str| {
-        let h = h.trim().trim_end_matches(':').to_ascii_lowercase();
-        h == "status" || h == "state"
-    };
-    let lines_of = |sec: &Section| -> Vec<(u32, String)> {
-        sec.text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| (sec.text_line + i as u32, l.trim().to_string()))
-            .filter(|(_, l)| !l.is_empty())
-            .collect()
-    };
-    let section = sections.iter().find(|s| is_status(&s.heading));
-    let from_line = section.is_none();
-    let lines: Vec<(u32, String)> = match section {
-        Some(sec) => lines_of(sec),
-        None => {
-            let found = sections.iter().take(2).flat_map(lines_of).find_map(|(n, l)| {
-                let t = l.trim_start_matches(['-', '*', '+', ' ']).replace("**", "");
-                let (key, value) = t.split_once(':')?;
-                is_status(key).then(|| (n, value.trim().to_string()))
-            })?;
-            vec![found]
-        }
-    };
-    let bare = |l: &str| -> String {
-        l.trim_start_matches(['-', '*', '+', ' ', '['])
-            .replace("**", "")
-            .replace('_', "")
-            .trim()
-            .to_string()
-    };
-    let starts_known = |t: &str| {
-        known.iter().find(|k| {
-            t.get(..k.len()).is_some_and(|h| h.eq_ignore_ascii_case(k))
-                && !t[k.len()..].starts_with(char::is_alphanumeric)
-        })
-    };
-    let first_word = |t: &str| -> Option<String> {
-        let w: String = t.chars().take_while(|c| c.is_alphabetic()).collect();
-        let mut c = w.chars();
-        let f = c.next()?;
-        Some(f.to_uppercase().chain(c.flat_map(char::to_lowercase)).collect())
-    };
-    // A known state on any line wins (a date line may come first); else the first word.
-    let state = lines
-        .iter()
-        .find_map(|(_, l)| starts_known(&bare(l)).cloned())
-        .or_else(|| lines.iter().find_map(|(_, l)| first_word(&bare(l))))?;
-    Some(BodyStatus {
-        state,
-        from_line,
-        lines: lines.into_iter().map(|(n, l)| (n, l.to_lowercase())).collect(),
-    })
-}
-
-/// Whether `state` is one of `known` or a state name every backlog uses (done, to do,
-/// in progress, …), case and separators aside.
-fn known_state(state: &str, known: &[String]) -> bool {
-    let f = fold_state(state);
-    known.iter().any(|k| fold_state(k) == f) || Group::builtin(&f).is_some()
-}
-
 /// The id a filename carries: `QRY-TSK-0007_slug` → `QRY-TSK-0007`,
 /// `back-12.3 - Title` → `back-12.3`, `back-196-add-nix` → `back-196`, `eip-1559` →
 /// `eip-1559`; a name without such a prefix is its own id (`README`).
@@ -719,27 +626,6 @@ mod tests {
         assert_eq!(adr_file_number("README"), None);
         assert_eq!(adr_file_number("2fa-login"), None);
         assert_eq!(adr_file_number("adr"), None);
-    }
-
-    #[test]
-    fn status_from_the_body() {
-        let known: Vec<String> = ["Proposed", "Accepted", "Superseded"].map(String::from).to_vec();
-        let status = |body: &str| status_in_body(&markdown::parse_body(body, 1).sections, &known);
-        let st =
-            status("# 2. X\n\n## Status\n\n2019-01-01\n\nSuperseded by [3](0003-y.md)\n\n## Context\nC\n").unwrap();
-        assert_eq!(st.state, "Superseded");
-        assert_eq!(st.edge_on(7, EdgeType::Relates), Some(EdgeType::SupersededBy));
-        assert_eq!(st.edge_on(11, EdgeType::Relates), None);
-        let st = status("# T\n\n* Status: accepted\n* Date: 2020\n").unwrap();
-        assert_eq!(st.state, "Accepted");
-        let st = status("# T\n\n**Status:** Draft\n\n## Context\n").unwrap();
-        assert_eq!(st.state, "Draft");
-        let st = status("## Status\n\nAccepted, amended by [4](0004-z.md)\n").unwrap();
-        assert_eq!(
-            (st.state.as_str(), st.edge_on(3, EdgeType::Relates)),
-            ("Accepted", Some(EdgeType::Relates))
-        );
-        assert_eq!(status("# T\n\nNo status here.\n"), None);
     }
 
     #[test]

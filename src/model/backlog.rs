@@ -59,7 +59,7 @@ impl Group {
             "inprogress" | "doing" | "active" | "started" | "review" | "inreview" | "wip" | "testing" | "lastcall" => {
                 Group::InProgress
             }
-            "todo" | "open" | "new" | "ready" | "planned" | "proposed" | "backlog" => Group::Open,
+            "todo" | "open" | "new" | "ready" | "planned" | "proposed" | "backlog" | "notstarted" => Group::Open,
             _ => return None,
         })
     }

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod adrs;
 mod backlog;
 mod baseline;
 mod check;

@@ -1,0 +1,112 @@
+//! Decision logs as people write them (tests/fixtures/adr-styles): statuses led by an
+//! emoji, in bold, dated before or after, in a table; "Superseded by" as a typed edge; an
+//! unknown word where the status belongs reported, never taken.
+
+use crate::common::*;
+use std::path::Path;
+
+/// A copy of the fixture with a config naming its folder; indexed.
+fn configured() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("tests/fixtures/adr-styles"), dir.path());
+    std::fs::write(
+        dir.path().join("mdgraph.toml"),
+        "root = \".\"\nindex_dir = \"_index\"\n[kinds]\ndecisions_dir = \"architecture-decision-record\"\n",
+    )
+    .unwrap();
+    let index = run_in(dir.path(), &["index", "-q"]);
+    assert!(index.code <= 1, "{}", index.stderr);
+    dir
+}
+
+fn read_jsonl(dir: &Path, name: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("_index").join(name))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn s(v: &serde_json::Value) -> String {
+    v.as_str().unwrap_or("-").to_string()
+}
+
+/// (id, kind, state) of the documents.
+fn nodes(dir: &Path) -> Vec<(String, String, String)> {
+    read_jsonl(dir, "graph_nodes.jsonl")
+        .iter()
+        .filter(|n| n["kind"] != "chunk")
+        .map(|n| (s(&n["id"]), s(&n["kind"]), s(&n["state"])))
+        .collect()
+}
+
+/// (source, type, target) of the edges other than body links, sections and mentions.
+fn typed_edges(dir: &Path) -> Vec<(String, String, String)> {
+    read_jsonl(dir, "graph_edges.jsonl")
+        .iter()
+        .filter(|e| !["section_of", "links_to", "mentions"].contains(&e["type"].as_str().unwrap()))
+        .map(|e| (s(&e["source"]), s(&e["type"]), s(&e["target"])))
+        .collect()
+}
+
+/// (path, line, code, subject) of the diagnostics.
+fn diagnostics(dir: &Path) -> Vec<(String, u64, String, String)> {
+    read_jsonl(dir, "diagnostics.jsonl")
+        .iter()
+        .map(|d| {
+            (
+                s(&d["path"]),
+                d["line"].as_u64().unwrap(),
+                s(&d["code"]),
+                s(&d["subject"]),
+            )
+        })
+        .collect()
+}
+
+fn own<const N: usize>(xs: [(&str, &str, &str); N]) -> Vec<(String, String, String)> {
+    xs.iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect()
+}
+
+#[test]
+fn statuses_are_read_as_people_write_them() {
+    let dir = configured();
+    let got: Vec<_> = nodes(dir.path())
+        .into_iter()
+        .filter(|(id, _, _)| {
+            ["ADR-0001", "ADR-0002", "ADR-0003", "ADR-0004", "ADR-0005", "ADR-0006"].contains(&id.as_str())
+        })
+        .collect();
+    assert_eq!(
+        got,
+        own([
+            ("ADR-0001", "adr", "Accepted"),   // ✅ Accepted
+            ("ADR-0002", "adr", "Superseded"), // ⌛️ Superseded by [0004](…)
+            ("ADR-0003", "adr", "Accepted"),   // **Accepted** (2021-03-04), then **June 2020 Update**
+            ("ADR-0004", "adr", "Accepted"),   // | Status | Date | over | Accepted | 2022-05-01 |
+            ("ADR-0005", "adr", "Rejected"),   // a dated history: the last item
+            ("ADR-0006", "adr", "-"),          // Wobbly: no state
+        ])
+    );
+    assert!(
+        typed_edges(dir.path()).contains(&("ADR-0002".into(), "superseded_by".into(), "ADR-0004".into())),
+        "{:?}",
+        typed_edges(dir.path())
+    );
+    // The unknown word is named with its file and line.
+    let unknown: Vec<_> = diagnostics(dir.path())
+        .into_iter()
+        .filter(|d| d.2 == "unknown-state")
+        .collect();
+    assert_eq!(
+        unknown,
+        [(
+            "architecture-decision-record/0006-split-the-monolith.md".to_string(),
+            5,
+            "unknown-state".to_string(),
+            "Wobbly".to_string()
+        )]
+    );
+}
