@@ -8,6 +8,9 @@
 //! - **kano**: `items/` folders holding work items with `id:` and `type:` frontmatter,
 //!   and `decisions/ADR-NNNN_*.md`; the root is the folder holding them (the common
 //!   ancestor when there are several). Types and states outside the defaults are added.
+//! - **decision records** (adr-tools, MADR, log4brains): folders of numbered Markdown
+//!   files, by their name (`doc/adr`, `docs/decisions`) or, whatever they are called, by
+//!   their statuses; statuses the log writes outside the defaults are added.
 //! - **EIP-style**: most files carry an `eip:` number; `eip` becomes the id key, and
 //!   `status: Moved` stubs yield their id.
 //! - anything else: a generic config over the whole folder.
@@ -15,7 +18,7 @@
 use crate::config::{IdSettings, KindSettings};
 use crate::error::Error;
 use crate::ingest::frontmatter::{self, Parsed};
-use crate::ingest::parse;
+use crate::ingest::{markdown, parse, status};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -65,6 +68,9 @@ pub enum Layout {
         name: String,
         /// Decision records found.
         adrs: usize,
+        /// Statuses the log writes outside the defaults (`Pending`, `Reverted`), as
+        /// written where a status belongs: added to `adr_states`.
+        extra_states: Vec<String>,
     },
     /// No known layout.
     Generic,
@@ -270,43 +276,103 @@ const ADR_DIRS: [&str; 6] = [
     "architecture-decision-records",
 ];
 
-/// Folders below `dir` named as [`ADR_DIRS`] that hold at least two numbered Markdown
-/// files (`0001-title.md`, `ADR023-title.md`). The first name found wins.
+/// What one folder of numbered Markdown files holds.
+struct AdrFolder {
+    /// Its path relative to the folder looked at.
+    rel: String,
+    /// Its name, lowercase.
+    name: String,
+    /// Numbered Markdown files in it (templates aside).
+    numbered: usize,
+    /// Those with a status: a frontmatter `status`, a Status section, line or table row.
+    with_status: usize,
+    /// Status phrases written where a status belongs that are no known state.
+    unknown: Vec<String>,
+}
+
+/// Folders below `dir` that are decision logs: at least two numbered Markdown files
+/// (`0001-title.md`, `ADR023-title.md`) in a folder named as [`ADR_DIRS`], or, whatever
+/// the folder is called (`architecture-decision-record/`, `doc/architecture/decisions`
+/// under another name), numbered files of which at least half state a status. The name
+/// holding the most ADRs wins; its folders are the log.
 fn adr_collection(dir: &Path) -> Option<Layout> {
-    let mut found: Option<(String, Vec<String>, usize)> = None;
-    for entry in folders_below(dir) {
-        let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
-        if !ADR_DIRS.contains(&name.as_str()) || found.as_ref().is_some_and(|(n, _, _)| *n != name) {
-            continue;
+    let known = KindSettings::default().adr_states;
+    let folders: Vec<AdrFolder> = folders_below(dir)
+        .filter_map(|entry| adr_folder(dir, entry.path(), &known))
+        .filter(|f| f.numbered >= 2 && (ADR_DIRS.contains(&f.name.as_str()) || f.with_status * 2 >= f.numbered))
+        .collect();
+    let mut by_name: Vec<(&str, usize)> = Vec::new();
+    for f in &folders {
+        match by_name.iter_mut().find(|(n, _)| *n == f.name) {
+            Some((_, count)) => *count += f.numbered,
+            None => by_name.push((&f.name, f.numbered)),
         }
-        let numbered = std::fs::read_dir(entry.path())
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|e| {
-                let p = e.path();
-                let md = p.extension().is_some_and(|x| x.eq_ignore_ascii_case("md"));
-                md && p
-                    .file_stem()
-                    .and_then(|s| s.to_str())
-                    .is_some_and(|s| parse::adr_file_number(s).is_some())
-            })
-            .count();
-        if numbered < 2 {
-            continue;
-        }
-        let rel = entry
-            .path()
-            .strip_prefix(dir)
-            .unwrap_or(entry.path())
-            .to_string_lossy()
-            .replace('\\', "/");
-        let f = found.get_or_insert_with(|| (name, Vec::new(), 0));
-        f.1.push(rel);
-        f.2 += numbered;
     }
-    let (name, dirs, adrs) = found?;
-    Some(Layout::Adrs { dirs, name, adrs })
+    // The first of the names holding the most (folders come in name order).
+    let (name, _) = by_name.iter().copied().rev().max_by_key(|(_, count)| *count)?;
+    let log: Vec<&AdrFolder> = folders.iter().filter(|f| f.name == name).collect();
+    let mut extra_states: Vec<String> = Vec::new();
+    for w in log.iter().flat_map(|f| &f.unknown) {
+        if !extra_states.iter().any(|x| x.eq_ignore_ascii_case(w)) {
+            extra_states.push(w.clone());
+        }
+    }
+    Some(Layout::Adrs {
+        dirs: log.iter().map(|f| f.rel.clone()).collect(),
+        name: name.to_string(),
+        adrs: log.iter().map(|f| f.numbered).sum(),
+        extra_states,
+    })
+}
+
+/// The numbered Markdown files directly in `path` and what their statuses say.
+fn adr_folder(dir: &Path, path: &Path, known: &[String]) -> Option<AdrFolder> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    let mut f = AdrFolder {
+        rel: path
+            .strip_prefix(dir)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/"),
+        name,
+        numbered: 0,
+        with_status: 0,
+        unknown: Vec::new(),
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x.eq_ignore_ascii_case("md")))
+        .filter(|p| {
+            p.file_stem()
+                .and_then(|s| s.to_str())
+                .is_some_and(|s| parse::adr_file_number(s).is_some())
+        })
+        .collect();
+    files.sort();
+    for p in files.iter().take(SAMPLE) {
+        f.numbered += 1;
+        let Ok(text) = std::fs::read_to_string(p) else { continue };
+        let split = frontmatter::split(&text);
+        let fm_status = split
+            .yaml
+            .and_then(|y| match frontmatter::parse_yaml(y) {
+                Parsed::Mapping(m) => Some(m),
+                _ => None,
+            })
+            .and_then(|y| frontmatter::get_path(&y, "status").and_then(frontmatter::scalar_text));
+        if fm_status.is_some() {
+            f.with_status += 1;
+            continue;
+        }
+        let sections = markdown::parse_body(split.body, split.body_line).sections;
+        if let Some(st) = status::read(&sections, known) {
+            f.with_status += usize::from(st.state.is_some() || st.unknown.is_some());
+            f.unknown.extend(status::learnable(&sections, known));
+        }
+    }
+    Some(f)
 }
 
 /// The folders below `dir` (at most [`DEPTH`] deep, ignore files honoured, no links
@@ -488,7 +554,12 @@ pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> St
             let _ = writeln!(s, "\n[fields]");
             let _ = writeln!(s, "state = [\"status\"]");
         }
-        Layout::Adrs { dirs, name, .. } => {
+        Layout::Adrs {
+            dirs,
+            name,
+            extra_states,
+            ..
+        } => {
             let _ = writeln!(s, "\n[kinds]");
             let _ = writeln!(
                 s,
@@ -501,7 +572,13 @@ pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> St
             );
             let _ = writeln!(s, "# \"Supersedes\" links become edges.");
             let _ = writeln!(s, "decisions_dir = {}", q(name));
-            let _ = writeln!(s, "# adr_states = {}", list(&kinds.adr_states));
+            if extra_states.is_empty() {
+                let _ = writeln!(s, "# adr_states = {}", list(&kinds.adr_states));
+            } else {
+                let _ = writeln!(s, "# The defaults and the statuses this log writes.");
+                let all: Vec<String> = kinds.adr_states.iter().chain(extra_states).cloned().collect();
+                let _ = writeln!(s, "adr_states = {}", list(&all));
+            }
         }
         Layout::Generic => {
             let _ = writeln!(s, "\n[ids]");
@@ -580,4 +657,39 @@ pub fn init(
         detected,
         shadows,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn a_log_is_found_by_its_statuses_whatever_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        // Numbered chapters without statuses are not a log.
+        write(d, "book/01-intro.md", "# Intro\n");
+        write(d, "book/02-more.md", "# More\n");
+        assert_eq!(adr_collection(d), None);
+        write(d, "records/0001-a.md", "# A\n\n## Status\n\n✅ Accepted\n");
+        write(d, "records/0002-b.md", "# B\n\n## Status\n\nPending\n");
+        write(d, "records/0003-c.md", "# C\n\n## Status\n\nPartly superseded\n");
+        let Some(Layout::Adrs {
+            dirs,
+            name,
+            adrs,
+            extra_states,
+        }) = adr_collection(d)
+        else {
+            panic!("no log found")
+        };
+        assert_eq!((dirs, name.as_str(), adrs), (vec!["records".to_string()], "records", 3));
+        assert_eq!(extra_states, ["Partly superseded"]);
+    }
 }

@@ -105,6 +105,22 @@ pub fn read(sections: &[Section], known: &[String]) -> Option<BodyStatus> {
     Some(single(n, &value, true, known))
 }
 
+/// The status phrase a log writes where a status belongs when it is no known state, if
+/// it reads as a status and not as prose ("Pending", "Partly superseded", "Reverted by
+/// […]", but not "June 2020 Update"): what `init` adds to the configured states.
+pub fn learnable(sections: &[Section], known: &[String]) -> Option<String> {
+    let st = read(sections, known)?;
+    let (line, word) = st.unknown?;
+    let (_, text) = st.lines.iter().find(|(l, _)| *l == line)?;
+    let rest = text.get(word.len()..)?.trim_start_matches(['*', '_', ' ']);
+    let next = rest.split_whitespace().next().unwrap_or("");
+    let clean = rest.is_empty()
+        || rest.starts_with(['(', ',', ':', ';', '.', '[', '-', '–', '—'])
+        || ["by", "on", "since"].contains(&next)
+        || is_date(next);
+    clean.then_some(word)
+}
+
 /// A heading or key that names a status (`Status`, `state:`, `1. Status ✅`).
 fn is_status_key(h: &str) -> bool {
     let t = h.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
@@ -498,6 +514,25 @@ mod tests {
         assert_eq!(
             state("# T\n\n**Status:** ✅ COMPLETE - All Phases Finished\n").as_deref(),
             Some("Complete")
+        );
+    }
+
+    #[test]
+    fn learnable_phrases() {
+        let learn = |body: &str| learnable(&markdown::parse_body(body, 1).sections, &known());
+        assert_eq!(
+            learn("## Status\n\nPartly superseded\n").as_deref(),
+            Some("Partly superseded")
+        );
+        assert_eq!(
+            learn("## Status\n\nReverted by [discussion #1](https://x.org/1).\n").as_deref(),
+            Some("Reverted")
+        );
+        assert_eq!(learn("## Status\n\n**June 2020 Update**\n"), None);
+        assert_eq!(learn("## Status\n\nAccepted\n"), None);
+        assert_eq!(
+            learn("## Status\n\nWobbly, see the thread\n").as_deref(),
+            Some("Wobbly")
         );
     }
 

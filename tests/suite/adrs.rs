@@ -110,3 +110,35 @@ fn statuses_are_read_as_people_write_them() {
         )]
     );
 }
+
+#[test]
+fn init_finds_a_log_by_its_contents_and_learns_its_statuses() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("tests/fixtures/adr-styles"), dir.path());
+    let init = run_in(dir.path(), &["init"]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    assert!(
+        init.stderr.contains("decision records") && init.stderr.contains("architecture-decision-record"),
+        "{}",
+        init.stderr
+    );
+    let config = std::fs::read_to_string(dir.path().join("mdgraph.toml")).unwrap();
+    assert!(
+        config.contains("decisions_dir = \"architecture-decision-record\""),
+        "{config}"
+    );
+    // "Wobbly, see the thread" is how this log writes a status; "June 2020 Update" is not.
+    assert!(
+        config.contains(r#"adr_states = ["Proposed", "Accepted", "Deprecated", "Superseded", "Rejected", "Wobbly"]"#),
+        "{config}"
+    );
+    let index = run_in(dir.path(), &["index", "-q"]);
+    assert!(index.code <= 1, "{}", index.stderr);
+    let states: Vec<_> = nodes(dir.path()).into_iter().filter(|n| n.0 == "ADR-0006").collect();
+    assert_eq!(states, own([("ADR-0006", "adr", "Wobbly")]));
+    assert!(
+        !diagnostics(dir.path()).iter().any(|d| d.2 == "unknown-state"),
+        "{:?}",
+        diagnostics(dir.path())
+    );
+}
