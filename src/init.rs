@@ -18,7 +18,7 @@
 use crate::config::{IdSettings, KindSettings};
 use crate::error::Error;
 use crate::ingest::frontmatter::{self, Parsed};
-use crate::ingest::{markdown, parse, status};
+use crate::ingest::{adr, markdown, parse, status};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -347,7 +347,7 @@ fn adr_folder(dir: &Path, path: &Path, known: &[String]) -> Option<AdrFolder> {
         .filter(|p| {
             p.file_stem()
                 .and_then(|s| s.to_str())
-                .is_some_and(|s| parse::adr_file_number(s).is_some())
+                .is_some_and(|s| parse::adr_file_number(s).is_some() && !adr::is_boilerplate(s))
         })
         .collect();
     files.sort();

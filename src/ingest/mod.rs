@@ -6,6 +6,7 @@
 //!
 //! Ingest never imports the query side.
 
+pub mod adr;
 pub mod build;
 pub mod edit;
 pub mod frontmatter;

@@ -5,6 +5,7 @@
 //! an incremental run reuse the result for unchanged files.
 
 use crate::config::{PathKind, Settings};
+use crate::ingest::adr;
 use crate::ingest::frontmatter::{self, KeyLines, Parsed};
 use crate::ingest::markdown::{self, Link, Section};
 use crate::ingest::status;
@@ -55,6 +56,10 @@ pub fn parse_file(rel: &str, hash: &str, text: &str, s: &Settings) -> ParsedFile
     // References: frontmatter keys in config order, then body links in file order.
     let mut refs = frontmatter_refs(rel, &front, s);
     refs.refs.extend(body_refs(&body.links, state.in_body.as_ref(), s));
+    if ids.template {
+        // Its links are placeholders (`[NNNN](NNNN-title.md)`).
+        refs.refs.clear();
+    }
     let mut doc = Node {
         id: ids.raw.clone(),
         kind: class.kind,
@@ -194,9 +199,11 @@ struct Ids {
     /// The line of the declared id (1 without one).
     line: u32,
     uid: Option<String>,
-    /// A decision record written without frontmatter (adr-tools, MADR, log4brains): a
+    /// A decision record written without an id (adr-tools, MADR, log4brains): a
     /// numbered file in the decisions folder.
     bare_adr: bool,
+    /// A template or a log's index page (`0000-template`, `000-index`): no item.
+    template: bool,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -204,7 +211,9 @@ struct Ids {
 fn ids(rel: &str, front: &Front, s: &Settings) -> Ids {
     let stem = file_stem(rel);
     let declared = front.first_scalar(&s.ids.keys);
-    let bare_adr = front.yaml.is_none() && in_dir(rel, &s.kinds.decisions_dir) && adr_file_number(stem).is_some();
+    let template = adr::is_boilerplate(stem);
+    let bare_adr =
+        declared.is_none() && !template && in_dir(rel, &s.kinds.decisions_dir) && adr_file_number(stem).is_some();
     // `0005-use-x` is `ADR-0005`; `ADR023-use-x` is `ADR023` (the name up to its number).
     let from_filename = match adr_file_number(stem) {
         Some(n) if bare_adr && stem.starts_with(|c: char| c.is_ascii_digit()) => format!("ADR-{n}"),
@@ -237,6 +246,7 @@ fn ids(rel: &str, front: &Front, s: &Settings) -> Ids {
         line,
         uid: front.first_scalar(&s.ids.uid_keys).map(|(_, v)| v),
         bare_adr,
+        template,
         diagnostics,
     }
 }
@@ -272,7 +282,9 @@ fn kind_and_type(rel: &str, front: &Front, ids: &Ids, s: &Settings) -> Class {
         raw.get(..4).is_some_and(|p| p.eq_ignore_ascii_case(b"adr-")) && raw.get(4).is_some_and(u8::is_ascii_digit);
     // The folder says it is a work item (whatever type its own field gives).
     let item_by_path = item_by_path.is_some();
-    let kind = if ty.as_ref().is_some_and(|(_, t)| contains_ci(&s.kinds.item_types, t))
+    let kind = if ids.template {
+        Kind::Doc
+    } else if ty.as_ref().is_some_and(|(_, t)| contains_ci(&s.kinds.item_types, t))
         || (has_fm && in_dir(rel, &s.kinds.items_dir))
         || item_by_path
     {
@@ -288,7 +300,9 @@ fn kind_and_type(rel: &str, front: &Front, ids: &Ids, s: &Settings) -> Class {
     };
 
     let mut diagnostics = Vec::new();
-    if matches!(kind, Kind::WorkItem | Kind::Adr) && ids.declared.is_none() {
+    // Numbered decision records of formats that carry no ids are named by their files.
+    let id_by_name = kind == Kind::Adr && (ids.bare_adr || (!has_fm && adr_file_number(file_stem(rel)).is_some()));
+    if matches!(kind, Kind::WorkItem | Kind::Adr) && ids.declared.is_none() && !id_by_name {
         diagnostics.push(Diagnostic::new(
             rel,
             1,

@@ -51,7 +51,8 @@ pub enum Code {
     UnclosedFrontmatter,
     /// A frontmatter reference value of an unusable type (a mapping, a float, …).
     BadReference,
-    /// A link that leads outside the root from the file and from the repository root.
+    /// A link that leads outside the repository (outside the root when the root is the
+    /// repository) from the file and from the repository root.
     /// Listed here for its place in the code order, but found at resolve time (where a
     /// link leads is decided with the other files).
     LinkOutsideRoot,
@@ -64,7 +65,8 @@ pub enum Code {
     /// A `state`/`status` that is not one of the configured states.
     UnknownState,
     // --- resolve stage: depends on the whole set of files ---
-    /// Two or more files share one id.
+    /// Two or more files share one id (declared, or a decision record's number taken
+    /// from its file name).
     DuplicateId,
     /// A frontmatter reference to an id that no file has.
     DanglingReference,

@@ -1,17 +1,19 @@
 //! Decision logs as people write them (tests/fixtures/adr-styles): statuses led by an
 //! emoji, in bold, dated before or after, in a table; "Superseded by" as a typed edge; an
-//! unknown word where the status belongs reported, never taken.
+//! unknown word where the status belongs reported, never taken; a first `check` whose
+//! every warning is real.
 
 use crate::common::*;
 use std::path::Path;
 
-/// A copy of the fixture with a config naming its folder; indexed.
+/// A copy of the fixture with a config beside it naming its `docs/` the root (the
+/// fixture is the repository) and the log's folder; indexed.
 fn configured() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&repo().join("tests/fixtures/adr-styles"), dir.path());
     std::fs::write(
         dir.path().join("mdgraph.toml"),
-        "root = \".\"\nindex_dir = \"_index\"\n[kinds]\ndecisions_dir = \"architecture-decision-record\"\n",
+        "root = \"docs\"\nindex_dir = \"_index\"\n[kinds]\ndecisions_dir = \"architecture-decision-record\"\n",
     )
     .unwrap();
     let index = run_in(dir.path(), &["index", "-q"]);
@@ -95,20 +97,38 @@ fn statuses_are_read_as_people_write_them() {
         "{:?}",
         typed_edges(dir.path())
     );
-    // The unknown word is named with its file and line.
-    let unknown: Vec<_> = diagnostics(dir.path())
-        .into_iter()
-        .filter(|d| d.2 == "unknown-state")
-        .collect();
-    assert_eq!(
-        unknown,
-        [(
-            "architecture-decision-record/0006-split-the-monolith.md".to_string(),
-            5,
-            "unknown-state".to_string(),
-            "Wobbly".to_string()
-        )]
-    );
+}
+
+#[test]
+fn a_first_check_warns_only_of_real_problems() {
+    let dir = configured();
+    let log = "architecture-decision-record";
+    let want: Vec<(String, u64, String, String)> = [
+        // A link out of the repository.
+        (
+            "0003-keep-secrets-in-a-vault.md",
+            13,
+            "link-outside-root",
+            "../../../runbooks/secrets.md",
+        ),
+        // The unknown word, named with its file and line.
+        ("0006-split-the-monolith.md", 5, "unknown-state", "Wobbly"),
+        // Two records numbered 7.
+        ("0007-keep-logs-a-year.md", 1, "duplicate-id", "ADR-0007"),
+        ("0007-log-to-stdout.md", 1, "duplicate-id", "ADR-0007"),
+    ]
+    .iter()
+    .map(|(f, l, c, s)| (format!("{log}/{f}"), *l, c.to_string(), s.to_string()))
+    .collect();
+    // Not: a missing-id per record (adr-tools names records by their files), the
+    // template's placeholder link, the link to the repository's README beside the root.
+    assert_eq!(diagnostics(dir.path()), want);
+    let check = run_in(dir.path(), &["check"]);
+    assert_eq!(check.code, 0, "{}", check.stderr);
+    assert!(check.stderr.contains("0 errors, 4 warnings"), "{}", check.stderr);
+    // The template is a doc, not ADR-0000.
+    let template: Vec<_> = nodes(dir.path()).into_iter().filter(|n| n.0.contains("0000")).collect();
+    assert_eq!(template, own([("0000-template", "doc", "-")]));
 }
 
 #[test]

@@ -83,7 +83,8 @@ fn links_from_the_repository_root_into_a_backlog_folder() {
     write(
         &repo.join("backlog/items/deep/T-1_a.md"),
         "---\nid: T-1\ntype: Task\n---\nSee [T-2](backlog/items/T-2_b.md), [again](/backlog/items/T-2_b.md)\n\
-         and [out](../../../README.md) and [gone](backlog/items/T-9_gone.md).\n",
+         and [beside](../../../README.md) and [gone](backlog/items/T-9_gone.md)\n\
+         and [out](../../../../x.md).\n",
     );
     write(
         &repo.join("backlog/items/T-2_b.md"),
@@ -96,7 +97,13 @@ fn links_from_the_repository_root_into_a_backlog_folder() {
     assert_eq!(edges, [("T-1".to_string(), "T-2".to_string())]);
     let mut codes: Vec<&str> = diags.iter().map(|d| d.2.as_str()).collect();
     codes.sort();
+    // The repository's README beside the root is not the index's to check; a link out of
+    // the repository is reported.
     assert_eq!(codes, ["broken-link", "link-outside-root"], "{diags:?}");
+    assert!(
+        diags.iter().any(|d| d.2 == "link-outside-root" && d.1 == 7),
+        "{diags:?}"
+    );
     // `check` computes the same graph: the index is fresh.
     let out = run_in(repo, &["check"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);

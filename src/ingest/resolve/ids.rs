@@ -52,6 +52,18 @@ pub(super) fn node_ids(files: &[&ParsedFile], s: &Settings) -> NodeIds {
         for &i in &derived {
             ids[i] = format!("{}@{}", raw_id(files[i]), files[i].doc.path);
         }
+        let members: Vec<_> = group
+            .iter()
+            .map(|&i| {
+                (
+                    files[i].doc.path.as_str(),
+                    raw_id(files[i]),
+                    ids[i].as_str(),
+                    files[i].doc.id_derived,
+                )
+            })
+            .collect();
+        diagnostics.extend(crate::ingest::adr::number_clash(&members));
         if claimed.len() >= 2 {
             diagnostics.extend(claim_shared_id(files, &claimed, &mut ids));
         }

@@ -50,6 +50,7 @@ fn reference_edges(files: &[&ParsedFile], lookup: &Lookup, ids: &[String]) -> (F
                     diagnostics.push(outside(f, r));
                     continue;
                 }
+                Found::Elsewhere => continue,
                 // A spec folder's file hangs under its feature when there is one.
                 Found::None(_) if r.key.as_deref() == Some(STRUCTURE_KEY) && !f.doc.inline => continue,
                 Found::None(why) => {
@@ -93,7 +94,8 @@ fn ambiguous(f: &ParsedFile, r: &RawRef, cands: &[usize], ids: &[String]) -> Dia
     .about(&r.target)
 }
 
-/// A Markdown link that leads outside the root.
+/// A Markdown link that leads outside the repository (or the root, when the root is the
+/// repository).
 fn outside(f: &ParsedFile, r: &RawRef) -> Diagnostic {
     Diagnostic::new(
         &f.doc.path,

@@ -12,8 +12,9 @@ use std::collections::HashMap;
 /// The root-relative paths a Markdown link `target` written in the file `from` may lead
 /// to, in the order they are tried ([`Lookup::link`]), and whether the link read as
 /// written (from the file, or from the top for `/`) stays inside the root: a missing file
-/// inside the root is a broken link, one outside is outside.
-pub(super) fn link_paths(target: &str, from: &str, prefix: &[&str]) -> (Vec<String>, bool) {
+/// inside the root is a broken link, one outside is outside (or elsewhere in the
+/// repository: [`Lookup::link`]).
+pub(super) fn link_paths(target: &str, from: &str, prefix: &[&str]) -> (Vec<String>, Where) {
     let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
     let from_file = (!target.starts_with('/'))
         .then(|| join_link(prefix.iter().copied().chain(dir.split('/')), target))
@@ -43,7 +44,24 @@ pub(super) fn link_paths(target: &str, from: &str, prefix: &[&str]) -> (Vec<Stri
     .collect();
     let written = if target.starts_with('/') { from_repo } else { from_file };
     let inside = written.as_deref().and_then(in_root).is_some_and(|p| !p.is_empty());
-    (tried, inside)
+    let place = match (inside, written) {
+        (true, _) => Where::Root,
+        // A file of the repository beside the root (`../src/main.rs` from `backlog/`).
+        (false, Some(_)) if !prefix.is_empty() => Where::Repository,
+        _ => Where::Outside,
+    };
+    (tried, place)
+}
+
+/// Where a Markdown link read as written leads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Where {
+    /// Inside the root.
+    Root,
+    /// Inside the repository, outside the root: not the index's to check.
+    Repository,
+    /// Above the repository (or above the root, when the root is the repository).
+    Outside,
 }
 
 /// Join a Markdown link target (`%XX` decoded, `?query` dropped) onto the folder `base`
@@ -72,8 +90,11 @@ pub(super) enum Found {
     One(usize),
     Many(Vec<usize>),
     None(String),
-    /// A Markdown link that leads outside the root wherever it is read from.
+    /// A Markdown link that leads outside the repository wherever it is read from.
     Outside,
+    /// A Markdown link to a file of the repository outside the root: no edge, and no
+    /// diagnostic (the root is what is indexed and checked).
+    Elsewhere,
 }
 
 /// The tables references are looked up in, over files sorted by path.
@@ -167,12 +188,14 @@ impl<'a> Lookup<'a> {
     /// the root. Paths are joined in the repository (so `../backlog/x.md` from the root's
     /// top folder comes back in) and must end inside the root.
     fn link(&self, target: &str, from: &str) -> Found {
-        let (tried, inside) = link_paths(target, from, &self.repo_prefix);
+        let (tried, place) = link_paths(target, from, &self.repo_prefix);
         if let Some(&i) = tried.iter().find_map(|p| self.by_path.get(p.as_str())) {
             return Found::One(i);
         }
-        if !inside {
-            return Found::Outside;
+        match place {
+            Where::Root => {}
+            Where::Repository => return Found::Elsewhere,
+            Where::Outside => return Found::Outside,
         }
         let mut names: Vec<String> = Vec::new();
         for p in tried {
