@@ -11,8 +11,10 @@ use std::io::Write;
 /// Print one node (by id, `ID@uid`, or path) with its sections and edges.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Node id, raw id (any case) or root-relative path.
-    id: String,
+    /// Node id, raw id (any case) or root-relative path; several words are one id as
+    /// typed (`show task 88`).
+    #[arg(required = true, num_args = 1..)]
+    id: Vec<String>,
     /// Do not refresh a stale index first.
     #[arg(long)]
     no_refresh: bool,
@@ -24,7 +26,7 @@ pub struct Args {
 /// Print the node; an unknown id is an error (exit 1).
 pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
     let index = open_index(ctx, cfg, err, args.no_refresh)?;
-    let view = index.node(&args.id)?;
+    let view = index.node(&args.id.join(" "))?;
     notes(ctx, err, None, &index)?;
     match args.format {
         Format::Json => emit(out, json(&view)?.as_bytes(), EXIT_OK),

@@ -100,6 +100,45 @@ pub fn unify(typed: &str) -> String {
         .join("-")
 }
 
+/// The ids a family and a number may be spelled as in documents, lowercase: `adr`,
+/// `21` → `adr-21`, `adr-021`, `adr-0021`, `adr-00021`, then without a separator and
+/// with `_` (`adr0021`, `adr_0021`). Empty for an empty family or a dotted number.
+pub fn spellings(family: &str, number: &str) -> Vec<String> {
+    let plain = plain_number(number);
+    if family.is_empty() || plain.contains('.') {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for sep in ["-", "", "_"] {
+        for width in plain.len()..=5.max(plain.len()) {
+            out.push(format!("{}{sep}{plain:0>width$}", family.to_lowercase()));
+        }
+    }
+    out
+}
+
+/// A word and a number typed apart (`ADR 21`, `task 88`, `adr 021`): each pair as it
+/// stands in `text`, with the id it spells (`ADR-21`). The word is 2 to 12 ASCII
+/// letters; the number digits, dotted parts allowed (`task 11.1`).
+pub fn spaced(text: &str) -> Vec<(&str, String)> {
+    let words: Vec<(usize, &str)> = text
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect();
+    let mut out = Vec::new();
+    for pair in words.windows(2) {
+        let ((at, word), (num_at, num)) = (pair[0], pair[1]);
+        let num = num.trim_end_matches(|c: char| !c.is_ascii_digit());
+        let word_ok = (2..=12).contains(&word.len()) && word.bytes().all(|b| b.is_ascii_alphabetic());
+        let num_ok =
+            num.starts_with(|c: char| c.is_ascii_digit()) && num.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+        if word_ok && num_ok {
+            out.push((&text[at..num_at + num.len()], format!("{word}-{num}")));
+        }
+    }
+    out
+}
+
 /// The number an id ends with (`BACK-24.1` → `24.1`, `721` → `721`), lowercase.
 pub fn number_tail(id: &str) -> Option<&str> {
     let start = id
@@ -146,6 +185,35 @@ mod tests {
         assert_eq!(plain_number("0006"), "6");
         assert_eq!(plain_number("024.01"), "24.1");
         assert_eq!(plain_number("0"), "0");
+    }
+
+    #[test]
+    fn spellings_and_spaced_ids() {
+        assert_eq!(
+            spellings("ADR", "021"),
+            [
+                "adr-21",
+                "adr-021",
+                "adr-0021",
+                "adr-00021",
+                "adr21",
+                "adr021",
+                "adr0021",
+                "adr00021",
+                "adr_21",
+                "adr_021",
+                "adr_0021",
+                "adr_00021"
+            ]
+        );
+        assert!(spellings("", "21").is_empty());
+        assert!(spellings("task", "11.1").is_empty());
+        let q = "what replaced ADR 21? and task  88, not sha256 or top ten";
+        let got: Vec<(&str, String)> = spaced(q);
+        assert_eq!(
+            got,
+            [("ADR 21", "ADR-21".to_string()), ("task  88", "task-88".to_string())]
+        );
     }
 
     #[test]

@@ -162,3 +162,49 @@ fn init_finds_a_log_by_its_contents_and_learns_its_statuses() {
         diagnostics(dir.path())
     );
 }
+
+#[test]
+fn ids_typed_as_words_are_exact_ids_everywhere() {
+    let dir = configured();
+    // `show adr 4`, unquoted: the words are one id as typed.
+    for args in [&["show", "adr", "4"][..], &["show", "ADR", "0004"], &["show", "adr-4"]] {
+        let out = run_in(dir.path(), args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        assert!(out.stdout.starts_with("ADR-0004 "), "{args:?}: {}", out.stdout);
+    }
+    // Search and pack take the same spellings as the exact id.
+    for q in ["ADR 4", "ADR-4", "adr 004", "what replaced ADR 2"] {
+        let out = run_in(dir.path(), &["search", q, "--format", "json"]);
+        assert_eq!(out.code, 0, "{q}: {}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let first = &v["results"][0];
+        let want = if q.ends_with('2') { "ADR-0002" } else { "ADR-0004" };
+        assert_eq!(
+            (first["id"].as_str(), first["why"]["exact_id"].as_bool()),
+            (Some(want), Some(true)),
+            "{q}"
+        );
+        let pack = run_in(dir.path(), &["pack", q, "--format", "json"]);
+        assert_eq!(pack.code, 0, "{q}: {}", pack.stderr);
+        assert!(pack.stdout.contains(want), "{q}: {}", pack.stdout);
+    }
+    // A word and a number that spell no id stay words (`version 2` is no document).
+    let out = run_in(dir.path(), &["search", "cron version 2", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        v["results"][0]["why"]["exact_id"].as_bool(),
+        Some(false),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn show_task_88_unquoted_on_a_board() {
+    let f = Fixture::new("tests/fixtures/backlog-md");
+    let out = f.run(&["show", "task", "6"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("task-6 "), "{}", out.stdout);
+    let out = f.run(&["show", "TASK", "11.1"]);
+    assert!(out.stdout.starts_with("task-11.1 "), "{}{}", out.stdout, out.stderr);
+}

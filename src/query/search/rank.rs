@@ -30,7 +30,9 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     let mut text = query.to_string();
     // An id typed in another form (`EIP-1559` for `1559`) is a lookup only in a short
     // query; in a sentence it is context (an abstract citing the EIPs it builds on).
-    let short = query.split_whitespace().count() <= 4;
+    // A word and a number typed apart (`ADR 21`) count as one word here.
+    let spaced = ids::spaced(query);
+    let short = query.split_whitespace().count() - spaced.len() <= 4;
     for (tok, _) in mention_candidates(query) {
         let found = engine
             .exact_id(tok)
@@ -43,6 +45,20 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
             text = remove_token(&text, tok);
         }
         for id in found {
+            if !exact.contains(&id) {
+                exact.push(id);
+            }
+        }
+    }
+    // `ADR 21`, `task 88`: the id they spell, never a bare number (`version 2` is no
+    // EIP-2).
+    for (pair, typed) in spaced.iter().filter(|_| short) {
+        let found = ids::forms(typed, &r.id_aliases).into_iter().find_map(|f| match f {
+            Form::Id(k) => engine.exact_id(&k),
+            Form::Number(n) => family_id(engine, typed, &n, &r.id_aliases),
+        });
+        if let Some(id) = found {
+            text = remove_token(&text, pair);
             if !exact.contains(&id) {
                 exact.push(id);
             }
@@ -201,7 +217,7 @@ fn exact_typed_id(engine: &dyn Engine, tok: &str, aliases: &BTreeMap<String, Str
         .is_some_and(|i| i > 0 && tok[..i].ends_with(['-', '_']));
     ids::forms(tok, aliases).into_iter().find_map(|f| match f {
         Form::Id(k) => engine.exact_id(&k),
-        Form::Number(n) if separated => engine.exact_id(&n),
+        Form::Number(n) if separated => engine.exact_id(&n).or_else(|| family_id(engine, tok, &n, aliases)),
         Form::Number(_) => None,
     })
 }
@@ -231,6 +247,19 @@ fn scoped(engine: &dyn Engine, query: &str, tok: &str) -> Vec<String> {
         .collect();
     let pick = if named.is_empty() { all } else { named };
     if pick.len() <= 5 { pick } else { Vec::new() }
+}
+
+/// The document whose id is `number` within the family `typed` is written in, spelled
+/// as documents spell ids (`ADR-21` → `ADR-0021`, `ADR021`), or under the family's
+/// prefix alias: what `show` finds by number.
+fn family_id(engine: &dyn Engine, typed: &str, number: &str, aliases: &BTreeMap<String, String>) -> Option<String> {
+    let family = ids::family(&ids::unify(typed))?;
+    let mut families = vec![family.clone()];
+    families.extend(aliases.get(&family).cloned());
+    families
+        .iter()
+        .flat_map(|f| ids::spellings(f, number))
+        .find_map(|k| engine.exact_id(&k))
 }
 
 /// `text` without the whole-token occurrences of `tok` (not inside longer tokens: removing
