@@ -48,13 +48,23 @@ pub fn is_boilerplate(stem: &str) -> bool {
     }
 }
 
+/// Whether a file's number is a date (`20200924`: log4brains names records by day, and
+/// two of one day are two records): its id is then the whole name, its slug.
+pub fn is_date_number(n: &str) -> bool {
+    let num = |r: std::ops::Range<usize>| n.get(r).and_then(|p| p.parse::<u32>().ok()).unwrap_or(0);
+    n.len() == 8 && (1970..=2100).contains(&num(0..4)) && (1..=12).contains(&num(4..6)) && (1..=31).contains(&num(6..8))
+}
+
 /// Warnings for documents that share a raw id taken from a numbered file name
 /// (`0011-a.md` and `0011-b.md` are both `ADR-0011`): each such document, given as
 /// (path, raw id, node id, id derived from the name), when another document of the
 /// group holds the same id. Documents that declare the id are reported by the duplicate
-/// id rule; READMEs and other names without a number step aside without complaint.
+/// id rule; READMEs, other names without a number and log4brains' dated names step aside
+/// without complaint.
 pub fn number_clash(group: &[(&str, &str, &str, bool)]) -> Vec<Diagnostic> {
-    let numbered = |path: &str, derived: bool| derived && adr_file_number(file_stem(path)).is_some();
+    // A date (log4brains) is no sequence number: the same slug in two folders is fine.
+    let numbered =
+        |path: &str, derived: bool| derived && adr_file_number(file_stem(path)).is_some_and(|n| !is_date_number(n));
     let counted = group.iter().filter(|(p, _, _, d)| numbered(p, *d) || !d).count();
     if counted < 2 {
         return Vec::new();
@@ -107,6 +117,13 @@ mod tests {
         ] {
             assert!(!is_boilerplate(stem), "{stem}");
         }
+    }
+
+    #[test]
+    fn dates_are_no_sequence_numbers() {
+        assert!(is_date_number("20200925"));
+        assert!(!is_date_number("0001"));
+        assert!(!is_date_number("12345678"));
     }
 
     #[test]

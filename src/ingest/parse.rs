@@ -214,8 +214,10 @@ fn ids(rel: &str, front: &Front, s: &Settings) -> Ids {
     let template = adr::is_boilerplate(stem);
     let bare_adr =
         declared.is_none() && !template && in_dir(rel, &s.kinds.decisions_dir) && adr_file_number(stem).is_some();
-    // `0005-use-x` is `ADR-0005`; `ADR023-use-x` is `ADR023` (the name up to its number).
+    // `0005-use-x` is `ADR-0005`; `ADR023-use-x` is `ADR023` (the name up to its number);
+    // `20200924-use-x` (log4brains) is its slug.
     let from_filename = match adr_file_number(stem) {
+        Some(n) if bare_adr && adr::is_date_number(n) => stem.to_string(),
         Some(n) if bare_adr && stem.starts_with(|c: char| c.is_ascii_digit()) => format!("ADR-{n}"),
         Some(n) if bare_adr => {
             let end = stem.find(n).map_or(stem.len(), |i| i + n.len());

@@ -93,16 +93,23 @@ impl BodyStatus {
 /// (or the status cell of a table or a `Status:` line in it), else a `Status: X` line
 /// or a status table row in the text before the second heading.
 pub fn read(sections: &[Section], known: &[String]) -> Option<BodyStatus> {
-    if let Some(sec) = sections.iter().find(|s| is_status_key(&s.heading)) {
-        let lines = content_lines(sec);
-        if let Some((n, value)) = keyed(&lines) {
-            return Some(single(n, &value, false, known));
-        }
-        return Some(from_section(&lines, known));
+    // The metadata under the title first: a later `## Status` may describe something
+    // else (nats' ADRs have a `Status` table row and a section on a `Status` interface).
+    let head: Vec<(u32, &str)> = sections
+        .iter()
+        .take(2)
+        .filter(|s| !is_status_key(&s.heading))
+        .flat_map(content_lines)
+        .collect();
+    if let Some((n, value)) = keyed(&head) {
+        return Some(single(n, &value, true, known));
     }
-    let lines: Vec<(u32, &str)> = sections.iter().take(2).flat_map(content_lines).collect();
-    let (n, value) = keyed(&lines)?;
-    Some(single(n, &value, true, known))
+    let sec = sections.iter().find(|s| is_status_key(&s.heading))?;
+    let lines = content_lines(sec);
+    match keyed(&lines) {
+        Some((n, value)) => Some(single(n, &value, false, known)),
+        None => Some(from_section(&lines, known)),
+    }
 }
 
 /// The status phrase a log writes where a status belongs when it is no known state, if
@@ -534,6 +541,13 @@ mod tests {
             learn("## Status\n\nWobbly, see the thread\n").as_deref(),
             Some("Wobbly")
         );
+    }
+
+    #[test]
+    fn the_metadata_under_the_title_comes_before_a_later_status_section() {
+        let body = "# KV\n\n|Metadata|Value|\n|--------|-----|\n|Status  |Implemented|\n\n## Context\n\nC\n\n## Status\n\nThe `Status` interface gets a property.\n";
+        let st = status(body).unwrap();
+        assert_eq!((st.state.as_deref(), st.unknown), (Some("Implemented"), None));
     }
 
     #[test]

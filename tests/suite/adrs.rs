@@ -208,3 +208,38 @@ fn show_task_88_unquoted_on_a_board() {
     let out = f.run(&["show", "TASK", "11.1"]);
     assert!(out.stdout.starts_with("task-11.1 "), "{}{}", out.stdout, out.stderr);
 }
+
+#[test]
+fn dated_log4brains_names_are_slugs_not_clashing_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let adr = dir.path().join("docs/adr");
+    std::fs::create_dir_all(&adr).unwrap();
+    for (name, status) in [
+        ("20200925-use-lerna", "accepted"),
+        ("20200925-use-prettier", "proposed"),
+    ] {
+        std::fs::write(
+            adr.join(format!("{name}.md")),
+            format!("# {name}\n\n- Status: {status}\n- Date: 2020-09-25\n\nSee [the skill](../../.claude/skill.md).\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        adr.join("template.md"),
+        "# Title\n\n- Status: [draft | superseded by [xxx](yyyymmdd-xxx.md)]\n",
+    )
+    .unwrap();
+    assert_eq!(run_in(dir.path(), &["init"]).code, 0);
+    let index = run_in(dir.path(), &["index", "-q"]);
+    assert_eq!(index.code, 0, "{}", index.stderr);
+    let got: Vec<_> = nodes(dir.path()).into_iter().filter(|n| n.1 == "adr").collect();
+    assert_eq!(
+        got,
+        own([
+            ("20200925-use-lerna", "adr", "Accepted"),
+            ("20200925-use-prettier", "adr", "Proposed"),
+        ])
+    );
+    // No clash, no missing id, no template link, no link into a hidden folder.
+    assert_eq!(diagnostics(dir.path()), []);
+}

@@ -44,7 +44,10 @@ pub(super) fn link_paths(target: &str, from: &str, prefix: &[&str]) -> (Vec<Stri
     .collect();
     let written = if target.starts_with('/') { from_repo } else { from_file };
     let inside = written.as_deref().and_then(in_root).is_some_and(|p| !p.is_empty());
+    // The scan skips hidden folders (`.claude/skills/x.md`): never a file of the index.
+    let hidden = |p: &str| p.split('/').any(|c| c.starts_with('.'));
     let place = match (inside, written) {
+        (_, Some(p)) if hidden(&p) => Where::Repository,
         (true, _) => Where::Root,
         // A file of the repository beside the root (`../src/main.rs` from `backlog/`).
         (false, Some(_)) if !prefix.is_empty() => Where::Repository,
@@ -58,7 +61,8 @@ pub(super) fn link_paths(target: &str, from: &str, prefix: &[&str]) -> (Vec<Stri
 pub(super) enum Where {
     /// Inside the root.
     Root,
-    /// Inside the repository, outside the root: not the index's to check.
+    /// Inside the repository where the index does not look (beside the root, or in a
+    /// hidden folder): not the index's to check.
     Repository,
     /// Above the repository (or above the root, when the root is the repository).
     Outside,

@@ -189,7 +189,7 @@ mod tests {
                 "docs/a/b.md",
                 "[1](docs/c.md)\n[2](/backlog/docs/c.md)\n[3](backlog/docs/c.md)\n\
                  [4](../../../backlog/docs/c.md)\n[5](c2.md)\n[6](/docs/c.md)\n[7](../../../README.md)\n[8](nowhere.md)\n\
-                 [9](../../../../above.md)\n",
+                 [9](../../../../above.md)\n[10](../../.claude/x.md)\n",
             ),
             p("docs/c.md", "# C\n"),
             p("docs/a/c2.md", "# C2\n"),
@@ -204,7 +204,8 @@ mod tests {
         // Lines 1–4 and 6 are the same file: one edge, at the first line.
         assert_eq!(targets, [("c", 1), ("c2", 5)]);
         let got: Vec<(u32, Code)> = d.iter().map(|x| (x.line, x.code)).collect();
-        // Line 7 is a file of the repository beside the root: not the index's to check.
+        // Line 7 is a file of the repository beside the root, line 10 one in a hidden
+        // folder: not the index's to check.
         assert_eq!(got, [(8, Code::BrokenLink), (9, Code::LinkOutsideRoot)], "{d:?}");
         assert!(d[0].message.contains("`docs/a/nowhere.md`"), "{}", d[0].message);
     }
