@@ -13,6 +13,8 @@
 //!   their statuses; statuses the log writes outside the defaults are added.
 //! - **EIP-style**: most files carry an `eip:` number; `eip` becomes the id key, and
 //!   `status: Moved` stubs yield their id.
+//! - **spec folders** (GitHub Spec Kit `specs/NNN-*/`, Kiro `.kiro/specs/*/`, BMAD
+//!   `docs/stories/`): read with no configuration (`ingest/spec`); the config says so.
 //! - anything else: a generic config over the whole folder.
 
 use crate::config::{IdSettings, KindSettings};
@@ -52,6 +54,8 @@ pub enum Layout {
         /// ADR statuses outside the defaults.
         extra_adr_states: Vec<String>,
     },
+    /// Spec folders, read as they are.
+    SpecFolders(crate::ingest::spec::Census),
     /// EIP-style documents identified by `eip:`.
     Eip {
         /// Documents with an `eip:` key among those read.
@@ -114,6 +118,10 @@ impl Detected {
                 "decision records in {shown_root} ({adrs} numbered ADRs in {}; {n} Markdown files in all)",
                 dirs.join(", ")
             ),
+            Layout::SpecFolders(c) => format!(
+                "spec folders in {shown_root} (Spec Kit: {} features; Kiro: {} features; BMAD: {} stories; {} prompt records; {n} Markdown files)",
+                c.speckit, c.kiro, c.bmad, c.prompts
+            ),
             Layout::Generic => {
                 format!("no known layout in {shown_root} ({n} Markdown files): wrote a generic configuration")
             }
@@ -137,10 +145,19 @@ pub fn detect(dir: &Path) -> Detected {
     if let Some((root, layout)) = kano(dir) {
         return detected(layout, root);
     }
+    let sample = markdown_files(dir, SAMPLE);
+    let rels: Vec<String> = sample
+        .iter()
+        .filter_map(|p| p.strip_prefix(dir).ok())
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .collect();
+    let census = crate::ingest::spec::Census::of(rels.iter().map(String::as_str));
+    if census.any() {
+        return detected(Layout::SpecFolders(census), dir.to_path_buf());
+    }
     if let Some(layout) = adr_collection(dir) {
         return detected(layout, dir.to_path_buf());
     }
-    let sample = markdown_files(dir, SAMPLE);
     let (mut with_fm, mut with_eip, mut moved) = (0, 0, 0);
     for p in &sample {
         let Some(y) = read_frontmatter(p) else { continue };
@@ -402,6 +419,11 @@ fn markdown_files(dir: &Path, limit: usize) -> Vec<PathBuf> {
         .require_git(false)
         .follow_links(false)
         .sort_by_file_name(|a, b| a.cmp(b))
+        // As the scan: hidden folders stay out, but for Kiro's `.kiro/`.
+        .hidden(false)
+        .filter_entry(|e| {
+            e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.') || e.file_name() == ".kiro"
+        })
         .build()
         .flatten()
         .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
@@ -579,6 +601,17 @@ pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> St
                 let all: Vec<String> = kinds.adr_states.iter().chain(extra_states).cloned().collect();
                 let _ = writeln!(s, "adr_states = {}", list(&all));
             }
+        }
+        Layout::SpecFolders(_) => {
+            let _ = writeln!(
+                s,
+                "\n# Spec folders need no keys: each task line is an item, ids are scoped by"
+            );
+            let _ = writeln!(
+                s,
+                "# their feature (`003-chat/T012`), and each format's order decides `ready`"
+            );
+            let _ = writeln!(s, "# (mdgraph's docs/spec-folders.md).");
         }
         Layout::Generic => {
             let _ = writeln!(s, "\n[ids]");

@@ -128,3 +128,23 @@ fn check_reports_spec_errors_and_no_false_ones() {
     assert!(!all.contains("`1`") && !all.contains("`001-chat/T001`"), "{all}");
     assert_eq!(all.matches("error[").count(), 3, "{all}");
 }
+
+#[test]
+fn init_recognises_the_three_layouts() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let out = run_in(&f.root(), &["init"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("Spec Kit: 2 features; Kiro: 1 features; BMAD: 2 stories; 2 prompt records"),
+        "{said}"
+    );
+    let toml = std::fs::read_to_string(f.root().join("mdgraph.toml")).unwrap();
+    assert!(toml.contains("docs/spec-folders.md"), "{toml}");
+    // The written config indexes the folders as the tests above do.
+    let open = run_in(
+        &f.root(),
+        &["list", "--type", "Task", "--state", "open", "--format", "json"],
+    );
+    assert_eq!(json(&open)["count"], 15, "{}", open.stderr);
+}

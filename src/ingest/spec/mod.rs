@@ -89,6 +89,49 @@ impl Scope {
     }
 }
 
+/// The spec folders among root-relative paths: features per convention (Spec Kit, Kiro,
+/// BMAD stories) and Spec Kit Plus prompt records, for `init` to say what it found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Census {
+    /// Spec Kit feature folders.
+    pub speckit: usize,
+    /// Kiro feature folders.
+    pub kiro: usize,
+    /// BMAD story files.
+    pub bmad: usize,
+    /// Spec Kit Plus prompt records.
+    pub prompts: usize,
+}
+
+impl Census {
+    /// Count the spec folders of `paths`.
+    pub fn of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Census {
+        let mut features = std::collections::BTreeSet::new();
+        let mut c = Census::default();
+        for p in paths {
+            c.prompts += usize::from(is_prompt_record(p));
+            match scope_of(p) {
+                Some(s) if s.format == Format::BmadStory => c.bmad += 1,
+                Some(s) if matches!(s.format, Format::SpecKit | Format::Kiro) => {
+                    if features.insert((s.format == Format::Kiro, s.name)) {
+                        match s.format {
+                            Format::Kiro => c.kiro += 1,
+                            _ => c.speckit += 1,
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        c
+    }
+
+    /// True when any spec folder was found.
+    pub fn any(&self) -> bool {
+        self.speckit + self.kiro + self.bmad > 0
+    }
+}
+
 /// The spec folder `rel` (a root-relative path with `/`) belongs to, if any.
 pub fn scope_of(rel: &str) -> Option<Scope> {
     let stem_path = rel.strip_suffix(".md").or_else(|| rel.strip_suffix(".markdown"))?;
