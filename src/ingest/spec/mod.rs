@@ -112,12 +112,13 @@ impl Census {
             c.prompts += usize::from(is_prompt_record(p));
             match scope_of(p) {
                 Some(s) if s.format == Format::BmadStory => c.bmad += 1,
-                Some(s) if matches!(s.format, Format::SpecKit | Format::Kiro) => {
-                    if features.insert((s.format == Format::Kiro, s.name)) {
-                        match s.format {
-                            Format::Kiro => c.kiro += 1,
-                            _ => c.speckit += 1,
-                        }
+                Some(s)
+                    if matches!(s.format, Format::SpecKit | Format::Kiro)
+                        && features.insert((s.format == Format::Kiro, s.name.clone())) =>
+                {
+                    match s.format {
+                        Format::Kiro => c.kiro += 1,
+                        _ => c.speckit += 1,
                     }
                 }
                 _ => {}
