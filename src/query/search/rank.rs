@@ -70,6 +70,12 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     if terms.iter().any(|t| !intent.is_frame_word(&t.word)) {
         terms.retain(|t| !intent.is_frame_word(&t.word));
     }
+    // "implement T012", "start work on T012": an item named with only the words of
+    // taking it up asks for the item and what it needs, not for every text that says
+    // "implement".
+    if !exact.is_empty() && terms.iter().all(|t| TAKE_UP.contains(&t.word.as_str())) {
+        terms.clear();
+    }
     let postings = terms
         .iter()
         .map(|t| engine.postings(&t.stem))
@@ -221,6 +227,24 @@ fn exact_typed_id(engine: &dyn Engine, tok: &str, aliases: &BTreeMap<String, Str
         Form::Number(_) => None,
     })
 }
+
+/// The words of taking up a task: with an id, no search terms.
+const TAKE_UP: [&str; 14] = [
+    "implement",
+    "implementing",
+    "start",
+    "starting",
+    "work",
+    "working",
+    "on",
+    "do",
+    "build",
+    "finish",
+    "task",
+    "need",
+    "know",
+    "what",
+];
 
 /// The spec-folder items a task id names (`T012` is `003-chat/T012`): those of the
 /// scopes another word of the query names (`003`, `chat`), else all of them, at most
