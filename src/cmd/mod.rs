@@ -15,7 +15,6 @@ mod index;
 mod init;
 mod list;
 mod mcp;
-mod mcp_input;
 mod neighbors;
 mod pack;
 mod ready;
