@@ -4,7 +4,10 @@
 //! keywords: "which pieces make up X", "is anything under X still open" and "what is
 //! left in epic X" all ask for X's parts. Parsing is one pass over the question's words.
 
+mod blocking;
+mod clause;
 mod frames;
+mod parts;
 mod words;
 
 use crate::model::EdgeType;
@@ -56,14 +59,14 @@ impl Intent {
     /// question about blockers.
     pub fn parse(question: &str) -> Intent {
         let clauses = words::clauses(question);
-        let asking = question.contains('?') || clauses.first().is_some_and(|c| frames::opening(c).is_some());
+        let asking = question.contains('?') || clauses.first().is_some_and(|c| clause::opening(c).is_some());
         let mut out = Intent::default();
         if !asking {
             return out;
         }
         let before = clauses
             .iter()
-            .any(|c| frames::opening(c).is_none() && matches!(c.first().map(String::as_str), Some("before" | "until")));
+            .any(|c| clause::opening(c).is_none() && matches!(c.first().map(String::as_str), Some("before" | "until")));
         for c in &clauses {
             let read = frames::read(c, before);
             for a in read.asks {
@@ -141,9 +144,9 @@ impl Intent {
     /// the text can be what matches).
     pub fn is_frame_word(&self, word: &str) -> bool {
         let blocking = self.asks(Ask::Blockers) || self.asks(Ask::Dependents);
-        (blocking && frames::BLOCKING_FRAME.contains(&word))
-            || (self.asks(Ask::Parts) && frames::PARTS_FRAME.contains(&word))
-            || (self.open && self.asks(Ask::Parts) && frames::OPEN_FRAME.contains(&word))
+        (blocking && blocking::BLOCKING_FRAME.contains(&word))
+            || (self.asks(Ask::Parts) && parts::PARTS_FRAME.contains(&word))
+            || (self.open && self.asks(Ask::Parts) && parts::OPEN_FRAME.contains(&word))
     }
 
     /// Whether the items that answer should come open first: the question asks what is
