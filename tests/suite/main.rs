@@ -15,7 +15,7 @@ mod hostile;
 mod incremental;
 mod index;
 mod init;
-mod layers;
+
 mod links;
 mod mcp;
 mod nav;
@@ -26,5 +26,6 @@ mod search;
 mod show;
 mod spec;
 mod term;
+mod tidy;
 mod untouched;
 mod vouch;
