@@ -209,21 +209,68 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
     specs.extend(config.iter().chain(baseline.iter()).map(|p| format!(":(literal){p}")));
     let staged = staged_files(&top, &specs)?;
     let differ = differing(&top, &specs)?;
+    if !judged_locally(cfg, &top, config.as_deref(), &staged, &differ)? {
+        return Ok(None);
+    }
+    // The local index, up to date with the working tree (incremental; nothing is
+    // scanned when the stat cache vouches for every file).
+    let report = crate::ingest::build::build(
+        cfg,
+        crate::ingest::build::BuildOptions {
+            full: false,
+            write: true,
+        },
+    )?;
+    let prefix = if root.is_empty() {
+        String::new()
+    } else {
+        format!("{root}/")
+    };
+    let index_prefix = index.map(|i| format!("{i}/"));
+    let worktree = &report.meta.files;
+    let overlay_blobs = overlay_blobs(cfg, &top, &prefix, index_prefix.as_deref(), &staged, &differ, worktree);
+    let diagnostics = if overlay_blobs.is_empty() {
+        report.diagnostics
+    } else {
+        overlay_diagnostics(cfg, &top, &overlay_blobs)?
+    };
+    let loaded = staged_baseline(cfg, &top, opts, baseline.as_deref(), &staged, &differ)?;
+    let changed = committed(&top, &root, &prefix, &staged);
+    let mut report = check::verdict(cfg, opts, true, diagnostics, loaded, true);
+    // The errors of the files being committed first; then the others.
+    report.diagnostics.sort_by_key(|d| !changed.contains(&d.path));
+    report.elsewhere = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::model::diag::Severity::Error && !changed.contains(&d.path))
+        .count();
+    Ok(Some(report))
+}
+
+/// Whether the local index can judge what is staged: not when an ignore file or the
+/// config is staged differently from the working tree in a way that changes the index.
+fn judged_locally(
+    cfg: &Config,
+    top: &Path,
+    config: Option<&str>,
+    staged: &BTreeMap<String, Staged>,
+    differ: &BTreeSet<String>,
+) -> Result<bool, Error> {
     // An ignore file staged differently from the working tree changes what the scan takes:
     // judged from a checkout.
     if differ
         .iter()
         .any(|p| p.ends_with(".gitignore") || p.ends_with(".ignore"))
     {
-        return Ok(None);
+        return Ok(false);
     }
     // A staged config that differs from the working tree's: judged from a checkout
     // unless it changes nothing the index depends on.
-    if let Some(c) = &config
+    if let Some(c) = config
         && differ.contains(c)
     {
-        let Some(entry) = staged.get(c) else { return Ok(None) };
-        let text = blob_text(&top, &entry.blob)?.unwrap_or_default();
+        let Some(entry) = staged.get(c) else { return Ok(false) };
+        let text = blob_text(top, &entry.blob)?.unwrap_or_default();
         let ov = crate::config::Overrides {
             config: None,
             root: Some(cfg.root.clone()),
@@ -237,33 +284,30 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
         match Config::from_text(&cfg.cwd, Some((file, &text)), &ov) {
             // The staged config's own baseline path, too (not the working tree's).
             Ok(s) if s.settings.digest() == cfg.settings.digest() && !s.commit_index && s.baseline == cfg.baseline => {}
-            _ => return Ok(None),
+            _ => return Ok(false),
         }
     }
-    // The local index, up to date with the working tree (incremental; nothing is
-    // scanned when the stat cache vouches for every file).
-    let report = crate::ingest::build::build(
-        cfg,
-        crate::ingest::build::BuildOptions {
-            full: false,
-            write: true,
-        },
-    )?;
-    let worktree = &report.meta.files;
-    let prefix = if root.is_empty() {
-        String::new()
-    } else {
-        format!("{root}/")
-    };
-    let index_prefix = index.map(|i| format!("{i}/"));
+    Ok(true)
+}
+
+/// What the staged backlog has that the working tree's index (`worktree`: its files) does
+/// not, by root-relative path: a staged blob, or None for a file the commit does not hold.
+fn overlay_blobs(
+    cfg: &Config,
+    top: &Path,
+    prefix: &str,
+    index_prefix: Option<&str>,
+    staged: &BTreeMap<String, Staged>,
+    differ: &BTreeSet<String>,
+    worktree: &BTreeMap<String, String>,
+) -> BTreeMap<String, Option<String>> {
     let candidate = candidates(&cfg.settings.scan);
-    // What the staged backlog has that the working tree's index does not.
     let mut overlay_blobs: BTreeMap<String, Option<String>> = BTreeMap::new();
-    for (path, entry) in &staged {
-        let Some(rel) = path.strip_prefix(&prefix) else {
+    for (path, entry) in staged {
+        let Some(rel) = path.strip_prefix(prefix) else {
             continue;
         };
-        if index_prefix.as_deref().is_some_and(|i| path.starts_with(i)) {
+        if index_prefix.is_some_and(|i| path.starts_with(i)) {
             continue;
         }
         // Submodules are not files of the backlog; a symlink is judged as it is.
@@ -292,36 +336,56 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
             overlay_blobs.insert(rel.clone(), None);
         }
     }
-    let diagnostics = if overlay_blobs.is_empty() {
-        report.diagnostics
-    } else {
-        let ids: BTreeSet<&str> = overlay_blobs.values().flatten().map(String::as_str).collect();
-        let contents = blobs(&top, &ids)?;
-        let overlay: BTreeMap<String, Option<String>> = overlay_blobs
-            .iter()
-            .map(|(rel, blob)| {
-                // A staged blob that is not text (or missing) is no document, as the scan
-                // leaves such a file out. Two paths may stage one blob: it is read once.
-                let text = blob.as_ref().and_then(|id| contents.get(id).cloned()).and_then(text_of);
-                (rel.clone(), text)
-            })
-            .collect();
-        crate::ingest::build::diagnostics_with(cfg, &overlay)?
-    };
-    // The staged baseline: none when it is not staged (then every diagnostic is new).
+    overlay_blobs
+}
+
+/// The diagnostics of the backlog as staged: the working tree's with the overlay's
+/// blobs read from git in place of the files.
+fn overlay_diagnostics(
+    cfg: &Config,
+    top: &Path,
+    overlay_blobs: &BTreeMap<String, Option<String>>,
+) -> Result<Vec<crate::model::diag::Diagnostic>, Error> {
+    let ids: BTreeSet<&str> = overlay_blobs.values().flatten().map(String::as_str).collect();
+    let contents = blobs(top, &ids)?;
+    let overlay: BTreeMap<String, Option<String>> = overlay_blobs
+        .iter()
+        .map(|(rel, blob)| {
+            // A staged blob that is not text (or missing) is no document, as the scan
+            // leaves such a file out. Two paths may stage one blob: it is read once.
+            let text = blob.as_ref().and_then(|id| contents.get(id).cloned()).and_then(text_of);
+            (rel.clone(), text)
+        })
+        .collect();
+    crate::ingest::build::diagnostics_with(cfg, &overlay)
+}
+
+/// The staged baseline: none when it is not staged (then every diagnostic is new).
+fn staged_baseline(
+    cfg: &Config,
+    top: &Path,
+    opts: CheckOptions,
+    baseline: Option<&str>,
+    staged: &BTreeMap<String, Staged>,
+    differ: &BTreeSet<String>,
+) -> Result<Option<Baseline>, Error> {
     let shown = cfg.display(&cfg.baseline);
-    let loaded = match baseline.as_ref().and_then(|b| staged.get(b).map(|e| (b, e))) {
+    Ok(match baseline.and_then(|b| staged.get(b).map(|e| (b, e))) {
         Some(_) if !opts.baseline => None,
         None => None,
         Some((b, entry)) if differ.contains(b) => {
-            let text = blob_text(&top, &entry.blob)?.unwrap_or_default();
+            let text = blob_text(top, &entry.blob)?.unwrap_or_default();
             Some(Baseline::parse(&text, &shown)?)
         }
         Some(_) => Baseline::load(&cfg.baseline, &shown)?,
-    };
-    // What the commit changes (against HEAD; everything in a first commit).
-    let changed: BTreeSet<String> = match git(
-        &top,
+    })
+}
+
+/// What the commit changes under the root, root-relative (against HEAD; everything in a
+/// first commit).
+fn committed(top: &Path, root: &str, prefix: &str, staged: &BTreeMap<String, Staged>) -> BTreeSet<String> {
+    match git(
+        top,
         &[
             "diff-index",
             "--cached",
@@ -330,29 +394,20 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
             "--no-renames",
             "HEAD",
             "--",
-            &pathspec(&root),
+            &pathspec(root),
         ],
         None,
     ) {
         Ok(out) => out
             .split(|&b| b == 0)
             .filter(|r| !r.is_empty())
-            .filter_map(|r| String::from_utf8_lossy(r).strip_prefix(&prefix).map(str::to_string))
+            .filter_map(|r| String::from_utf8_lossy(r).strip_prefix(prefix).map(str::to_string))
             .collect(),
         Err(_) => staged
             .keys()
-            .filter_map(|p| p.strip_prefix(&prefix).map(str::to_string))
+            .filter_map(|p| p.strip_prefix(prefix).map(str::to_string))
             .collect(),
-    };
-    let mut report = check::verdict(cfg, opts, true, diagnostics, loaded, true);
-    // The errors of the files being committed first; then the others.
-    report.diagnostics.sort_by_key(|d| !changed.contains(&d.path));
-    report.elsewhere = report
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == crate::model::diag::Severity::Error && !changed.contains(&d.path))
-        .count();
-    Ok(Some(report))
+    }
 }
 
 /// Whether a root-relative path is a file the scan would take by its name: a Markdown

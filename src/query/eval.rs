@@ -365,8 +365,50 @@ pub fn evaluate(
     let (mut on, mut off) = (Vec::new(), Vec::new());
     let limit = K2.max(opts.candidates);
     for q in queries {
-        // Grades by key; rankings are mapped from document ids to the keys naming them
-        // (first occurrence kept). An unknown key still counts, but never matches.
+        let graded = Graded::new(engine, keys, name, q, &mut warnings);
+        let run = |graph: bool| score(engine, retrieval, q, &graded, limit, opts, graph);
+        let g = if opts.graph { Some(run(true)?) } else { None };
+        let ng = if opts.no_graph { Some(run(false)?) } else { None };
+        let top = g.as_ref().or(ng.as_ref()).map(|r| r.1.clone()).unwrap_or_default();
+        if let Some((s, _)) = &g {
+            on.push(s.clone());
+        }
+        if let Some((s, _)) = &ng {
+            off.push(s.clone());
+        }
+        per_query.push(QueryReport {
+            id: q.id.clone(),
+            query: q.query.clone(),
+            graph: g.map(|r| r.0),
+            no_graph: ng.map(|r| r.0),
+            kind: q.kind.clone(),
+            top,
+        });
+    }
+    Ok(Report {
+        schema: "mdgraph.eval/1",
+        depth: limit,
+        by_kind: by_kind(&per_query),
+        queries: queries.len(),
+        budgets: opts.budgets.clone(),
+        graph: opts.graph.then(|| Summary::of(&on)),
+        no_graph: opts.no_graph.then(|| Summary::of(&off)),
+        per_query,
+        warnings,
+    })
+}
+
+/// One query's grades by key; rankings are mapped from document ids to the keys naming
+/// them (first occurrence kept). An unknown key still counts, but never matches.
+struct Graded {
+    grades: HashMap<String, u32>,
+    key_of: HashMap<String, String>,
+}
+
+impl Graded {
+    /// The grades of `q`, with a warning for each key that names no document or the same
+    /// document as an earlier key.
+    fn new(engine: &dyn Engine, keys: &Keys, name: &str, q: &Query, warnings: &mut Vec<String>) -> Graded {
         let mut grades: HashMap<String, u32> = HashMap::new();
         let mut key_of: HashMap<String, String> = HashMap::new();
         for (key, grade) in &q.relevant {
@@ -395,83 +437,91 @@ pub fn evaluate(
             let g = grades.entry(key.clone()).or_insert(0);
             *g = (*g).max(*grade);
         }
-        // Documents that are not graded keep their id, marked so no key can equal it.
-        let as_key = |id: &str| key_of.get(id).cloned().unwrap_or_else(|| format!("\u{0}{id}"));
-        let run = |graph: bool| -> Result<(Scores, Vec<String>), Error> {
-            let results = crate::query::search::search(engine, &q.query, retrieval, limit, graph)?;
-            let mut ranked_keys: Vec<String> = Vec::new();
-            for h in &results.results {
-                let k = as_key(&h.id);
-                if !ranked_keys.contains(&k) {
-                    ranked_keys.push(k);
-                }
-            }
-            let ranked: Vec<&str> = ranked_keys.iter().map(String::as_str).collect();
-            let candidates: Vec<Hit> = results.results.iter().take(opts.candidates).cloned().collect();
-            let packs = opts
-                .budgets
-                .iter()
-                .map(|&budget| {
-                    let pack =
-                        crate::query::pack::pack(engine, &q.query, &candidates, budget, opts.tokenizer, opts.cliff);
-                    let full: std::collections::HashSet<String> = pack
-                        .items
-                        .iter()
-                        .filter(|it| it.mode != crate::query::pack::Mode::Reference)
-                        .map(|it| as_key(&it.id))
-                        .collect();
-                    let any: std::collections::HashSet<String> = pack.items.iter().map(|it| as_key(&it.id)).collect();
-                    let share = |set: &std::collections::HashSet<String>| {
-                        grades.keys().filter(|k| set.contains(*k)).count() as f64 / grades.len() as f64
-                    };
-                    let item_tokens: u32 = pack.items.iter().map(|it| it.tokens).sum();
-                    let relevant_tokens: u32 = pack
-                        .items
-                        .iter()
-                        .filter(|it| grades.contains_key(&as_key(&it.id)))
-                        .map(|it| it.tokens)
-                        .sum();
-                    PackScore {
-                        budget,
-                        recall: share(&any),
-                        content_recall: share(&full),
-                        precision: if item_tokens == 0 {
-                            0.0
-                        } else {
-                            f64::from(relevant_tokens) / f64::from(item_tokens)
-                        },
-                        used: pack.used,
-                    }
-                })
-                .collect();
-            let scores = Scores {
-                ndcg10: ndcg(&ranked, &grades, K),
-                recall10: recall(&ranked, &grades, K),
-                recall20: recall(&ranked, &grades, K2),
-                rr: reciprocal_rank(&ranked, &grades),
-                packs,
-            };
-            let top = results.results.iter().take(K).map(|h| h.id.clone()).collect();
-            Ok((scores, top))
-        };
-        let g = if opts.graph { Some(run(true)?) } else { None };
-        let ng = if opts.no_graph { Some(run(false)?) } else { None };
-        let top = g.as_ref().or(ng.as_ref()).map(|r| r.1.clone()).unwrap_or_default();
-        if let Some((s, _)) = &g {
-            on.push(s.clone());
-        }
-        if let Some((s, _)) = &ng {
-            off.push(s.clone());
-        }
-        per_query.push(QueryReport {
-            id: q.id.clone(),
-            query: q.query.clone(),
-            graph: g.map(|r| r.0),
-            no_graph: ng.map(|r| r.0),
-            kind: q.kind.clone(),
-            top,
-        });
+        Graded { grades, key_of }
     }
+
+    /// The key a document ranks as. Documents that are not graded keep their id, marked
+    /// so no key can equal it.
+    fn as_key(&self, id: &str) -> String {
+        self.key_of.get(id).cloned().unwrap_or_else(|| format!("\u{0}{id}"))
+    }
+}
+
+/// One query's scores in one mode (with the graph or without), and its top ids.
+fn score(
+    engine: &dyn Engine,
+    retrieval: &crate::config::Retrieval,
+    q: &Query,
+    graded: &Graded,
+    limit: usize,
+    opts: &Options,
+    graph: bool,
+) -> Result<(Scores, Vec<String>), Error> {
+    let results = crate::query::search::search(engine, &q.query, retrieval, limit, graph)?;
+    let mut ranked_keys: Vec<String> = Vec::new();
+    for h in &results.results {
+        let k = graded.as_key(&h.id);
+        if !ranked_keys.contains(&k) {
+            ranked_keys.push(k);
+        }
+    }
+    let ranked: Vec<&str> = ranked_keys.iter().map(String::as_str).collect();
+    let candidates: Vec<Hit> = results.results.iter().take(opts.candidates).cloned().collect();
+    let packs = opts
+        .budgets
+        .iter()
+        .map(|&budget| {
+            let pack = crate::query::pack::pack(engine, &q.query, &candidates, budget, opts.tokenizer, opts.cliff);
+            pack_score(graded, &pack, budget)
+        })
+        .collect();
+    let grades = &graded.grades;
+    let scores = Scores {
+        ndcg10: ndcg(&ranked, grades, K),
+        recall10: recall(&ranked, grades, K),
+        recall20: recall(&ranked, grades, K2),
+        rr: reciprocal_rank(&ranked, grades),
+        packs,
+    };
+    let top = results.results.iter().take(K).map(|h| h.id.clone()).collect();
+    Ok((scores, top))
+}
+
+/// How much of the graded documents a pack at `budget` holds, and how much of it they are.
+fn pack_score(graded: &Graded, pack: &crate::query::pack::Pack, budget: u32) -> PackScore {
+    let grades = &graded.grades;
+    let full: std::collections::HashSet<String> = pack
+        .items
+        .iter()
+        .filter(|it| it.mode != crate::query::pack::Mode::Reference)
+        .map(|it| graded.as_key(&it.id))
+        .collect();
+    let any: std::collections::HashSet<String> = pack.items.iter().map(|it| graded.as_key(&it.id)).collect();
+    let share = |set: &std::collections::HashSet<String>| {
+        grades.keys().filter(|k| set.contains(*k)).count() as f64 / grades.len() as f64
+    };
+    let item_tokens: u32 = pack.items.iter().map(|it| it.tokens).sum();
+    let relevant_tokens: u32 = pack
+        .items
+        .iter()
+        .filter(|it| grades.contains_key(&graded.as_key(&it.id)))
+        .map(|it| it.tokens)
+        .sum();
+    PackScore {
+        budget,
+        recall: share(&any),
+        content_recall: share(&full),
+        precision: if item_tokens == 0 {
+            0.0
+        } else {
+            f64::from(relevant_tokens) / f64::from(item_tokens)
+        },
+        used: pack.used,
+    }
+}
+
+/// The averages per query kind, for the queries that give one.
+fn by_kind(per_query: &[QueryReport]) -> std::collections::BTreeMap<String, KindReport> {
     let mut by_kind = std::collections::BTreeMap::new();
     let kinds: std::collections::BTreeSet<&String> = per_query.iter().filter_map(|q| q.kind.as_ref()).collect();
     for kind in kinds {
@@ -492,17 +542,7 @@ pub fn evaluate(
             },
         );
     }
-    Ok(Report {
-        schema: "mdgraph.eval/1",
-        depth: limit,
-        by_kind,
-        queries: queries.len(),
-        budgets: opts.budgets.clone(),
-        graph: opts.graph.then(|| Summary::of(&on)),
-        no_graph: opts.no_graph.then(|| Summary::of(&off)),
-        per_query,
-        warnings,
-    })
+    by_kind
 }
 
 /// The report as text: a table of the averages (side by side with the change when both

@@ -118,82 +118,76 @@ pub fn expand_focused(
     focus: &[EdgeType],
     nav: Option<&NavOrder>,
 ) -> BTreeMap<String, Neighbor> {
-    // The allowed edge types as a bit set (asked of every edge the walk sees).
-    const _: () = assert!(crate::model::EDGE_TYPES.len() <= 64);
-    let mask = g
-        .edge_allowlist
-        .iter()
-        .chain(focus)
-        .fold(0u64, |m, &t| m | 1 << t as u64);
-    let allowed = |t: EdgeType| mask & (1 << t as u64) != 0;
-    let max_hop = if focus.is_empty() {
-        g.k_hop
-    } else {
-        (g.k_hop + 1).clamp(2, 4)
-    };
+    let walk = Walk::new(src, g, focus, nav);
     let mut reached: BTreeMap<String, Neighbor> = BTreeMap::new();
     for (seed, seed_score) in seeds {
-        let mut visited: HashSet<String> = HashSet::from([seed.clone()]);
-        let mut frontier: Vec<(String, Vec<Step>)> = vec![(seed.clone(), Vec::new())];
+        walk.walk_from(seed, *seed_score, &mut reached);
+    }
+    // Global cap, best first (ties by id); seeds reached from other seeds always stay,
+    // since they are in the results anyway.
+    let seed_ids: HashSet<&String> = seeds.iter().map(|(s, _)| s).collect();
+    let mut others: Vec<&Neighbor> = reached.values().filter(|n| !seed_ids.contains(&n.id)).collect();
+    others.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    let keep: HashSet<String> = others.iter().take(g.max_neighbors).map(|n| n.id.clone()).collect();
+    reached.retain(|id, _| keep.contains(id) || seed_ids.contains(id));
+    reached
+}
+
+/// A walk's graph and rules, the same from every seed.
+struct Walk<'a> {
+    src: &'a dyn GraphSource,
+    g: &'a GraphSettings,
+    focus: &'a [EdgeType],
+    nav: Option<&'a NavOrder<'a>>,
+    /// The allowed edge types as a bit set (asked of every edge the walk sees).
+    mask: u64,
+    max_hop: usize,
+}
+
+impl<'a> Walk<'a> {
+    fn new(
+        src: &'a dyn GraphSource,
+        g: &'a GraphSettings,
+        focus: &'a [EdgeType],
+        nav: Option<&'a NavOrder<'a>>,
+    ) -> Self {
+        const _: () = assert!(crate::model::EDGE_TYPES.len() <= 64);
+        let mask = g
+            .edge_allowlist
+            .iter()
+            .chain(focus)
+            .fold(0u64, |m, &t| m | 1 << t as u64);
+        let max_hop = if focus.is_empty() {
+            g.k_hop
+        } else {
+            (g.k_hop + 1).clamp(2, 4)
+        };
+        Walk {
+            src,
+            g,
+            focus,
+            nav,
+            mask,
+            max_hop,
+        }
+    }
+
+    fn allowed(&self, t: EdgeType) -> bool {
+        self.mask & (1 << t as u64) != 0
+    }
+
+    /// The breadth-first walk from one seed, hop by hop, into `reached`.
+    fn walk_from(&self, seed: &str, seed_score: f64, reached: &mut BTreeMap<String, Neighbor>) {
+        let g = self.g;
+        let mut visited: HashSet<String> = HashSet::from([seed.to_string()]);
+        let mut frontier: Vec<(String, Vec<Step>)> = vec![(seed.to_string(), Vec::new())];
         let (mut taken, mut taken_focus) = (0usize, 0usize);
-        for hop in 1..=max_hop {
+        for hop in 1..=self.max_hop {
             let mut next = Vec::new();
             for (node, path) in &frontier {
-                // The strongest edge to each other document.
-                let mut best: BTreeMap<&str, GraphEdge> = BTreeMap::new();
-                let edges = src.edges(node);
-                // The branching of a step out of this node, in the direction walked.
-                let fan = |forward: bool| {
-                    edges
-                        .iter()
-                        .filter(|e| e.forward == forward && allowed(e.r#type))
-                        .count()
-                };
-                let (fan_out, fan_in) = (fan(true), fan(false));
-                for edge in edges.iter() {
-                    let focused = focus.contains(&edge.r#type);
-                    if !allowed(edge.r#type)
-                        || (!edge.forward && !g.backwards)
-                        || visited.contains(&edge.other)
-                        || (hop > g.k_hop && !focused)
-                    {
-                        continue;
-                    }
-                    let mut e = edge.clone();
-                    if focused {
-                        // As strong as the strongest edges, never above the seed.
-                        e.weight = (e.weight * FOCUS_BOOST).min(1.0);
-                    } else if !e.forward {
-                        e.weight *= BACKWARD;
-                    }
-                    // Strongest edge; equal weights by type, then forward first, so both
-                    // engines (which list edges in different orders) pick the same one.
-                    let rank = |x: &GraphEdge| (std::cmp::Reverse(OrdF64(x.weight)), x.r#type, !x.forward);
-                    let keep = best.get(edge.other.as_str()).is_none_or(|b| rank(&e) < rank(b));
-                    if keep {
-                        best.insert(edge.other.as_str(), e);
-                    }
-                }
-                let by_relevance = nav.filter(|n| (n.is_nav)(node));
-                let mut cands: Vec<(GraphEdge, f64)> = best
-                    .into_values()
-                    .map(|e| {
-                        let r = by_relevance.map_or(0.0, |n| (n.relevance)(&e.other));
-                        (e, r)
-                    })
-                    .collect();
-                // Edges the question asks about first, then the strongest (ties by id, or
-                // out of a navigation page by relevance, then id).
-                cands.sort_by(|(a, ra), (b, rb)| {
-                    let fa = focus.contains(&a.r#type);
-                    let fb = focus.contains(&b.r#type);
-                    fb.cmp(&fa)
-                        .then_with(|| b.weight.total_cmp(&a.weight))
-                        .then_with(|| rb.total_cmp(ra))
-                        .then_with(|| a.other.cmp(&b.other))
-                });
+                let (cands, fan_out, fan_in) = self.candidates(node, hop, &visited);
                 for (e, _) in cands {
-                    let counter = if focus.contains(&e.r#type) {
+                    let counter = if self.focus.contains(&e.r#type) {
                         &mut taken_focus
                     } else {
                         &mut taken
@@ -203,18 +197,7 @@ pub fn expand_focused(
                     }
                     *counter += 1;
                     visited.insert(e.other.clone());
-                    // Hub damping applies to steps out of a node reached by the walk
-                    // (hop ≥ 2), never to the seed's own edges, and counts the branching
-                    // in the direction walked: a popular requirement (many documents
-                    // require it) still passes its own few requirements on.
-                    let damping = if hop > 1 && g.hub_damping > 0.0 {
-                        let n = if e.forward { fan_out } else { fan_in };
-                        (std::f64::consts::E + n.saturating_sub(1) as f64)
-                            .ln()
-                            .powf(g.hub_damping)
-                    } else {
-                        1.0
-                    };
+                    let damping = self.damping(hop, if e.forward { fan_out } else { fan_in });
                     let score = seed_score * e.weight * g.hop_decay.powi(hop as i32) / damping;
                     let mut p = path.clone();
                     p.push(Step {
@@ -246,14 +229,81 @@ pub fn expand_focused(
             frontier = next;
         }
     }
-    // Global cap, best first (ties by id); seeds reached from other seeds always stay,
-    // since they are in the results anyway.
-    let seed_ids: HashSet<&String> = seeds.iter().map(|(s, _)| s).collect();
-    let mut others: Vec<&Neighbor> = reached.values().filter(|n| !seed_ids.contains(&n.id)).collect();
-    others.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-    let keep: HashSet<String> = others.iter().take(g.max_neighbors).map(|n| n.id.clone()).collect();
-    reached.retain(|id, _| keep.contains(id) || seed_ids.contains(id));
-    reached
+
+    /// The edges to take out of `node` at `hop`, in the order they are taken, each with
+    /// its relevance out of a navigation page; and the node's branching forward and
+    /// backward.
+    fn candidates(&self, node: &str, hop: usize, visited: &HashSet<String>) -> (Vec<(GraphEdge, f64)>, usize, usize) {
+        let (g, focus) = (self.g, self.focus);
+        // The strongest edge to each other document.
+        let mut best: BTreeMap<&str, GraphEdge> = BTreeMap::new();
+        let edges = self.src.edges(node);
+        // The branching of a step out of this node, in the direction walked.
+        let fan = |forward: bool| {
+            edges
+                .iter()
+                .filter(|e| e.forward == forward && self.allowed(e.r#type))
+                .count()
+        };
+        let (fan_out, fan_in) = (fan(true), fan(false));
+        for edge in edges.iter() {
+            let focused = focus.contains(&edge.r#type);
+            if !self.allowed(edge.r#type)
+                || (!edge.forward && !g.backwards)
+                || visited.contains(&edge.other)
+                || (hop > g.k_hop && !focused)
+            {
+                continue;
+            }
+            let mut e = edge.clone();
+            if focused {
+                // As strong as the strongest edges, never above the seed.
+                e.weight = (e.weight * FOCUS_BOOST).min(1.0);
+            } else if !e.forward {
+                e.weight *= BACKWARD;
+            }
+            // Strongest edge; equal weights by type, then forward first, so both
+            // engines (which list edges in different orders) pick the same one.
+            let rank = |x: &GraphEdge| (std::cmp::Reverse(OrdF64(x.weight)), x.r#type, !x.forward);
+            let keep = best.get(edge.other.as_str()).is_none_or(|b| rank(&e) < rank(b));
+            if keep {
+                best.insert(edge.other.as_str(), e);
+            }
+        }
+        let by_relevance = self.nav.filter(|n| (n.is_nav)(node));
+        let mut cands: Vec<(GraphEdge, f64)> = best
+            .into_values()
+            .map(|e| {
+                let r = by_relevance.map_or(0.0, |n| (n.relevance)(&e.other));
+                (e, r)
+            })
+            .collect();
+        // Edges the question asks about first, then the strongest (ties by id, or
+        // out of a navigation page by relevance, then id).
+        cands.sort_by(|(a, ra), (b, rb)| {
+            let fa = focus.contains(&a.r#type);
+            let fb = focus.contains(&b.r#type);
+            fb.cmp(&fa)
+                .then_with(|| b.weight.total_cmp(&a.weight))
+                .then_with(|| rb.total_cmp(ra))
+                .then_with(|| a.other.cmp(&b.other))
+        });
+        (cands, fan_out, fan_in)
+    }
+
+    /// Hub damping applies to steps out of a node reached by the walk (hop ≥ 2), never
+    /// to the seed's own edges, and counts the branching `n` in the direction walked: a
+    /// popular requirement (many documents require it) still passes its own few
+    /// requirements on.
+    fn damping(&self, hop: usize, n: usize) -> f64 {
+        if hop > 1 && self.g.hub_damping > 0.0 {
+            (std::f64::consts::E + n.saturating_sub(1) as f64)
+                .ln()
+                .powf(self.g.hub_damping)
+        } else {
+            1.0
+        }
+    }
 }
 
 #[cfg(test)]

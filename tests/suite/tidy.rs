@@ -99,60 +99,6 @@ const EXCEPTIONS: &[Exception] = &[
         item: "ingest::resolve, ingest::resolved",
         why: "being split (issue 32)",
     },
-    Exception {
-        rule: "fn-length",
-        file: "src/check/staged.rs",
-        item: "local",
-        why: "split in the commits that follow",
-    },
-    Exception {
-        rule: "fn-length",
-        file: "src/cmd/index.rs",
-        item: "watch",
-        why: "split in the commits that follow",
-    },
-    Exception {
-        rule: "fn-length",
-        file: "src/init.rs",
-        item: "render",
-        why: "split in the commits that follow",
-    },
-    Exception {
-        rule: "fn-length",
-        file: "src/query/eval.rs",
-        item: "evaluate",
-        why: "split in the commits that follow",
-    },
-    Exception {
-        rule: "fn-length",
-        file: "src/query/expand.rs",
-        item: "expand_focused",
-        why: "split in the commits that follow",
-    },
-    Exception {
-        rule: "fn-length",
-        file: "src/query/pack/render.rs",
-        item: "render_pack",
-        why: "split in the commits that follow",
-    },
-    Exception {
-        rule: "fn-length",
-        file: "src/query/search/rank.rs",
-        item: "expand_and_rank",
-        why: "split in the commits that follow",
-    },
-    Exception {
-        rule: "fn-length",
-        file: "src/query/search/rank.rs",
-        item: "search",
-        why: "split in the commits that follow",
-    },
-    Exception {
-        rule: "fn-length",
-        file: "src/store/mirror/docs.rs",
-        item: "apply",
-        why: "split in the commits that follow",
-    },
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]

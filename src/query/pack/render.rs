@@ -71,7 +71,7 @@ pub(super) fn render_pack(
     let apart = tokenizer == Tokenizer::O200k && cands.iter().filter(|c| c.included).all(|c| starts_piece(&c.head));
     // Per included candidate: its mode, its block counted from its parts when they add
     // up, else its text.
-    let mut laid: Vec<(&Cand, Mode, Option<Counted>, String)> = Vec::new();
+    let mut laid: Vec<Laid> = Vec::new();
     let mut left_out = Vec::new();
     for c in cands.iter_mut() {
         c.chosen.sort_by_key(|(i, _)| *i);
@@ -106,95 +106,23 @@ pub(super) fn render_pack(
     // after it), so the list below never runs over.
     let body_cost: u32 = count(title) + JOIN + JOIN + alone.iter().map(|t| t + JOIN).sum::<u32>();
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
-    // The list of what did not fit, as far as the budget allows.
-    let mut list = None;
-    if !left_out.is_empty() {
-        let mut lines = vec!["## Not included".to_string()];
-        let mut cost = body_cost + stats_reserve + count(&lines[0]);
-        for (n, c) in left_out.iter().enumerate() {
-            let (line, line_cost) = c.counts.line.get_or_init(|| {
-                let line = format!("- {} — {}", c.hit.id, render::one_line(&c.hit.title));
-                let n = count(&line);
-                (line, n)
-            });
-            let more = format!("- … and {} more", left_out.len() - n);
-            let tail = JOIN + count(&format!("- … and {} more", left_out.len()));
-            if cost + JOIN + line_cost + if n + 1 < left_out.len() { tail } else { 0 } <= budget {
-                cost += JOIN + line_cost;
-                lines.push(line.clone());
-            } else {
-                if cost + JOIN + count(&more) <= budget {
-                    lines.push(more);
-                }
-                break;
-            }
-        }
-        if lines.len() > 1 {
-            list = Some(lines.join("\n"));
-        }
-    }
+    let list = not_included(&left_out, tokenizer, budget, body_cost + stats_reserve);
     // The stats line names the count of the whole pack, itself included: settle it. The
     // rest of the pack is counted once, block by block, each with the newlines after it
     // (see `starts_piece`), so the settling recounts only the stats line.
-    let title_and_rest = (apart && (!laid.is_empty() || list.is_some())).then(|| {
-        let last = laid.len().wrapping_sub(usize::from(list.is_none()));
-        let mut rest: u32 = laid
-            .iter()
-            .enumerate()
-            .map(|(i, (c, _, parts, text))| match parts {
-                Some(p) if i == last => p.newline(tokenizer, c),
-                Some(p) => p.blank,
-                None if i == last => count(&format!("{text}\n")),
-                None => count(&format!("{text}\n\n")),
-            })
-            .sum();
-        if let Some(list) = &list {
-            rest += count(&format!("{list}\n"));
-        }
-        (count(&format!("{title}\n\n")), rest)
-    });
-    let texts = || laid.iter().map(|l| l.3.as_str());
-    let mut stats = String::new();
-    let mut used = budget;
-    for _ in 0..4 {
-        stats = stats_line(budget, used, counts);
-        // The stats line starts with a letter: it starts a piece too.
-        let real = match title_and_rest {
-            Some((t, r)) => t + count(&format!("{stats}\n\n")) + r,
-            None => count(&markdown(title, &stats, texts(), list.as_deref())),
-        };
-        if real == used {
-            break;
-        }
-        used = real;
-    }
+    let title_and_rest = (apart && (!laid.is_empty() || list.is_some()))
+        .then(|| counted_apart(tokenizer, title, &laid, list.as_deref()));
+    let (stats, used) = settle(tokenizer, budget, counts, title, &laid, list.as_deref(), title_and_rest);
     let (markdown, items) = if text {
-        let md = markdown(title, &stats, texts(), list.as_deref());
+        let texts = laid.iter().map(|l| l.3.as_str());
+        let md = markdown(title, &stats, texts, list.as_deref());
         // Counted from its parts, the pack has the count of its text (tests run with
         // this check on every pack they make).
         debug_assert!(
             title_and_rest.is_none() || used == count(&md),
             "{used} ≠ the count of {md:?}"
         );
-        let items = laid
-            .into_iter()
-            .zip(alone)
-            .map(|((c, mode, _, text), tokens)| PackItem {
-                id: c.hit.id.clone(),
-                path: c.hit.path.clone(),
-                title: c.hit.title.clone(),
-                r#type: c.hit.r#type.clone(),
-                state: c.hit.state.clone(),
-                mode,
-                tokens,
-                sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
-                relations: c.relations.to_vec(),
-                relations_more: (*c.relations_more).clone(),
-                why: c.hit.why.clone(),
-                text,
-            })
-            .collect();
-        (md, items)
+        (md, items(laid, alone))
     } else {
         (String::new(), Vec::new())
     };
@@ -209,6 +137,112 @@ pub(super) fn render_pack(
         below_cliff: Vec::new(),
         markdown,
     }
+}
+
+/// An included candidate as laid out: its mode, its block counted from its parts when
+/// they add up, and its text (empty when counted from its parts and no text is wanted).
+type Laid<'c, 'h> = (&'c Cand<'h>, Mode, Option<Counted>, String);
+
+/// The list of what did not fit (`## Not included`), as far as the budget allows after
+/// `cost`, the rest of the pack; None when nothing was left out or no line fits.
+fn not_included(left_out: &[&Cand], tokenizer: Tokenizer, budget: u32, cost: u32) -> Option<String> {
+    if left_out.is_empty() {
+        return None;
+    }
+    let count = |s: &str| tokens::count_cached(tokenizer, s);
+    let mut lines = vec!["## Not included".to_string()];
+    let mut cost = cost + count(&lines[0]);
+    for (n, c) in left_out.iter().enumerate() {
+        let (line, line_cost) = c.counts.line.get_or_init(|| {
+            let line = format!("- {} — {}", c.hit.id, render::one_line(&c.hit.title));
+            let n = count(&line);
+            (line, n)
+        });
+        let more = format!("- … and {} more", left_out.len() - n);
+        let tail = JOIN + count(&format!("- … and {} more", left_out.len()));
+        if cost + JOIN + line_cost + if n + 1 < left_out.len() { tail } else { 0 } <= budget {
+            cost += JOIN + line_cost;
+            lines.push(line.clone());
+        } else {
+            if cost + JOIN + count(&more) <= budget {
+                lines.push(more);
+            }
+            break;
+        }
+    }
+    (lines.len() > 1).then(|| lines.join("\n"))
+}
+
+/// The counts of the title (with its blank line) and of the rest of the pack after the
+/// stats line, block by block, when every block starts a piece.
+fn counted_apart(tokenizer: Tokenizer, title: &str, laid: &[Laid], list: Option<&str>) -> (u32, u32) {
+    let count = |s: &str| tokens::count_cached(tokenizer, s);
+    let last = laid.len().wrapping_sub(usize::from(list.is_none()));
+    let mut rest: u32 = laid
+        .iter()
+        .enumerate()
+        .map(|(i, (c, _, parts, text))| match parts {
+            Some(p) if i == last => p.newline(tokenizer, c),
+            Some(p) => p.blank,
+            None if i == last => count(&format!("{text}\n")),
+            None => count(&format!("{text}\n\n")),
+        })
+        .sum();
+    if let Some(list) = list {
+        rest += count(&format!("{list}\n"));
+    }
+    (count(&format!("{title}\n\n")), rest)
+}
+
+/// The stats line and the count of the whole pack it names, settled: the line is written
+/// with a guess of the count until the count of the pack holding it is the guess.
+fn settle(
+    tokenizer: Tokenizer,
+    budget: u32,
+    counts: [usize; 4],
+    title: &str,
+    laid: &[Laid],
+    list: Option<&str>,
+    title_and_rest: Option<(u32, u32)>,
+) -> (String, u32) {
+    let count = |s: &str| tokens::count_cached(tokenizer, s);
+    let texts = || laid.iter().map(|l| l.3.as_str());
+    let mut stats = String::new();
+    let mut used = budget;
+    for _ in 0..4 {
+        stats = stats_line(budget, used, counts);
+        // The stats line starts with a letter: it starts a piece too.
+        let real = match title_and_rest {
+            Some((t, r)) => t + count(&format!("{stats}\n\n")) + r,
+            None => count(&markdown(title, &stats, texts(), list)),
+        };
+        if real == used {
+            break;
+        }
+        used = real;
+    }
+    (stats, used)
+}
+
+/// The pack's items, with each one's count alone.
+fn items(laid: Vec<Laid>, alone: Vec<u32>) -> Vec<PackItem> {
+    laid.into_iter()
+        .zip(alone)
+        .map(|((c, mode, _, text), tokens)| PackItem {
+            id: c.hit.id.clone(),
+            path: c.hit.path.clone(),
+            title: c.hit.title.clone(),
+            r#type: c.hit.r#type.clone(),
+            state: c.hit.state.clone(),
+            mode,
+            tokens,
+            sections: c.chosen.iter().map(|(i, _)| c.sections[*i].chunk.clone()).collect(),
+            relations: c.relations.to_vec(),
+            relations_more: (*c.relations_more).clone(),
+            why: c.hit.why.clone(),
+            text,
+        })
+        .collect()
 }
 
 /// The pack's Markdown: its blocks joined by blank lines, and a final newline.

@@ -10,6 +10,7 @@ use crate::query::backlog::{Group, group_of};
 use crate::query::bm25;
 use crate::query::expand::{self, Step};
 use crate::query::intent::{Ask, Intent};
+use crate::store::postings::{Corpus, Posting};
 use crate::text::ids::{self, Form};
 use crate::text::mentions::mention_candidates;
 use crate::text::tokenize::{self, QueryTerm};
@@ -25,7 +26,85 @@ struct SectionHit {
 /// Rank documents for `query`: full-text seeds, then (when `graph`) their neighbors
 /// along the graph, re-ranked by document type and state.
 pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, graph: bool) -> Result<Results, Error> {
-    // Ids named in the query are seeds by themselves; the rest of the query is full text.
+    let (exact, text) = named_ids(engine, query, r);
+    // The question's intent: the words of its relation frame are no search terms.
+    let intent = Intent::parse(query);
+    let mut terms = tokenize::query_terms(&text);
+    if terms.iter().any(|t| !intent.is_frame_word(&t.word)) {
+        terms.retain(|t| !intent.is_frame_word(&t.word));
+    }
+    // "implement T012", "start work on T012": an item named with only the words of
+    // taking it up asks for the item and what it needs, not for every text that says
+    // "implement".
+    if !exact.is_empty() && terms.iter().all(|t| TAKE_UP.contains(&t.word.as_str())) {
+        terms.clear();
+    }
+    let postings = terms
+        .iter()
+        .map(|t| engine.postings(&t.stem))
+        .collect::<Result<Vec<_>, _>>()?;
+    let corpus = engine.corpus();
+    let hits = section_hits(corpus, &postings, r);
+    let (mut docs, matched) = documents(corpus, &hits);
+    let wanted = if graph { r.seeds } else { limit };
+    let (pivots, best) = set_aside_pivots(engine, &mut docs, &exact, wanted, r);
+
+    // Seeds: ids named in the query first (in query order), then full-text matches.
+    let top = best.max(0.0) + 1.0;
+    let mut seeds: Vec<Hit> = Vec::new();
+    for (i, id) in exact.iter().enumerate() {
+        let found = docs.iter().find(|d| d.1 == id);
+        seeds.push(make_seed(
+            engine,
+            id,
+            top + (exact.len() - i) as f64,
+            true,
+            found.map(|d| (d.2, d.3)),
+            &terms,
+        ));
+    }
+    // Only as many seeds as can be shown (or expanded) are explained: explaining reads
+    // and tokenizes the best section.
+    for (score, doc, best_hit, n) in &docs {
+        if seeds.len() >= wanted {
+            break;
+        }
+        if !exact.iter().any(|e| e == doc) {
+            seeds.push(make_seed(engine, doc, *score, false, Some((best_hit, *n)), &terms));
+        }
+    }
+    seeds.retain(|h| !h.path.is_empty());
+    // A pivot scores at most as the best content does (its own score when nothing else
+    // matched).
+    let pivots: Vec<Hit> = pivots
+        .iter()
+        .map(|(score, doc, best_hit, n)| {
+            let score = if best > 0.0 { score.min(best) } else { *score };
+            make_seed(engine, doc, score, false, Some((best_hit, *n)), &terms)
+        })
+        .filter(|h| !h.path.is_empty())
+        .collect();
+
+    let results = if graph {
+        expand_and_rank(engine, &intent, seeds, pivots, &matched, r, limit)
+    } else {
+        rank_without_graph(seeds, pivots, limit)
+    };
+    Ok(Results {
+        schema: "mdgraph.search/1",
+        query: query.to_string(),
+        engine: engine.kind(),
+        terms: terms.iter().map(|t| t.stem.clone()).collect(),
+        results,
+    })
+}
+
+/// A document that matched: its score, id, best section and how many sections matched.
+type DocHit<'a> = (f64, &'a str, &'a SectionHit, usize);
+
+/// The ids named in the query (seeds by themselves, in query order) and the rest of the
+/// query, the full text.
+fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec<String>, String) {
     let mut exact: Vec<String> = Vec::new();
     let mut text = query.to_string();
     // An id typed in another form (`EIP-1559` for `1559`) is a lookup only in a short
@@ -64,30 +143,18 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
             }
         }
     }
-    // The question's intent: the words of its relation frame are no search terms.
-    let intent = Intent::parse(query);
-    let mut terms = tokenize::query_terms(&text);
-    if terms.iter().any(|t| !intent.is_frame_word(&t.word)) {
-        terms.retain(|t| !intent.is_frame_word(&t.word));
-    }
-    // "implement T012", "start work on T012": an item named with only the words of
-    // taking it up asks for the item and what it needs, not for every text that says
-    // "implement".
-    if !exact.is_empty() && terms.iter().all(|t| TAKE_UP.contains(&t.word.as_str())) {
-        terms.clear();
-    }
-    let postings = terms
-        .iter()
-        .map(|t| engine.postings(&t.stem))
-        .collect::<Result<Vec<_>, _>>()?;
-    let corpus = engine.corpus();
-    // The best `max_sections` rows by BM25, then section weights (Decision up, Worklog down).
+    (exact, text)
+}
+
+/// The best `max_sections` rows by BM25, then section weights (Decision up, Worklog
+/// down), best first.
+fn section_hits(corpus: &Corpus, postings: &[impl AsRef<[Posting]>], r: &Retrieval) -> Vec<SectionHit> {
     let name_weight: Vec<f64> = corpus
         .names
         .iter()
         .map(|n| r.weights.section.get(n).copied().unwrap_or(1.0))
         .collect();
-    let mut hits: Vec<SectionHit> = bm25::score(corpus, &postings, r.weights.field, r.max_sections)
+    let mut hits: Vec<SectionHit> = bm25::score(corpus, postings, r.weights.field, r.max_sections)
         .into_iter()
         .map(|(row, score)| {
             let w = corpus
@@ -108,14 +175,19 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
             .total_cmp(&a.score)
             .then(corpus.rank(a.row).cmp(&corpus.rank(b.row)))
     });
+    hits
+}
 
-    // Aggregate sections to documents: best + 0.3 · Σ(others) / √n.
+/// The sections aggregated to documents (best + 0.3 · Σ(others) / √n), best first; and
+/// how well each document matched by itself (its best section: the walk from a pivot
+/// takes the links to matching documents first).
+fn documents<'a>(corpus: &'a Corpus, hits: &'a [SectionHit]) -> (Vec<DocHit<'a>>, HashMap<&'a str, f64>) {
     let mut per_doc: BTreeMap<u32, Vec<&SectionHit>> = BTreeMap::new();
-    for h in &hits {
+    for h in hits {
         per_doc.entry(h.doc).or_default().push(h);
     }
     let doc_id = |d: u32| corpus.docs.get(d as usize).unwrap_or("");
-    let mut docs: Vec<(f64, &str, &SectionHit, usize)> = per_doc
+    let mut docs: Vec<DocHit> = per_doc
         .iter()
         .map(|(&doc, hs)| {
             let best = hs[0];
@@ -126,11 +198,21 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         })
         .collect();
     docs.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    // Navigation pages are no seeds on their text: among the documents that could be
-    // seeds, they are set aside as pivots (the walk starts from them too), and the cliff
-    // is measured from the best document with content.
-    let wanted = if graph { r.seeds } else { limit };
-    let mut pivots: Vec<(f64, &str, &SectionHit, usize)> = Vec::new();
+    let matched = per_doc.iter().map(|(&d, hs)| (doc_id(d), hs[0].score)).collect();
+    (docs, matched)
+}
+
+/// Navigation pages are no seeds on their text: among the documents that could be seeds,
+/// they are set aside as pivots (the walk starts from them too), and the cliff is
+/// measured from the best document with content. Returns the pivots and that best score.
+fn set_aside_pivots<'a>(
+    engine: &dyn Engine,
+    docs: &mut Vec<DocHit<'a>>,
+    exact: &[String],
+    wanted: usize,
+    r: &Retrieval,
+) -> (Vec<DocHit<'a>>, f64) {
+    let mut pivots: Vec<DocHit> = Vec::new();
     let mut content = 0;
     docs.retain(|d| {
         if content >= wanted + exact.len() {
@@ -149,69 +231,22 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     let best = docs.first().map(|d| d.0).unwrap_or(0.0);
     docs.retain(|d| d.0 >= r.cliff * best && d.0 > 0.0);
     pivots.retain(|d| d.0 >= r.cliff * best && d.0 > 0.0);
+    (pivots, best)
+}
 
-    // Seeds: ids named in the query first (in query order), then full-text matches.
-    let top = best.max(0.0) + 1.0;
-    let mut seeds: Vec<Hit> = Vec::new();
-    for (i, id) in exact.iter().enumerate() {
-        let found = docs.iter().find(|d| d.1 == id);
-        seeds.push(make_seed(
-            engine,
-            id,
-            top + (exact.len() - i) as f64,
-            true,
-            found.map(|d| (d.2, d.3)),
-            &terms,
-        ));
+/// The seeds in rank order, without the graph: a demoted pivot goes below those that
+/// outscore it (a stable sort keeps the rest as it was).
+fn rank_without_graph(seeds: Vec<Hit>, pivots: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    let mut all = seeds;
+    for mut p in pivots {
+        p.score = round(p.score * NAV_WEIGHT);
+        all.push(p);
     }
-    // Only as many seeds as can be shown (or expanded) are explained: explaining reads
-    // and tokenizes the best section.
-    for (score, doc, best_hit, n) in &docs {
-        if seeds.len() >= wanted {
-            break;
-        }
-        if !exact.iter().any(|e| e == doc) {
-            seeds.push(make_seed(engine, doc, *score, false, Some((best_hit, *n)), &terms));
-        }
-    }
-    seeds.retain(|h| !h.path.is_empty());
-    // A pivot scores at most as the best content does (its own score when nothing else
-    // matched).
-    let pivots: Vec<Hit> = pivots
-        .iter()
-        .map(|(score, doc, best_hit, n)| {
-            let score = if best > 0.0 { score.min(best) } else { *score };
-            make_seed(engine, doc, score, false, Some((best_hit, *n)), &terms)
-        })
-        .filter(|h| !h.path.is_empty())
-        .collect();
-    // How well each document matched by itself: the walk from a pivot takes the links
-    // to matching documents first.
-    let matched: HashMap<&str, f64> = per_doc.iter().map(|(&d, hs)| (doc_id(d), hs[0].score)).collect();
-
-    let results = if graph {
-        expand_and_rank(engine, &intent, seeds, pivots, &matched, r, limit)
-    } else {
-        // Seeds are in rank order: a demoted pivot goes below those that outscore it
-        // (a stable sort keeps the rest as it was).
-        let mut all = seeds;
-        for mut p in pivots {
-            p.score = round(p.score * NAV_WEIGHT);
-            all.push(p);
-        }
-        all.sort_by(|a, b| {
-            let exact = |h: &Hit| matches!(h.why, Why::Seed { exact_id: true, .. });
-            exact(b).cmp(&exact(a)).then_with(|| b.score.total_cmp(&a.score))
-        });
-        truncate(all, limit)
-    };
-    Ok(Results {
-        schema: "mdgraph.search/1",
-        query: query.to_string(),
-        engine: engine.kind(),
-        terms: terms.iter().map(|t| t.stem.clone()).collect(),
-        results,
-    })
+    all.sort_by(|a, b| {
+        let exact = |h: &Hit| matches!(h.why, Why::Seed { exact_id: true, .. });
+        exact(b).cmp(&exact(a)).then_with(|| b.score.total_cmp(&a.score))
+    });
+    truncate(all, limit)
 }
 
 /// The document an id-like token of a query names: as written, under a prefix alias
@@ -329,16 +364,87 @@ fn expand_and_rank(
         return truncate(seeds, limit);
     }
     seeds.truncate(r.seeds.max(1));
-    let state_weight = |h: &Hit| {
+    let w = Weights::new(intent, r);
+    let weight = |h: &Hit| w.of(h);
+    // A seed demoted by its state walks with the demotion: a superseded ADR's items do
+    // not outrank the decision that replaced it.
+    // Pivots (navigation pages that matched) walk as seeds do.
+    let seed_scores: Vec<(String, f64)> = seeds
+        .iter()
+        .chain(&pivots)
+        .map(|h| (h.id.clone(), h.score / best * w.state(h).min(1.0)))
+        .collect();
+    let focus = intent.edge_types();
+    let pivot_ids: HashSet<&str> = pivots.iter().map(|h| h.id.as_str()).collect();
+    let is_nav = |id: &str| pivot_ids.contains(id) || engine.is_nav(id);
+    let relevance = |id: &str| matched.get(id).copied().unwrap_or(0.0);
+    let nav = expand::NavOrder {
+        is_nav: &is_nav,
+        relevance: &relevance,
+    };
+    let mut reached = expand::expand_focused(engine, &seed_scores, &r.graph, &focus, Some(&nav));
+    // A pivot another seed reached along a typed relation ranks as that neighbor.
+    let mut pivots = pivots;
+    pivots.retain(|p| {
+        reached
+            .get(&p.id)
+            .is_none_or(|n| n.path.last().is_none_or(|st| body_link(st.edge)))
+    });
+    let mut out = rank_seeds(seeds, pivots, &mut reached, best, r, &weight);
+    rank_neighbors(engine, reached, &focus, r, &weight, &mut out);
+    add_successors(engine, &mut out, &weight);
+    if !focus.is_empty() {
+        let best_match = matched.values().copied().fold(0.0, f64::max);
+        let relevance = |id: &str| {
+            if best_match > 0.0 {
+                matched.get(id).copied().unwrap_or(0.0) / best_match
+            } else {
+                0.0
+            }
+        };
+        pull_focus(engine, &mut out, intent, &focus, r, limit, &weight, &relevance);
+    }
+    for h in &mut out {
+        h.score = round(h.score);
+    }
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+    // Ids named in the query stay on top whatever their weights.
+    out.sort_by_key(|h| !matches!(h.why, Why::Seed { exact_id: true, .. }));
+    out.truncate(limit);
+    out
+}
+
+/// What a hit's score is multiplied by: its document type's weight (as the question
+/// asks it), its state's, and a closed one's in a question about what is left.
+struct Weights<'a> {
+    intent: &'a Intent,
+    r: &'a Retrieval,
+    defaults: crate::config::StateGroups,
+    open_only: bool,
+}
+
+impl<'a> Weights<'a> {
+    fn new(intent: &'a Intent, r: &'a Retrieval) -> Self {
+        Weights {
+            intent,
+            r,
+            defaults: crate::config::StateGroups::default(),
+            open_only: intent.open && !intent.asks(Ask::Replacement),
+        }
+    }
+
+    /// The weight of a hit's state.
+    fn state(&self, h: &Hit) -> f64 {
         h.state
             .as_deref()
             .map(crate::model::section::section_name)
-            .and_then(|s| r.weights.state.get(&s).copied())
+            .and_then(|s| self.r.weights.state.get(&s).copied())
             .unwrap_or(1.0)
-    };
-    let defaults = crate::config::StateGroups::default();
-    let open_only = intent.open && !intent.asks(Ask::Replacement);
-    let weight = |h: &Hit| {
+    }
+
+    /// Everything a hit's score is multiplied by.
+    fn of(&self, h: &Hit) -> f64 {
+        let (r, intent) = (self.r, self.intent);
         let ty = h.r#type.as_deref().map(crate::model::section::section_name);
         let dt = ty
             .as_ref()
@@ -358,34 +464,22 @@ fn expand_and_rank(
         };
         // A question about what is left packs the open items first (not in a question
         // about replacement, which asks for the old record too).
-        let closed = open_only && h.state.is_some() && group_of(h.state.as_deref(), &defaults).is_closed();
+        let closed = self.open_only && h.state.is_some() && group_of(h.state.as_deref(), &self.defaults).is_closed();
         let open_q = if closed { OPEN_CLOSED } else { 1.0 };
-        dt * asked * open_q * state_weight(h)
-    };
-    // A seed demoted by its state walks with the demotion: a superseded ADR's items do
-    // not outrank the decision that replaced it.
-    // Pivots (navigation pages that matched) walk as seeds do.
-    let seed_scores: Vec<(String, f64)> = seeds
-        .iter()
-        .chain(&pivots)
-        .map(|h| (h.id.clone(), h.score / best * state_weight(h).min(1.0)))
-        .collect();
-    let focus = intent.edge_types();
-    let pivot_ids: HashSet<&str> = pivots.iter().map(|h| h.id.as_str()).collect();
-    let is_nav = |id: &str| pivot_ids.contains(id) || engine.is_nav(id);
-    let relevance = |id: &str| matched.get(id).copied().unwrap_or(0.0);
-    let nav = expand::NavOrder {
-        is_nav: &is_nav,
-        relevance: &relevance,
-    };
-    let mut reached = expand::expand_focused(engine, &seed_scores, &r.graph, &focus, Some(&nav));
-    // A pivot another seed reached along a typed relation ranks as that neighbor.
-    let mut pivots = pivots;
-    pivots.retain(|p| {
-        reached
-            .get(&p.id)
-            .is_none_or(|n| n.path.last().is_none_or(|st| body_link(st.edge)))
-    });
+        dt * asked * open_q * self.state(h)
+    }
+}
+
+/// The seeds and pivots scored relative to the best seed, with `path_bonus` for each
+/// other seed's walk that reached them (taken out of `reached`).
+fn rank_seeds(
+    seeds: Vec<Hit>,
+    pivots: Vec<Hit>,
+    reached: &mut BTreeMap<String, expand::Neighbor>,
+    best: f64,
+    r: &Retrieval,
+    weight: &dyn Fn(&Hit) -> f64,
+) -> Vec<Hit> {
     let mut out: Vec<Hit> = Vec::new();
     for (pivot, mut h) in seeds
         .into_iter()
@@ -400,6 +494,18 @@ fn expand_and_rank(
         h.score = (h.score / best + r.graph.path_bonus * extra as f64) * weight(&h) * nav;
         out.push(h);
     }
+    out
+}
+
+/// The neighbors the walk reached, scored, into `out`.
+fn rank_neighbors(
+    engine: &dyn Engine,
+    reached: BTreeMap<String, expand::Neighbor>,
+    focus: &[EdgeType],
+    r: &Retrieval,
+    weight: &dyn Fn(&Hit) -> f64,
+    out: &mut Vec<Hit>,
+) {
     for n in reached.into_values() {
         // In a question about relations, a neighbor reached along none of them is context,
         // not answer: it steps back behind those that are.
@@ -418,7 +524,10 @@ fn expand_and_rank(
             out.push(h);
         }
     }
-    // A superseded ADR brings its successor (scored as itself, then weighted).
+}
+
+/// A superseded ADR brings its successor (scored as itself, then weighted).
+fn add_successors(engine: &dyn Engine, out: &mut Vec<Hit>, weight: &dyn Fn(&Hit) -> f64) {
     let superseded: Vec<(String, f64)> = out
         .iter()
         .filter(|h| h.state.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("superseded")))
@@ -441,25 +550,6 @@ fn expand_and_rank(
             }
         }
     }
-    if !focus.is_empty() {
-        let best_match = matched.values().copied().fold(0.0, f64::max);
-        let relevance = |id: &str| {
-            if best_match > 0.0 {
-                matched.get(id).copied().unwrap_or(0.0) / best_match
-            } else {
-                0.0
-            }
-        };
-        pull_focus(engine, &mut out, intent, &focus, r, limit, &weight, &relevance);
-    }
-    for h in &mut out {
-        h.score = round(h.score);
-    }
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
-    // Ids named in the query stay on top whatever their weights.
-    out.sort_by_key(|h| !matches!(h.why, Why::Seed { exact_id: true, .. }));
-    out.truncate(limit);
-    out
 }
 
 /// A step along a body link or mention, either way (not a typed relation).

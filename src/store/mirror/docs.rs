@@ -160,20 +160,7 @@ fn set_row_lens(conn: &Connection, lens: &[(usize, u32)]) -> Result<bool, String
 /// made (the transaction is then dropped).
 fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String> {
     let e = |err: rusqlite::Error| err.to_string();
-    let mut old_rows = conn
-        .prepare("SELECT rowid, id, heading, level, line, text, tokens FROM sections WHERE doc = ?1 ORDER BY rowid")
-        .map_err(e)?;
-    let mut old_title = conn.prepare("SELECT title FROM nodes WHERE id = ?1").map_err(e)?;
-    let mut old_edges = conn
-        .prepare("SELECT rowid, target, type, origin, path, line, weight FROM edges WHERE source = ?1 ORDER BY rowid")
-        .map_err(e)?;
-    let mut set_edge = conn
-        .prepare("UPDATE edges SET origin = ?2, path = ?3, line = ?4, weight = ?5 WHERE rowid = ?1")
-        .map_err(e)?;
-    let mut drop_edges = conn.prepare("DELETE FROM edges WHERE source = ?1").map_err(e)?;
-    let mut set_node = conn
-        .prepare("INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")
-        .map_err(e)?;
+    let mut st = Statements::prepare(conn).map_err(e)?;
     let mut reindex = Reindex::new(conn, fts).map_err(e)?;
     let mut row_lens: Vec<(usize, u32)> = Vec::new();
     // Loaded once an edit moves a document's rows (its sections changed).
@@ -186,15 +173,7 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         };
         let rows = sections(&nodes);
         // The rows the mirror holds for the document: the same ids in the same order.
-        let mut was: Vec<OldRow> = Vec::new();
-        let mut q = old_rows.query([&doc.id]).map_err(e)?;
-        while let Some(r) = q.next().map_err(e)? {
-            was.push((
-                r.get(0).map_err(e)?,
-                r.get(1).map_err(e)?,
-                SectionFields::read(r, 2).map_err(e)?,
-            ));
-        }
+        let was = st.rows_of(&doc.id).map_err(e)?;
         let same_rows = was.len() == rows.len()
             && was
                 .iter()
@@ -205,7 +184,7 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         if was.is_empty() || !consecutive {
             return Ok(false);
         }
-        let title_was: String = match old_title.query_row([&doc.id], |r| r.get(0)) {
+        let title_was: String = match st.old_title.query_row([&doc.id], |r| r.get(0)) {
             Ok(t) => t,
             Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(false),
             Err(err) => return Err(e(err)),
@@ -232,48 +211,9 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         // The document's row.
         let node_row = node_rows(std::slice::from_ref(doc)).map_err(|err| err.to_string())?;
         for n in &node_row {
-            set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;
+            st.set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;
         }
-        // Its edges: the same targets and types in the same order, other fields updated.
-        let new_edges: Vec<&Edge> = table_edges(&edit.edges).filter(|ed| ed.source == doc.id).collect();
-        let mut old: Vec<(i64, String, String, String, String, i64, f64)> = Vec::new();
-        let mut q = old_edges.query([&doc.id]).map_err(e)?;
-        while let Some(r) = q.next().map_err(e)? {
-            old.push((
-                r.get(0).map_err(e)?,
-                r.get(1).map_err(e)?,
-                r.get(2).map_err(e)?,
-                r.get(3).map_err(e)?,
-                r.get(4).map_err(e)?,
-                r.get(5).map_err(e)?,
-                r.get(6).map_err(e)?,
-            ));
-        }
-        if old.len() == new_edges.len()
-            && old
-                .iter()
-                .zip(&new_edges)
-                .all(|(o, n)| o.1 == n.target && o.2 == n.r#type.as_str())
-        {
-            for (o, n) in old.iter().zip(&new_edges) {
-                let same = o.3 == n.origin.as_str()
-                    && o.4 == n.path
-                    && o.5 == n.line as i64
-                    && o.6.to_bits() == n.weight.to_bits();
-                if !same {
-                    set_edge
-                        .execute(params![o.0, n.origin.as_str(), n.path, n.line, n.weight])
-                        .map_err(e)?;
-                }
-            }
-        } else {
-            // Links added or removed: the document's rows go and its new ones are
-            // appended. Their rowids then differ from a rebuild's, which no reader
-            // sees (every query of the table goes through an index on its columns).
-            drop_edges.execute([&doc.id]).map_err(e)?;
-            let own: Vec<Edge> = new_edges.iter().map(|ed| (*ed).clone()).collect();
-            insert_edges(conn, &own).map_err(e)?;
-        }
+        st.update_edges(conn, &doc.id, &edit.edges).map_err(e)?;
     }
     reindex.finish(conn)?;
     match corpus {
@@ -290,4 +230,92 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         None => {}
     }
     Ok(true)
+}
+
+/// The statements [`apply`] runs for every edited document.
+struct Statements<'c> {
+    old_rows: rusqlite::Statement<'c>,
+    old_title: rusqlite::Statement<'c>,
+    old_edges: rusqlite::Statement<'c>,
+    set_edge: rusqlite::Statement<'c>,
+    drop_edges: rusqlite::Statement<'c>,
+    set_node: rusqlite::Statement<'c>,
+}
+
+/// An `edges` row the mirror holds: rowid, target, type, origin, path, line, weight.
+type OldEdge = (i64, String, String, String, String, i64, f64);
+
+impl<'c> Statements<'c> {
+    fn prepare(conn: &'c Connection) -> rusqlite::Result<Self> {
+        Ok(Statements {
+            old_rows: conn.prepare(
+                "SELECT rowid, id, heading, level, line, text, tokens FROM sections WHERE doc = ?1 ORDER BY rowid",
+            )?,
+            old_title: conn.prepare("SELECT title FROM nodes WHERE id = ?1")?,
+            old_edges: conn.prepare(
+                "SELECT rowid, target, type, origin, path, line, weight FROM edges WHERE source = ?1 ORDER BY rowid",
+            )?,
+            set_edge: conn
+                .prepare("UPDATE edges SET origin = ?2, path = ?3, line = ?4, weight = ?5 WHERE rowid = ?1")?,
+            drop_edges: conn.prepare("DELETE FROM edges WHERE source = ?1")?,
+            set_node: conn.prepare(
+                "INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            )?,
+        })
+    }
+
+    /// The `sections` rows the mirror holds for a document, by rowid.
+    fn rows_of(&mut self, doc: &str) -> rusqlite::Result<Vec<OldRow>> {
+        let mut was: Vec<OldRow> = Vec::new();
+        let mut q = self.old_rows.query([doc])?;
+        while let Some(r) = q.next()? {
+            was.push((r.get(0)?, r.get(1)?, SectionFields::read(r, 2)?));
+        }
+        Ok(was)
+    }
+
+    /// A document's edges (`edges`: sorted as the sidecar sorts them): the same targets
+    /// and types in the same order have their other fields updated; else its rows go and
+    /// its new ones are appended.
+    fn update_edges(&mut self, conn: &Connection, doc: &str, edges: &[Edge]) -> rusqlite::Result<()> {
+        let new_edges: Vec<&Edge> = table_edges(edges).filter(|ed| ed.source == doc).collect();
+        let mut old: Vec<OldEdge> = Vec::new();
+        let mut q = self.old_edges.query([doc])?;
+        while let Some(r) = q.next()? {
+            old.push((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+            ));
+        }
+        if old.len() == new_edges.len()
+            && old
+                .iter()
+                .zip(&new_edges)
+                .all(|(o, n)| o.1 == n.target && o.2 == n.r#type.as_str())
+        {
+            for (o, n) in old.iter().zip(&new_edges) {
+                let same = o.3 == n.origin.as_str()
+                    && o.4 == n.path
+                    && o.5 == n.line as i64
+                    && o.6.to_bits() == n.weight.to_bits();
+                if !same {
+                    self.set_edge
+                        .execute(params![o.0, n.origin.as_str(), n.path, n.line, n.weight])?;
+                }
+            }
+        } else {
+            // Links added or removed: the document's rows go and its new ones are
+            // appended. Their rowids then differ from a rebuild's, which no reader
+            // sees (every query of the table goes through an index on its columns).
+            self.drop_edges.execute([doc])?;
+            let own: Vec<Edge> = new_edges.iter().map(|ed| (*ed).clone()).collect();
+            insert_edges(conn, &own)?;
+        }
+        Ok(())
+    }
 }
