@@ -99,27 +99,7 @@ pub fn scan(
     let mut paths: Vec<(String, PathBuf)> = Vec::new();
     let mut dirs: Vec<(String, Stamp)> = Vec::new();
 
-    let index_abs = canon_index.clone();
-    let walker = ignore::WalkBuilder::new(root)
-        .follow_links(false)
-        .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        // Hidden files and folders stay out, but for Kiro's `.kiro/` (its specs are a
-        // backlog).
-        .hidden(false)
-        .filter_entry(move |e| {
-            let name = e.file_name().to_string_lossy();
-            if e.depth() > 0 && name.starts_with('.') && name != ".kiro" {
-                return false;
-            }
-            // Never index the index folder itself.
-            match (&index_abs, e.file_type().map(|t| t.is_dir()).unwrap_or(false)) {
-                (Some(ix), true) => e.path().canonicalize().map(|p| &p != ix).unwrap_or(true),
-                _ => true,
-            }
-        })
-        .build();
-    for entry in walker {
+    for entry in walker(root, canon_index) {
         let entry = match entry {
             Ok(e) => e,
             Err(err) => {
@@ -160,31 +140,11 @@ pub fn scan(
         if !include.is_match(&rel) || exclude.is_match(&rel) {
             continue;
         }
-        if ft.is_symlink() {
-            match entry.path().canonicalize() {
-                Ok(target) if !target.starts_with(&canon_root) => {
-                    diagnostics.push(Diagnostic::new(
-                        rel,
-                        0,
-                        Severity::Warning,
-                        Code::SymlinkOutsideRoot,
-                        format!("symlink leads outside the root (to {}); skipped", target.display()),
-                    ));
-                    continue;
-                }
-                Ok(target) if target.is_dir() => continue,
-                Ok(_) => {}
-                Err(e) => {
-                    diagnostics.push(Diagnostic::new(
-                        rel,
-                        0,
-                        Severity::Warning,
-                        Code::ReadError,
-                        format!("cannot resolve symlink: {e}; skipped"),
-                    ));
-                    continue;
-                }
-            }
+        if ft.is_symlink()
+            && let Err(skipped) = symlink_taken(entry.path(), &rel, &canon_root)
+        {
+            diagnostics.extend(skipped);
+            continue;
         }
         paths.push((rel, entry.into_path()));
     }
@@ -205,6 +165,50 @@ pub fn scan(
         diagnostics,
         dirs,
     })
+}
+
+/// The walk of `root`: sorted by name, hidden files and folders left out but for Kiro's
+/// `.kiro/` (its specs are a backlog), and never the index folder (`index_abs`) itself.
+fn walker(root: &Path, index_abs: Option<PathBuf>) -> ignore::Walk {
+    ignore::WalkBuilder::new(root)
+        .follow_links(false)
+        .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .hidden(false)
+        .filter_entry(move |e| {
+            let name = e.file_name().to_string_lossy();
+            if e.depth() > 0 && name.starts_with('.') && name != ".kiro" {
+                return false;
+            }
+            match (&index_abs, e.file_type().map(|t| t.is_dir()).unwrap_or(false)) {
+                (Some(ix), true) => e.path().canonicalize().map(|p| &p != ix).unwrap_or(true),
+                _ => true,
+            }
+        })
+        .build()
+}
+
+/// Whether a symlink among the candidates is read: not when it leads outside the root
+/// (a diagnostic), to a folder (silently) or nowhere (a diagnostic).
+fn symlink_taken(path: &Path, rel: &str, canon_root: &Path) -> Result<(), Option<Diagnostic>> {
+    match path.canonicalize() {
+        Ok(target) if !target.starts_with(canon_root) => Err(Some(Diagnostic::new(
+            rel.to_string(),
+            0,
+            Severity::Warning,
+            Code::SymlinkOutsideRoot,
+            format!("symlink leads outside the root (to {}); skipped", target.display()),
+        ))),
+        Ok(target) if target.is_dir() => Err(None),
+        Ok(_) => Ok(()),
+        Err(e) => Err(Some(Diagnostic::new(
+            rel.to_string(),
+            0,
+            Severity::Warning,
+            Code::ReadError,
+            format!("cannot resolve symlink: {e}; skipped"),
+        ))),
+    }
 }
 
 fn read_one(

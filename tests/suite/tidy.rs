@@ -55,10 +55,6 @@ const EXCEPTIONS: &[Exception] = &[
     // issue 32: being split
     stays("fn-length", "src/ingest/edit.rs", "try_apply", SPLIT),
     // issue 32: being split
-    stays("fn-length", "src/ingest/parse.rs", "parse_file", SPLIT),
-    // issue 32: being split
-    stays("fn-length", "src/ingest/resolve.rs", "link", SPLIT),
-    // issue 32: being split
     stays("fn-length", "src/query/intent/frames.rs", "blocking", SPLIT),
     // issue 32: being split
     stays("fn-length", "src/query/intent/frames.rs", "parts", SPLIT),
@@ -67,13 +63,6 @@ const EXCEPTIONS: &[Exception] = &[
         "import-circle",
         "src/ingest/build.rs",
         "ingest::build, ingest::edit",
-        SPLIT,
-    ),
-    // issue 32: being split
-    stays(
-        "import-circle",
-        "src/ingest/resolve.rs",
-        "ingest::resolve, ingest::resolved",
         SPLIT,
     ),
 ];
