@@ -55,10 +55,6 @@ const EXCEPTIONS: &[Exception] = &[
     // issue 32: being split
     stays("fn-length", "src/ingest/edit.rs", "try_apply", SPLIT),
     // issue 32: being split
-    stays("fn-length", "src/query/intent/frames.rs", "blocking", SPLIT),
-    // issue 32: being split
-    stays("fn-length", "src/query/intent/frames.rs", "parts", SPLIT),
-    // issue 32: being split
     stays(
         "import-circle",
         "src/ingest/build.rs",
