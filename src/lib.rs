@@ -68,7 +68,7 @@ pub use config::{
     Settings, StateGroups, Weights,
 };
 pub use error::{Error, Result};
-pub use ingest::build::BuildReport;
+pub use ingest::report::BuildReport;
 pub use init::{Written as Initialized, init};
 pub use progress::{Progress, Sink as ProgressSink};
 pub use query::backlog::{

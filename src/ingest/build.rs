@@ -8,8 +8,10 @@
 
 use crate::config::Config;
 use crate::error::Error;
+use crate::ingest::edit;
 use crate::ingest::markdown::Section;
 use crate::ingest::parse::{ParsedFile, parse_file};
+use crate::ingest::report::count_tokens;
 use crate::ingest::resolve::{Resolved, resolve, resolve_lean};
 use crate::ingest::scan::{Scan, scan};
 use crate::model::diag::{Counts, Diagnostic};
@@ -17,10 +19,13 @@ use crate::model::{Kind, Node};
 use crate::progress::Progress;
 use crate::store::sidecar::{self, Meta, MetaCounts};
 use crate::store::statcache::{self, Stamp, StatCache};
-use crate::store::{files, mirror};
+use crate::store::{files, lock, mirror};
 use crate::timing::Timings;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
+
+/// What a build returns (its home is below this file and the edit short cut's).
+pub use crate::ingest::report::BuildReport;
 
 /// How to build.
 #[derive(Debug, Clone, Copy, Default)]
@@ -29,51 +34,6 @@ pub struct BuildOptions {
     pub full: bool,
     /// Write the result to the index folder (false: compute only, as `check` does).
     pub write: bool,
-}
-
-/// What a build did.
-#[derive(Debug, Clone, Default)]
-pub struct BuildReport {
-    /// The index was already up to date; nothing was computed or written.
-    pub up_to_date: bool,
-    /// Files parsed in this run.
-    pub parsed: usize,
-    /// Files whose previous parse was reused.
-    pub reused: usize,
-    /// Output files that were (re)written.
-    pub written: Vec<String>,
-    /// The meta record of the result.
-    pub meta: Meta,
-    /// All diagnostics of the result, sorted.
-    pub diagnostics: Vec<Diagnostic>,
-    /// How long each phase took.
-    pub timings: Timings,
-    /// When the edit short cut made the index: what it changed (an index held in memory
-    /// applies it, see `Index::apply_edits`).
-    pub(crate) edits: Option<Edits>,
-}
-
-/// The edit short cut's change of the index.
-#[derive(Debug, Clone)]
-pub(crate) struct Edits {
-    /// The sidecar digest of the index they were applied to.
-    pub(crate) from: String,
-    /// The edited documents as the new index holds them.
-    pub(crate) docs: Vec<crate::store::mirror::DocEdit>,
-}
-
-impl BuildReport {
-    /// The report of a run that found the index up to date (`meta` and its diagnostics).
-    pub(crate) fn unchanged(meta: Meta, diagnostics: Vec<Diagnostic>, timings: Timings) -> BuildReport {
-        BuildReport {
-            up_to_date: true,
-            reused: meta.files.len(),
-            meta,
-            diagnostics,
-            timings,
-            ..BuildReport::default()
-        }
-    }
 }
 
 /// The (path → hash) map of a scan.
@@ -91,46 +51,20 @@ pub fn build_index(
     spec: &mirror::Spec,
     progress: Option<&Progress>,
 ) -> Result<BuildReport, Error> {
-    if !full && let Some(report) = crate::ingest::edit::apply(cfg, cfg.sqlite.then_some(spec), progress)? {
-        return Ok(report);
-    }
     // The mirror is updated in place from the graph when it can be (it compares every
-    // row, see `same_rows` in `build_inner`); else it is rebuilt, as by `--full`, from
+    // row, see `same_rows` in `Run::build`); else it is rebuilt, as by `--full`, from
     // the files just written, a batch at a time, once the resolved backlog is dropped.
     let update_in_place = cfg.sqlite && !full && mirror::db_path(&cfg.index_dir).is_file();
-    let Built {
-        mut report,
-        resolved,
-        stamps,
-    } = build_inner(
+    let run = Run {
         cfg,
-        BuildOptions { full, write: true },
+        opts: BuildOptions { full, write: true },
         progress,
-        false,
-        update_in_place,
-    )?;
-    if cfg.sqlite {
-        let mut phase = "sqlite";
-        if report.up_to_date {
-            mirror::sync(&cfg.index_dir, spec)?;
-        } else if !mirror::is_fresh(&cfg.index_dir, &report.meta.outputs, spec) {
-            if let Some(p) = progress {
-                p.phase("writing the SQLite mirror", 0);
-            }
-            let (dir, meta) = (&cfg.index_dir, &report.meta);
-            let updated = resolved.is_some_and(|r| {
-                let graph = r.into_graph();
-                mirror::update(dir, meta, &graph.nodes, &graph.edges, spec).unwrap_or(false)
-            });
-            if updated {
-                phase = "sqlite (updated in place)";
-            } else {
-                mirror::rebuild_from_files(dir, meta, spec, &stamps)?;
-            }
-        }
-        report.timings.mark(phase);
+    };
+    match run.run((!full).then_some(cfg.sqlite.then_some(spec)), update_in_place)? {
+        Made::Edit(report) => Ok(report),
+        Made::Build(built) if cfg.sqlite => sync_mirror(cfg, spec, built, progress),
+        Made::Build(built) => Ok(built.report),
     }
-    Ok(report)
 }
 
 /// Build or refresh the index's JSONL files (not the SQLite mirror: see `build_index`).
@@ -146,10 +80,63 @@ pub fn build_with_progress(
     opts: BuildOptions,
     progress: Option<&Progress>,
 ) -> Result<BuildReport, Error> {
-    build_inner(cfg, opts, progress, opts.write && !opts.full, false).map(|b| b.report)
+    let run = Run { cfg, opts, progress };
+    let shortcut = (opts.write && !opts.full).then_some(None);
+    Ok(match run.run(shortcut, false)? {
+        Made::Edit(report) => report,
+        Made::Build(built) => built.report,
+    })
 }
 
-/// What [`build_inner`] made.
+/// Bring the mirror in line with what the build made: from the resolved graph in place
+/// when the build kept it, else rebuilt from the files just written.
+fn sync_mirror(
+    cfg: &Config,
+    spec: &mirror::Spec,
+    built: Built,
+    progress: Option<&Progress>,
+) -> Result<BuildReport, Error> {
+    let Built {
+        mut report,
+        resolved,
+        stamps,
+    } = built;
+    let mut phase = "sqlite";
+    let (dir, meta) = (&cfg.index_dir, &report.meta);
+    if report.up_to_date {
+        mirror::sync_with(dir, meta, spec)?;
+    } else if !mirror::is_fresh(dir, &meta.outputs, spec) {
+        if let Some(p) = progress {
+            p.phase("writing the SQLite mirror", 0);
+        }
+        let updated = resolved.is_some_and(|r| {
+            let graph = r.into_graph();
+            mirror::update(dir, meta, &graph.nodes, &graph.edges, spec).unwrap_or(false)
+        });
+        if updated {
+            phase = "sqlite (updated in place)";
+        } else {
+            mirror::rebuild_from_files(dir, meta, spec, &stamps)?;
+        }
+    }
+    report.timings.mark(phase);
+    Ok(report)
+}
+
+/// One run: what to build, and where to draw its progress.
+struct Run<'a> {
+    cfg: &'a Config,
+    opts: BuildOptions,
+    progress: Option<&'a Progress>,
+}
+
+/// What a run made: the edit short cut's report, or a build's.
+enum Made {
+    Edit(BuildReport),
+    Build(Built),
+}
+
+/// What [`Run::build`] made.
 struct Built {
     report: BuildReport,
     /// The resolved backlog, when asked for and one was made.
@@ -158,194 +145,317 @@ struct Built {
     stamps: Vec<(String, Stamp)>,
 }
 
-impl Built {
-    fn unchanged(report: BuildReport) -> Built {
-        Built {
+/// The scan of the root, and what it says of the sources.
+struct Scanned {
+    scan: Scan,
+    /// When the scan started (the stat cache's racy window starts here).
+    start: i128,
+    /// Path → content hash of every source file.
+    files: BTreeMap<String, String>,
+    /// The digest of `files`.
+    source_digest: String,
+}
+
+/// What [`Run::write`] wrote.
+struct Written {
+    /// The meta record of the result.
+    meta: Meta,
+    /// The files written.
+    names: Vec<String>,
+    /// The stamps of the output files written.
+    stamps: Vec<(String, Stamp)>,
+}
+
+impl Run<'_> {
+    fn phase(&self, name: &'static str, total: usize) {
+        if let Some(p) = self.progress {
+            p.phase(name, total);
+        }
+    }
+
+    /// The run, under the index lock when it writes. `meta.json` is read once, here,
+    /// and handed down. With `shortcut` (`Some(mirror spec, if any)`), an edit takes
+    /// the short cut of [`edit::apply`]; with `keep`, a build keeps its resolved backlog.
+    fn run(&self, shortcut: Option<Option<&mirror::Spec>>, keep: bool) -> Result<Made, Error> {
+        let cfg = self.cfg;
+        // Before the lock, which creates the index folder (often inside the root).
+        if !cfg.root.is_dir() {
+            return Err(Error::NoRoot(cfg.root.clone()));
+        }
+        let _lock = match self.opts.write {
+            true => Some(lock::IndexLock::acquire(&cfg.index_dir)?),
+            false => None,
+        };
+        let timings = Timings::default();
+        let prev = sidecar::read_meta(&cfg.index_dir);
+        if let (Some(spec), Some(meta)) = (shortcut, &prev)
+            && let Some(report) = edit::apply(cfg, meta, spec, self.progress, timings.clone())?
+        {
+            return Ok(Made::Edit(report));
+        }
+        self.build(prev, timings, keep).map(Made::Build)
+    }
+
+    /// The build over the index `prev` (its `meta.json`, if any): the stat cache's
+    /// probe, the scan, the parse of the changed files, the resolution of all, the
+    /// outputs written.
+    fn build(&self, prev: Option<Meta>, mut timings: Timings, keep: bool) -> Result<Built, Error> {
+        let cfg = self.cfg;
+        let compatible = prev.as_ref().is_some_and(|m| {
+            !self.opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == cfg.settings.digest()
+        });
+        // When the stat cache vouches for every file, folder and output, the index is
+        // the answer: nothing to scan (the probe queries run before they read the index).
+        if let Some(m) = prev.as_ref().filter(|m| compatible && vouched(cfg, m)) {
+            return self.unchanged(m.clone(), None, timings, "probe");
+        }
+        let (mut scanned, cache) = self.scan(compatible)?;
+        timings.mark("scan");
+        if let (Some(m), Some(cache)) = (&prev, &cache)
+            && m.source_digest == scanned.source_digest
+            && sidecar::damaged_outputs(&cfg.index_dir, m, cache).is_empty()
+        {
+            return self.unchanged(m.clone(), Some(&scanned), timings, "verify");
+        }
+        drop(cache);
+        let mut previous = match prev.as_ref().filter(|_| compatible) {
+            Some(m) => previous_parses(&cfg.index_dir, m)
+                .map(|(parses, _)| parses)
+                .unwrap_or_default(),
+            None => HashMap::new(),
+        };
+        timings.mark("load previous");
+        let (parsed, reused, n_parsed) = self.parse(&mut scanned.scan, &mut previous);
+        drop(previous);
+        timings.mark("parse");
+        let (resolved, diagnostics) = self.resolve(&scanned.scan, parsed);
+        timings.mark("resolve");
+        let Written { meta, names, stamps } = self.write(prev.as_ref(), scanned, &resolved, &diagnostics)?;
+        timings.mark("write");
+        // An update in place needs the same sections of the same documents: with other
+        // files (added, removed, renamed) or another count of sections, it would fail once
+        // the graph is made, so none is kept for it; nor past `UPDATE_MAX_NODES`.
+        let same_rows = prev.is_some_and(|m| {
+            (m.counts.documents, m.counts.chunks) == (meta.counts.documents, meta.counts.chunks)
+                && meta.counts.documents + meta.counts.chunks <= mirror::UPDATE_MAX_NODES
+                && m.files.keys().eq(meta.files.keys())
+        });
+        let report = BuildReport {
+            up_to_date: false,
+            parsed: n_parsed,
+            reused,
+            written: names,
+            meta,
+            diagnostics,
+            timings,
+            edits: None,
+        };
+        Ok(Built {
             report,
+            resolved: (keep && same_rows).then_some(resolved),
+            stamps,
+        })
+    }
+
+    /// The index `meta` is the answer: its diagnostics, the folder's own files written
+    /// and, after a scan, the stat cache.
+    fn unchanged(
+        &self,
+        meta: Meta,
+        scanned: Option<&Scanned>,
+        mut timings: Timings,
+        phase: &'static str,
+    ) -> Result<Built, Error> {
+        let cfg = self.cfg;
+        let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?;
+        if self.opts.write {
+            sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
+            if let Some(s) = scanned {
+                let _ = save_cache(cfg, &s.scan, s.start, &meta);
+            }
+        }
+        timings.mark(phase);
+        Ok(Built {
+            report: BuildReport::unchanged(meta, diagnostics, timings),
             resolved: None,
             stamps: Vec::new(),
+        })
+    }
+
+    /// Walk the root, hashing what the stat cache cannot vouch for. The cache may stand
+    /// in for reading a file only when the previous index is `compatible` (its parse is
+    /// then reused; otherwise every file is read): then it is loaded, and returned.
+    fn scan(&self, compatible: bool) -> Result<(Scanned, Option<StatCache>), Error> {
+        let cfg = self.cfg;
+        self.phase("scanning", 0);
+        let start = statcache::now_ns();
+        // Without a previous index to reuse every file is parsed and counted: the token
+        // counter loads while the files are walked and read.
+        if !compatible {
+            crate::text::tokens::preload(cfg.settings.tokenizer);
         }
+        let cache = compatible.then(|| StatCache::load(&cfg.index_dir));
+        let scan = scan(&cfg.root, &cfg.index_dir, &cfg.settings.scan, cache.as_ref(), true)?;
+        let files = file_map(&scan);
+        let source_digest = sidecar::source_digest(&files);
+        let scanned = Scanned {
+            scan,
+            start,
+            files,
+            source_digest,
+        };
+        Ok((scanned, cache))
+    }
+
+    /// Each indexable file's parse: the previous one when its hash is the same, else
+    /// parsed now. Returns the parses, how many were reused and how many parsed.
+    fn parse(&self, scan: &mut Scan, previous: &mut HashMap<String, ParsedFile>) -> (Vec<ParsedFile>, usize, usize) {
+        let cfg = self.cfg;
+        let mut reused = 0;
+        let mut to_parse = vec![false; scan.files.len()];
+        let mut parsed: Vec<ParsedFile> = Vec::with_capacity(scan.files.len());
+        for (i, f) in scan.files.iter_mut().enumerate().filter(|(_, f)| f.indexable()) {
+            match previous.remove(f.rel.as_str()) {
+                Some(p) if p.doc.hash.as_deref() == Some(f.hash.as_str()) => {
+                    parsed.push(p);
+                    reused += 1;
+                    f.text = None;
+                }
+                _ => to_parse[i] = true,
+            }
+        }
+        self.phase("parsing", to_parse.iter().filter(|&&p| p).count());
+        // Each file's text is dropped once it is parsed: the sections hold what is needed
+        // of it, and the whole corpus (157 MB at 100k items) is never held next to the
+        // parses.
+        let fresh: Vec<ParsedFile> = scan
+            .files
+            .par_iter_mut()
+            .zip(to_parse.par_iter())
+            .filter(|(_, parse)| **parse)
+            .filter_map(|(f, _)| {
+                // Read now if the scan took the hash from the stat cache; a file that
+                // changed since the scan is indexed as it was scanned (its hash), then
+                // seen as stale.
+                let text = match f.text.take() {
+                    Some(t) => t,
+                    None => f.load_text()?.into_owned(),
+                };
+                let mut p = parse_file(&f.rel, &f.hash, &text, &cfg.settings);
+                count_tokens(&mut p, cfg.settings.tokenizer);
+                if let Some(pr) = self.progress {
+                    pr.inc();
+                }
+                Some(p)
+            })
+            .collect();
+        let n_parsed = fresh.len();
+        parsed.extend(fresh);
+        (parsed, reused, n_parsed)
+    }
+
+    /// Resolve every parse; returns the backlog and all diagnostics, as `[check]`
+    /// records them (ignored paths and codes turned off left out, severities as
+    /// configured, so `index`, the sidecar and `check` agree), sorted.
+    fn resolve(&self, scan: &Scan, mut parsed: Vec<ParsedFile>) -> (Resolved, Vec<Diagnostic>) {
+        self.phase("resolving", 0);
+        let mut diagnostics = scan.diagnostics.clone();
+        for p in &mut parsed {
+            diagnostics.append(&mut p.diagnostics);
+        }
+        let (resolved, resolve_diags) = resolve_lean(parsed, &self.cfg.settings);
+        diagnostics.extend(resolve_diags);
+        self.cfg.settings.check.apply(&mut diagnostics);
+        diagnostics.sort();
+        diagnostics.dedup();
+        (resolved, diagnostics)
+    }
+
+    /// Serialize, digest and (with `write`) commit the outputs and `meta.json`, then save
+    /// the caches. Each
+    /// output is written a window of lines at a time: memory holds the resolved backlog
+    /// and one window, never a serialized file.
+    fn write(
+        &self,
+        prev: Option<&Meta>,
+        scanned: Scanned,
+        resolved: &Resolved,
+        diagnostics: &[Diagnostic],
+    ) -> Result<Written, Error> {
+        let (cfg, write) = (self.cfg, self.opts.write);
+        self.phase("writing", 0);
+        if write {
+            std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::io(&cfg.index_dir, e))?;
+        }
+        // All changed files are staged, then switched in together (meta.json last).
+        let mut commit = sidecar::Commit::new(&cfg.index_dir);
+        let mut outputs = BTreeMap::new();
+        let mut emit = |name: &str,
+                        fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<files::LineDigest>|
+         -> Result<(), Error> {
+            let digest = match write {
+                true => commit.stage_stream(name, prev.and_then(|m| m.outputs.get(name)), fill)?,
+                false => fill(&mut std::io::sink())
+                    .map_err(|e| Error::io(cfg.index_dir.join(name), e))?
+                    .hex(),
+            };
+            outputs.insert(name.to_string(), digest);
+            Ok(())
+        };
+        emit(files::NODES, &|out| resolved.write_nodes(out))?;
+        emit(files::EDGES, &|out| resolved.write_edges(out))?;
+        emit(files::DIAGNOSTICS, &|out| {
+            crate::ingest::resolved::write_lines(out, diagnostics.len(), |i, buf| {
+                serde_json::to_writer(buf, &diagnostics[i])
+            })
+        })?;
+        let meta = meta_of(
+            cfg,
+            scanned.files,
+            scanned.source_digest,
+            outputs,
+            resolved,
+            diagnostics,
+        );
+        if !write {
+            return Ok(Written {
+                meta,
+                names: Vec::new(),
+                stamps: Vec::new(),
+            });
+        }
+        let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
+        meta_bytes.push(b'\n');
+        // Bytes that parse to another record than the file's are not the file's: only
+        // the same record is compared with the file (a re-read).
+        if prev == Some(&meta) {
+            commit.stage_bytes(files::META, &meta_bytes)?;
+        } else {
+            commit.stage_with(files::META, |f| std::io::Write::write_all(f, &meta_bytes))?;
+        }
+        let names = commit.apply()?;
+        sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
+        let stamps = save_cache(cfg, &scanned.scan, scanned.start, &meta);
+        crate::store::doctable::DocTable::of(resolved.docs(), &mirror::sidecar_digest(&meta.outputs))
+            .save(&cfg.index_dir);
+        Ok(Written { meta, names, stamps })
     }
 }
 
-/// The build; with `keep`, the resolved backlog too (when one was made).
-fn build_inner(
+/// The meta record of a build: its config and sources, the outputs' digests, the counts.
+fn meta_of(
     cfg: &Config,
-    opts: BuildOptions,
-    progress: Option<&Progress>,
-    try_edit: bool,
-    keep: bool,
-) -> Result<Built, Error> {
-    if try_edit && let Some(report) = crate::ingest::edit::apply(cfg, None, progress)? {
-        return Ok(Built::unchanged(report));
-    }
-    let phase = |name: &'static str, total: usize| {
-        if let Some(p) = progress {
-            p.phase(name, total);
-        }
-    };
-    // Before the lock, which creates the index folder (often inside the root).
-    if !cfg.root.is_dir() {
-        return Err(Error::NoRoot(cfg.root.clone()));
-    }
-    let _lock = if opts.write {
-        Some(crate::store::lock::IndexLock::acquire(&cfg.index_dir)?)
-    } else {
-        None
-    };
-    let mut timings = Timings::default();
-    // When the stat cache vouches for every file, folder and output, the index is the
-    // answer: nothing to scan (the probe queries run before they read the index).
-    if !opts.full
-        && unchanged(cfg)
-        && let Some(meta) = sidecar::read_meta(&cfg.index_dir)
-    {
-        let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?;
-        if opts.write {
-            sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
-        }
-        timings.mark("probe");
-        return Ok(Built::unchanged(BuildReport::unchanged(meta, diagnostics, timings)));
-    }
-    phase("scanning", 0);
-    let scan_start = statcache::now_ns();
-    let config_digest = cfg.settings.digest();
-    let prev_meta = sidecar::read_meta(&cfg.index_dir);
-    let compatible = prev_meta
-        .as_ref()
-        .is_some_and(|m| !opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == config_digest);
-    // Without a previous index to reuse every file is parsed and counted: the token
-    // counter loads while the files are walked and read.
-    if !compatible {
-        crate::text::tokens::preload(cfg.settings.tokenizer);
-    }
-    // The stat cache may stand in for reading a file only when its previous parse can
-    // be reused; otherwise every file is read.
-    let old_cache = StatCache::load(&cfg.index_dir);
-    let mut scanned = scan(
-        &cfg.root,
-        &cfg.index_dir,
-        &cfg.settings.scan,
-        compatible.then_some(&old_cache),
-        true,
-    )?;
-    let files = file_map(&scanned);
-    let source_digest = sidecar::source_digest(&files);
-    timings.mark("scan");
-
-    if let Some(m) = prev_meta.as_ref().filter(|m| {
-        compatible
-            && m.source_digest == source_digest
-            && sidecar::damaged_outputs(&cfg.index_dir, m, &old_cache).is_empty()
-    }) {
-        let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?;
-        if opts.write {
-            sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
-            let _ = save_cache(cfg, &scanned, scan_start, m);
-        }
-        timings.mark("verify");
-        return Ok(Built::unchanged(BuildReport::unchanged(
-            m.clone(),
-            diagnostics,
-            timings,
-        )));
-    }
-    let mut prev = match compatible {
-        true => previous_parses(&cfg.index_dir)
-            .map(|(parses, _)| parses)
-            .unwrap_or_default(),
-        false => HashMap::new(),
-    };
-    timings.mark("load previous");
-
-    let mut reused = 0;
-    let mut to_parse = vec![false; scanned.files.len()];
-    let mut parsed: Vec<ParsedFile> = Vec::with_capacity(scanned.files.len());
-    for (i, f) in scanned.files.iter_mut().enumerate().filter(|(_, f)| f.indexable()) {
-        match prev.remove(f.rel.as_str()) {
-            Some(p) if p.doc.hash.as_deref() == Some(f.hash.as_str()) => {
-                parsed.push(p);
-                reused += 1;
-                f.text = None;
-            }
-            _ => to_parse[i] = true,
-        }
-    }
-    drop(prev);
-    phase("parsing", to_parse.iter().filter(|&&p| p).count());
-    // Each file's text is dropped once it is parsed: the sections hold what is needed of
-    // it, and the whole corpus (157 MB at 100k items) is never held next to the parses.
-    let fresh: Vec<ParsedFile> = scanned
-        .files
-        .par_iter_mut()
-        .zip(to_parse.par_iter())
-        .filter(|(_, parse)| **parse)
-        .filter_map(|(f, _)| {
-            // Read now if the scan took the hash from the stat cache; a file that changed
-            // since the scan is indexed as it was scanned (its hash), then seen as stale.
-            let text = match f.text.take() {
-                Some(t) => t,
-                None => f.load_text()?.into_owned(),
-            };
-            let mut p = parse_file(&f.rel, &f.hash, &text, &cfg.settings);
-            count_tokens(&mut p, cfg.settings.tokenizer);
-            if let Some(pr) = progress {
-                pr.inc();
-            }
-            Some(p)
-        })
-        .collect();
-    let n_parsed = fresh.len();
-    parsed.extend(fresh);
-    timings.mark("parse");
-
-    phase("resolving", 0);
-    let mut diagnostics = scanned.diagnostics.clone();
-    for p in &mut parsed {
-        diagnostics.append(&mut p.diagnostics);
-    }
-    let (resolved, resolve_diags) = resolve_lean(parsed, &cfg.settings);
-    diagnostics.extend(resolve_diags);
-    // `[check]`: ignored paths and codes turned off are not recorded, and severities are
-    // as configured, so `index`, the sidecar and `check` agree.
-    cfg.settings.check.apply(&mut diagnostics);
-    diagnostics.sort();
-    diagnostics.dedup();
-    timings.mark("resolve");
-
-    // Each output is serialized, hashed and written a window of lines at a time: memory
-    // holds the resolved backlog and one window, never a serialized file.
-    phase("writing", 0);
-    // All changed files are staged, then switched in together (meta.json last).
-    let mut outputs = std::collections::BTreeMap::new();
-    if opts.write {
-        std::fs::create_dir_all(&cfg.index_dir).map_err(|e| Error::io(&cfg.index_dir, e))?;
-    }
-    let mut commit = sidecar::Commit::new(&cfg.index_dir);
-    let mut emit = |name: &str,
-                    fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<files::LineDigest>|
-     -> Result<(), Error> {
-        let digest = match opts.write {
-            true => commit.stage_stream(name, prev_meta.as_ref().and_then(|m| m.outputs.get(name)), fill)?,
-            false => fill(&mut std::io::sink())
-                .map_err(|e| Error::io(cfg.index_dir.join(name), e))?
-                .hex(),
-        };
-        outputs.insert(name.to_string(), digest);
-        Ok(())
-    };
-    emit(files::NODES, &|out| resolved.write_nodes(out))?;
-    emit(files::EDGES, &|out| resolved.write_edges(out))?;
-    emit(files::DIAGNOSTICS, &|out| {
-        crate::ingest::resolved::write_lines(out, diagnostics.len(), |i, buf| {
-            serde_json::to_writer(buf, &diagnostics[i])
-        })
-    })?;
-    let counts = Counts::of(&diagnostics);
+    files: BTreeMap<String, String>,
+    source_digest: String,
+    outputs: BTreeMap<String, String>,
+    resolved: &Resolved,
+    diagnostics: &[Diagnostic],
+) -> Meta {
+    let counts = Counts::of(diagnostics);
     let (documents, chunks, edges) = resolved.counts();
-    let meta = Meta {
+    Meta {
         schema: sidecar::SCHEMA_VERSION,
-        config_digest,
+        config_digest: cfg.settings.digest(),
         source_digest,
         counts: MetaCounts {
             files: files.len(),
@@ -357,52 +467,6 @@ fn build_inner(
         },
         outputs,
         files,
-    };
-    let (mut written, mut stamps) = (Vec::new(), Vec::new());
-    if opts.write {
-        let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
-        meta_bytes.push(b'\n');
-        commit.stage_bytes(files::META, &meta_bytes)?;
-        written = commit.apply()?;
-        sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
-        stamps = save_cache(cfg, &scanned, scan_start, &meta);
-        crate::store::doctable::DocTable::of(resolved.docs(), &mirror::sidecar_digest(&meta.outputs))
-            .save(&cfg.index_dir);
-    }
-    timings.mark("write");
-    // An update in place needs the same sections of the same documents: with other
-    // files (added, removed, renamed) or another count of sections, it would fail once
-    // the graph is made, so none is kept for it; nor past `UPDATE_MAX_NODES`.
-    let same_rows = prev_meta.is_some_and(|m| {
-        (m.counts.documents, m.counts.chunks) == (documents, chunks)
-            && documents + chunks <= mirror::UPDATE_MAX_NODES
-            && m.files.keys().eq(meta.files.keys())
-    });
-    let report = BuildReport {
-        up_to_date: false,
-        parsed: n_parsed,
-        reused,
-        written,
-        meta,
-        diagnostics,
-        timings,
-        edits: None,
-    };
-    Ok(Built {
-        report,
-        resolved: (keep && same_rows).then_some(resolved),
-        stamps,
-    })
-}
-
-/// Token counts of a document's header and sections as a pack prints them.
-pub(crate) fn count_tokens(p: &mut ParsedFile, t: crate::text::tokens::Tokenizer) {
-    p.doc.tokens = Some(crate::text::tokens::count(t, &crate::text::render::doc_header(&p.doc)));
-    for s in &mut p.sections {
-        s.tokens = crate::text::tokens::count(t, &crate::text::render::section_block(&s.heading, &s.text));
-    }
-    for item in &mut p.items {
-        count_tokens(item, t);
     }
 }
 
@@ -443,12 +507,20 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) -> Ve
 /// source file, folder and output (the probe queries run): then nothing changed and no
 /// scan is needed.
 pub fn unchanged(cfg: &Config) -> bool {
-    sidecar::read_meta_head(&cfg.index_dir).is_some_and(|head| {
-        head.schema == sidecar::SCHEMA_VERSION
-            && head.config_digest == cfg.settings.digest()
-            && statcache::probe(&cfg.index_dir, &cfg.root, &head.config_digest)
-                .is_some_and(|sidecar| sidecar == mirror::sidecar_digest(&head.outputs))
-    })
+    sidecar::read_meta_head(&cfg.index_dir)
+        .is_some_and(|head| probe_vouches(cfg, head.schema, &head.config_digest, &head.outputs))
+}
+
+/// [`unchanged`] for the index whose `meta.json` is `meta`.
+fn vouched(cfg: &Config, meta: &Meta) -> bool {
+    probe_vouches(cfg, meta.schema, &meta.config_digest, &meta.outputs)
+}
+
+fn probe_vouches(cfg: &Config, schema: u32, config_digest: &str, outputs: &BTreeMap<String, String>) -> bool {
+    schema == sidecar::SCHEMA_VERSION
+        && config_digest == cfg.settings.digest()
+        && statcache::probe(&cfg.index_dir, &cfg.root, config_digest)
+            .is_some_and(|sidecar| sidecar == mirror::sidecar_digest(outputs))
 }
 
 /// The diagnostics of the graph the root gives with some files' text replaced (`Some`)
@@ -457,7 +529,7 @@ pub fn unchanged(cfg: &Config) -> bool {
 /// working tree. Only the replaced files are parsed; resolution runs over all of them.
 /// Scan-stage findings (a file too large, unreadable) are the index's.
 pub fn diagnostics_with(cfg: &Config, overlay: &BTreeMap<String, Option<String>>) -> Result<Vec<Diagnostic>, Error> {
-    if let Some(diagnostics) = crate::ingest::edit::diagnostics_with(cfg, overlay) {
+    if let Some(diagnostics) = edit::diagnostics_with(cfg, overlay) {
         return Ok(diagnostics);
     }
     resolved_with(cfg, overlay)
@@ -468,7 +540,8 @@ pub(crate) fn resolved_with(
     cfg: &Config,
     overlay: &BTreeMap<String, Option<String>>,
 ) -> Result<Vec<Diagnostic>, Error> {
-    let (mut prev, all) = previous_parses(&cfg.index_dir)
+    let (mut prev, all) = sidecar::read_meta(&cfg.index_dir)
+        .and_then(|meta| previous_parses(&cfg.index_dir, &meta))
         .ok_or_else(|| Error::Other(format!("{}: the index cannot be read", cfg.display(&cfg.index_dir))))?;
     let mut diagnostics: Vec<Diagnostic> = all
         .iter()
@@ -502,12 +575,15 @@ pub(crate) fn resolved_with(
     Ok(diagnostics)
 }
 
-/// Each file's parse as the index in `index_dir` holds it, keyed by path, and all its
-/// diagnostics; None when there is no index of this schema or a file does not match its
-/// digest. The node file is read a batch at a time, its records moved into the parses.
-fn previous_parses(index_dir: &std::path::Path) -> Option<(HashMap<String, ParsedFile>, Vec<Diagnostic>)> {
-    let meta = sidecar::read_meta(index_dir).filter(|m| m.schema == sidecar::SCHEMA_VERSION)?;
-    let bytes = sidecar::read_verified(index_dir, files::DIAGNOSTICS, &meta)?;
+/// Each file's parse as the index in `index_dir` (whose `meta.json` is `meta`) holds it,
+/// keyed by path, and all its diagnostics; None when the index is of another schema or a
+/// file does not match its digest. The node file is read a batch at a time, its records
+/// moved into the parses.
+fn previous_parses(index_dir: &std::path::Path, meta: &Meta) -> Option<(HashMap<String, ParsedFile>, Vec<Diagnostic>)> {
+    if meta.schema != sidecar::SCHEMA_VERSION {
+        return None;
+    }
+    let bytes = sidecar::read_verified(index_dir, files::DIAGNOSTICS, meta)?;
     let all: Vec<Diagnostic> = sidecar::parse_jsonl(&index_dir.join(files::DIAGNOSTICS), &bytes).ok()?;
     let mut diags: HashMap<String, Vec<Diagnostic>> = HashMap::new();
     for d in all.iter().filter(|d| d.code.is_parse_stage()) {
@@ -518,7 +594,7 @@ fn previous_parses(index_dir: &std::path::Path) -> Option<(HashMap<String, Parse
     sidecar::read_batches(
         index_dir,
         files::NODES,
-        &meta,
+        meta,
         mirror::BATCH,
         None,
         |batch: Vec<Node>| {
@@ -570,4 +646,54 @@ fn previous_parses(index_dir: &std::path::Path) -> Option<(HashMap<String, Parse
         file.items.sort_by_key(|i| i.doc.line);
     }
     Some((parses, all))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Staged text judged by the edit short cut gives what resolving every file gives.
+    #[test]
+    fn staged_text_is_judged_as_a_full_resolution_judges_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("backlog-fixtures");
+        let ov = crate::config::Overrides {
+            root: Some(src.clone()),
+            index_dir: Some(tmp.path().join("_index")),
+            ..crate::config::Overrides::default()
+        };
+        let cfg = Config::load(tmp.path(), &ov).unwrap();
+        build(
+            &cfg,
+            BuildOptions {
+                full: true,
+                write: true,
+            },
+        )
+        .unwrap();
+        let table = crate::store::doctable::DocTable::load(&cfg.index_dir, &sidecar_of(&cfg)).unwrap();
+        let mut short = 0;
+        for (i, row) in table.rows.iter().enumerate().step_by(3) {
+            let text = std::fs::read_to_string(src.join(&row.path)).unwrap();
+            let other = &table.rows[(i + 5) % table.rows.len()].raw;
+            let edits = [
+                format!("{text}\nStaged: see {other} and [gone](nowhere.md).\n"),
+                text.replacen("\n#", "\nAn early line.\n\n#", 1),
+                text.replacen("---\n", "---\nowner: @x\n", 1),
+            ];
+            for staged in edits {
+                let overlay = BTreeMap::from([(row.path.clone(), Some(staged))]);
+                let full = resolved_with(&cfg, &overlay).unwrap();
+                if let Some(fast) = edit::diagnostics_with(&cfg, &overlay) {
+                    assert_eq!(fast, full, "{}", row.path);
+                    short += 1;
+                }
+            }
+        }
+        assert!(short > 10, "the short cut was taken {short} times");
+    }
+
+    fn sidecar_of(cfg: &Config) -> String {
+        mirror::sidecar_digest(&sidecar::read_meta_head(&cfg.index_dir).unwrap().outputs)
+    }
 }

@@ -2,7 +2,8 @@
 //! blake3) → [`parse`] reads each file ([`frontmatter`] and [`markdown`] sections and
 //! links) → [`resolve`] turns references into edges and problems into diagnostics, and
 //! hands them to [`resolved`] (below it: chunk ids, the node and edge files) →
-//! [`build`] orchestrates it incrementally and commits the result to the store.
+//! [`build`] orchestrates it incrementally and commits the result to the store, trying
+//! [`edit`]'s short cut first; both hand back a [`report`].
 //!
 //! Ingest never imports the query side.
 
@@ -12,6 +13,7 @@ pub mod edit;
 pub mod frontmatter;
 pub mod markdown;
 pub mod parse;
+pub mod report;
 pub mod resolve;
 pub mod resolved;
 pub mod scan;

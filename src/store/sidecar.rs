@@ -605,7 +605,11 @@ pub fn load(index_dir: &Path) -> Option<Loaded> {
 
 /// Like [`load`], optionally without the edges (an incremental run does not need them).
 pub fn load_parts(index_dir: &Path, with_edges: bool) -> Option<Loaded> {
-    let meta = read_meta(index_dir)?;
+    load_with(index_dir, read_meta(index_dir)?, with_edges)
+}
+
+/// [`load_parts`] of the index whose `meta.json` the caller read: `meta`.
+pub fn load_with(index_dir: &Path, meta: Meta, with_edges: bool) -> Option<Loaded> {
     if meta.schema != SCHEMA_VERSION {
         return None;
     }

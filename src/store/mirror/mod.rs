@@ -72,24 +72,43 @@ pub fn sync(index_dir: &Path, spec: &Spec) -> Result<bool, Error> {
     if is_fresh(index_dir, &outputs, spec) {
         return Ok(false);
     }
-    let damaged = || {
-        Error::Other(format!(
-            "{}: the index is damaged; run `mdgraph index`",
-            index_dir.display()
-        ))
-    };
-    let meta = sidecar::read_meta(index_dir)
-        .filter(|m| m.schema == sidecar::SCHEMA_VERSION)
-        .ok_or_else(damaged)?;
+    let meta = sidecar::read_meta(index_dir).ok_or_else(|| damaged(index_dir))?;
+    write_for(index_dir, meta, spec)
+}
+
+/// [`sync`] of the index whose `meta.json` the caller read: `meta` (`mdgraph index`
+/// reads it once a run).
+pub fn sync_with(index_dir: &Path, meta: &sidecar::Meta, spec: &Spec) -> Result<bool, Error> {
+    if is_fresh(index_dir, &meta.outputs, spec) {
+        return Ok(false);
+    }
+    write_for(index_dir, meta.clone(), spec)
+}
+
+fn damaged(index_dir: &Path) -> Error {
+    Error::Other(format!(
+        "{}: the index is damaged; run `mdgraph index`",
+        index_dir.display()
+    ))
+}
+
+/// Update the mirror in place to `meta`'s sidecar, or rebuild it from the files.
+fn write_for(index_dir: &Path, meta: sidecar::Meta, spec: &Spec) -> Result<bool, Error> {
+    if meta.schema != sidecar::SCHEMA_VERSION {
+        return Err(damaged(index_dir));
+    }
     // An update in place compares every row with the graph, loaded whole (so only up to
     // `UPDATE_MAX_NODES`); a rebuild streams the files.
-    if db_path(index_dir).is_file() && meta.counts.documents + meta.counts.chunks <= UPDATE_MAX_NODES {
-        let loaded = sidecar::load(index_dir).ok_or_else(damaged)?;
+    let meta = if db_path(index_dir).is_file() && meta.counts.documents + meta.counts.chunks <= UPDATE_MAX_NODES {
+        let loaded = sidecar::load_with(index_dir, meta, true).ok_or_else(|| damaged(index_dir))?;
         let (meta, nodes, edges) = (&loaded.meta, &loaded.nodes, &loaded.edges);
         if update(index_dir, meta, nodes, edges, spec).unwrap_or(false) {
             return Ok(true);
         }
-    }
+        loaded.meta
+    } else {
+        meta
+    };
     rebuild_from_files(index_dir, &meta, spec, &[])?;
     Ok(true)
 }
