@@ -8,7 +8,7 @@
 
 use crate::config::Config;
 use crate::error::Error;
-use crate::ingest::edit;
+use crate::ingest::edit::{self, Applied};
 use crate::ingest::markdown::Section;
 use crate::ingest::parse::{ParsedFile, parse_file};
 use crate::ingest::report::count_tokens;
@@ -187,11 +187,15 @@ impl Run<'_> {
             false => None,
         };
         let timings = Timings::default();
-        let prev = sidecar::read_meta(&cfg.index_dir);
-        if let (Some(spec), Some(meta)) = (shortcut, &prev)
-            && let Some(report) = edit::apply(cfg, meta, spec, self.progress, timings.clone())?
+        let mut prev = sidecar::read_meta(&cfg.index_dir);
+        if let Some(spec) = shortcut
+            && let Some(meta) = prev.take()
         {
-            return Ok(Made::Edit(report));
+            match edit::apply(cfg, meta, spec, self.progress, timings.clone())? {
+                Applied::Done(report) => return Ok(Made::Edit(report)),
+                // Back when the short cut did not make it over, else read again.
+                Applied::No(meta) => prev = meta.or_else(|| sidecar::read_meta(&cfg.index_dir)),
+            }
         }
         self.build(prev, timings, keep).map(Made::Build)
     }
@@ -199,23 +203,25 @@ impl Run<'_> {
     /// The build over the index `prev` (its `meta.json`, if any): the stat cache's
     /// probe, the scan, the parse of the changed files, the resolution of all, the
     /// outputs written.
-    fn build(&self, prev: Option<Meta>, mut timings: Timings, keep: bool) -> Result<Built, Error> {
+    fn build(&self, mut prev: Option<Meta>, mut timings: Timings, keep: bool) -> Result<Built, Error> {
         let cfg = self.cfg;
         let compatible = prev.as_ref().is_some_and(|m| {
             !self.opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == cfg.settings.digest()
         });
         // When the stat cache vouches for every file, folder and output, the index is
         // the answer: nothing to scan (the probe queries run before they read the index).
-        if let Some(m) = prev.as_ref().filter(|m| compatible && vouched(cfg, m)) {
-            return self.unchanged(m.clone(), None, timings, "probe");
+        if let Some(m) = prev.take_if(|m| compatible && vouched(cfg, m)) {
+            return self.unchanged(m, None, timings, "probe");
         }
         let (mut scanned, cache) = self.scan(compatible)?;
         timings.mark("scan");
-        if let (Some(m), Some(cache)) = (&prev, &cache)
-            && m.source_digest == scanned.source_digest
-            && sidecar::damaged_outputs(&cfg.index_dir, m, cache).is_empty()
+        if let Some(cache) = &cache
+            && let Some(m) = prev.take_if(|m| {
+                m.source_digest == scanned.source_digest
+                    && sidecar::damaged_outputs(&cfg.index_dir, m, cache).is_empty()
+            })
         {
-            return self.unchanged(m.clone(), Some(&scanned), timings, "verify");
+            return self.unchanged(m, Some(&scanned), timings, "verify");
         }
         drop(cache);
         let mut previous = match prev.as_ref().filter(|_| compatible) {

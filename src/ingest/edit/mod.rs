@@ -34,13 +34,13 @@ use crate::store::doctable::{DocTable, Row};
 use crate::store::files::{self, LineDigest};
 use crate::store::mirror;
 use crate::store::patch::{Patch, Sorted};
-use crate::store::sidecar::{self, Meta, Removal};
+use crate::store::sidecar::{self, Meta, MetaCounts, Removal};
 use crate::store::statcache::{self, Stamp};
 use crate::timing::Timings;
 use among::{resolve_among, same_surface};
 use rayon::prelude::*;
 use records::{Old, Patches, edges_of, parse, patch_diags, patch_edges, patch_nodes, replaced};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 
 /// At most this many edited files take the short cut (each costs a few reads per output
@@ -50,60 +50,50 @@ const MAX_EDITED: usize = 256;
 /// Apply the edits since the index whose `meta.json` is `prev` was built, when they are
 /// only edits (see the module docs). The caller holds the index lock and read `prev`
 /// under it; `spec` is the mirror's, when there is one; `timings` runs from the start of
-/// the run. `Ok(None)`: not an edit this can apply, and nothing was written. Once the
-/// patched files are being switched in, a failure is the run's error, as in a full build.
+/// the run. Once the patched files are being switched in, a failure is the run's error,
+/// as in a full build.
 pub(crate) fn apply(
     cfg: &Config,
-    prev: &Meta,
+    prev: Meta,
     spec: Option<&mirror::Spec>,
     progress: Option<&Progress>,
     mut timings: Timings,
-) -> Result<Option<BuildReport>, Error> {
-    let Some(changes) = what_changed(cfg, prev, spec, &mut timings) else {
-        return Ok(None);
+) -> Result<Applied, Error> {
+    let Some(changes) = what_changed(cfg, &prev, spec, &mut timings) else {
+        return Ok(Applied::No(Some(prev)));
     };
     if changes.edited.is_empty() {
-        return Ok(touched_only(cfg, prev, &changes, timings));
+        let Some(diagnostics) = touched_only(cfg, &changes) else {
+            return Ok(Applied::No(Some(prev)));
+        };
+        timings.mark("verify");
+        return Ok(Applied::Done(BuildReport::unchanged(prev, diagnostics, timings)));
     }
-    let Some(mut table) = DocTable::load(&cfg.index_dir, &changes.sidecar) else {
-        return Ok(None);
+    let Some(Prepared {
+        mut table,
+        old,
+        patched,
+        next,
+    }) = prepare(cfg, &prev, &changes, progress, &mut timings)
+    else {
+        return Ok(Applied::No(Some(prev)));
     };
-    let Some(parsed) = reparse(cfg, &changes.edited, &table, progress) else {
-        return Ok(None);
-    };
-    timings.mark("parse");
-    let changed: HashSet<&str> = changes.edited.iter().map(|f| f.rel.as_str()).collect();
-    let (graph, new_diags) = reresolve(cfg, &table, &changed, parsed);
-    timings.mark("resolve");
-    let Some(old) = Old::open(&cfg.index_dir) else {
-        return Ok(None);
-    };
-    let Some(patched) = patch_outputs(&old, &changes.edited, &graph, &new_diags, &mut table) else {
-        return Ok(None);
-    };
-    // Diagnostics of other paths (a reference's finding is its own file's) are none.
-    if new_diags.iter().any(|d| !changed.contains(d.path.as_str())) {
-        return Ok(None);
-    }
-    timings.mark("patch");
-    let Some(meta) = next_meta(prev, &changes.edited, &graph, &patched, &new_diags) else {
-        return Ok(None);
-    };
-    let new_sidecar = mirror::sidecar_digest(&meta.outputs);
+    let new_sidecar = mirror::sidecar_digest(&next.outputs);
     // The mirror first: if it cannot take the edit, nothing has been written. (Killed
     // between the two, the mirror names a sidecar that is not there: it is rebuilt.)
     if let Some(sp) = spec
         && !patch_mirror(cfg, (&changes.sidecar, &new_sidecar), &patched, sp, &mut timings)
     {
-        return Ok(None);
+        return Ok(Applied::No(Some(prev)));
     }
+    let meta = next.into_meta(prev, &changes.edited);
     let Some((written, _removal)) = commit(&cfg.index_dir, &old, patched.files, &meta, &mut timings)? else {
-        return Ok(None);
+        return Ok(Applied::No(None));
     };
     table.sidecar = new_sidecar;
     let diagnostics = save_caches(cfg, &changes, &table, &meta)?;
     timings.mark("caches");
-    Ok(Some(BuildReport {
+    Ok(Applied::Done(BuildReport {
         up_to_date: false,
         parsed: changes.edited.len(),
         reused: meta.files.len().saturating_sub(changes.edited.len()),
@@ -116,6 +106,55 @@ pub(crate) fn apply(
             docs: patched.docs,
         }),
     }))
+}
+
+/// What [`apply`] made of the run.
+pub(crate) enum Applied {
+    /// The index, edited (or only the stamps of touched files refreshed).
+    Done(BuildReport),
+    /// Not an edit this can apply; nothing was written. The meta record read comes back
+    /// for the build, unless the edit had made it over (then the build reads it again).
+    No(Option<Meta>),
+}
+
+/// The edit worked out, nothing written yet.
+struct Prepared {
+    /// The document table with the edited documents' new rows.
+    table: DocTable,
+    old: Old,
+    patched: Patched,
+    next: NextMeta,
+}
+
+/// Parse and resolve the edited files and work out the patches and the new meta record;
+/// None when the short cut does not apply.
+fn prepare(
+    cfg: &Config,
+    prev: &Meta,
+    changes: &Changes,
+    progress: Option<&Progress>,
+    timings: &mut Timings,
+) -> Option<Prepared> {
+    let mut table = DocTable::load(&cfg.index_dir, &changes.sidecar)?;
+    let parsed = reparse(cfg, &changes.edited, &table, progress)?;
+    timings.mark("parse");
+    let changed: HashSet<&str> = changes.edited.iter().map(|f| f.rel.as_str()).collect();
+    let (graph, new_diags) = reresolve(cfg, &table, &changed, parsed);
+    timings.mark("resolve");
+    let old = Old::open(&cfg.index_dir)?;
+    let patched = patch_outputs(&old, &changes.edited, &graph, &new_diags, &mut table)?;
+    // Diagnostics of other paths (a reference's finding is its own file's) are none.
+    if new_diags.iter().any(|d| !changed.contains(d.path.as_str())) {
+        return None;
+    }
+    timings.mark("patch");
+    let next = next_meta(prev, &graph, &patched, &new_diags)?;
+    Some(Prepared {
+        table,
+        old,
+        patched,
+        next,
+    })
 }
 
 /// An edited file, read.
@@ -195,8 +234,9 @@ fn what_changed(cfg: &Config, prev: &Meta, spec: Option<&mirror::Spec>, timings:
     })
 }
 
-/// Files touched, none changed: only the stamps are new.
-fn touched_only(cfg: &Config, prev: &Meta, changes: &Changes, mut timings: Timings) -> Option<BuildReport> {
+/// Files touched, none changed: only the stamps are new. Returns the index's
+/// diagnostics.
+fn touched_only(cfg: &Config, changes: &Changes) -> Option<Vec<Diagnostic>> {
     let dir = &cfg.index_dir;
     let diagnostics = sidecar::read_jsonl(&dir.join(files::DIAGNOSTICS)).ok()?;
     sidecar::write_folder_files(dir, cfg.commit_index).ok()?;
@@ -205,8 +245,7 @@ fn touched_only(cfg: &Config, prev: &Meta, changes: &Changes, mut timings: Timin
     {
         let _ = std::fs::remove_file(dir.join(statcache::FILE));
     }
-    timings.mark("verify");
-    Some(BuildReport::unchanged(prev.clone(), diagnostics, timings))
+    Some(diagnostics)
 }
 
 /// Parse the edited files; None unless each shows the others what it showed them before
@@ -293,25 +332,22 @@ fn patch_outputs(
     Some(out)
 }
 
-/// The meta record after the edit: the outputs' digests follow from the old ones and
-/// the patches, the counts from what the patches remove and add.
-fn next_meta(
-    prev: &Meta,
-    edited: &[Edited],
-    graph: &Graph,
-    patched: &Patched,
-    new_diags: &[Diagnostic],
-) -> Option<Meta> {
+/// What the edit changes in the meta record but the sources: the outputs' digests, which
+/// follow from the old ones and the patches, and the counts, from what the patches
+/// remove and add.
+struct NextMeta {
+    outputs: BTreeMap<String, String>,
+    counts: MetaCounts,
+}
+
+fn next_meta(prev: &Meta, graph: &Graph, patched: &Patched, new_diags: &[Diagnostic]) -> Option<NextMeta> {
     let p = &patched.files;
     let digest =
         |name: &str, p: &Patch| -> Option<String> { Some(p.digest(LineDigest::parse(prev.outputs.get(name)?)?).hex()) };
-    let mut meta = prev.clone();
-    meta.outputs
-        .insert(files::NODES.into(), digest(files::NODES, &p.nodes)?);
-    meta.outputs
-        .insert(files::EDGES.into(), digest(files::EDGES, &p.edges)?);
-    meta.outputs
-        .insert(files::DIAGNOSTICS.into(), digest(files::DIAGNOSTICS, &p.diags)?);
+    let mut outputs = prev.outputs.clone();
+    outputs.insert(files::NODES.into(), digest(files::NODES, &p.nodes)?);
+    outputs.insert(files::EDGES.into(), digest(files::EDGES, &p.edges)?);
+    outputs.insert(files::DIAGNOSTICS.into(), digest(files::DIAGNOSTICS, &p.diags)?);
     let new_chunks = graph.nodes.iter().filter(|n| n.kind == Kind::Chunk).count();
     let severity_delta = |sev: Severity| -> isize {
         let removed = p
@@ -323,16 +359,26 @@ fn next_meta(
         new_diags.iter().filter(|d| d.severity == sev).count() as isize - removed
     };
     let add = |n: usize, d: isize| n.checked_add_signed(d);
-    let counts = &mut meta.counts;
+    let mut counts = prev.counts.clone();
     counts.chunks = add(counts.chunks, new_chunks as isize - patched.old_chunks as isize)?;
     counts.edges = add(counts.edges, p.edges.line_delta())?;
     counts.errors = add(counts.errors, severity_delta(Severity::Error))?;
     counts.warnings = add(counts.warnings, severity_delta(Severity::Warning))?;
-    for f in edited {
-        meta.files.insert(f.rel.clone(), f.hash.clone());
+    Some(NextMeta { outputs, counts })
+}
+
+impl NextMeta {
+    /// The meta record after the edit, made over from the one before (not a copy: at
+    /// 10k items the map of source files is 1.4 MB on disk).
+    fn into_meta(self, mut meta: Meta, edited: &[Edited]) -> Meta {
+        meta.outputs = self.outputs;
+        meta.counts = self.counts;
+        for f in edited {
+            meta.files.insert(f.rel.clone(), f.hash.clone());
+        }
+        meta.source_digest = sidecar::source_digest(&meta.files);
+        meta
     }
-    meta.source_digest = sidecar::source_digest(&meta.files);
-    Some(meta)
 }
 
 /// Take the edited documents into the mirror (moved from the `sidecars` (old, new));
