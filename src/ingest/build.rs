@@ -175,7 +175,9 @@ impl Run<'_> {
 
     /// The run, under the index lock when it writes. `meta.json` is read once, here,
     /// and handed down. With `shortcut` (`Some(mirror spec, if any)`), an edit takes
-    /// the short cut of [`edit::apply`]; with `keep`, a build keeps its resolved backlog.
+    /// the short cut of [`edit::apply`] (its stat probe comes first, so that the stat
+    /// cache and the meta record are never held together); with `keep`, a build keeps
+    /// its resolved backlog.
     fn run(&self, shortcut: Option<Option<&mirror::Spec>>, keep: bool) -> Result<Made, Error> {
         let cfg = self.cfg;
         // Before the lock, which creates the index folder (often inside the root).
@@ -187,11 +189,12 @@ impl Run<'_> {
             false => None,
         };
         let timings = Timings::default();
+        let probe = shortcut.and_then(|_| edit::probe(cfg));
         let mut prev = sidecar::read_meta(&cfg.index_dir);
-        if let Some(spec) = shortcut
+        if let (Some(spec), Some(probe)) = (shortcut, probe)
             && let Some(meta) = prev.take()
         {
-            match edit::apply(cfg, meta, spec, self.progress, timings.clone())? {
+            match edit::apply(cfg, probe, meta, spec, self.progress, timings.clone())? {
                 Applied::Done(report) => return Ok(Made::Edit(report)),
                 // Back when the short cut did not make it over, else read again.
                 Applied::No(meta) => prev = meta.or_else(|| sidecar::read_meta(&cfg.index_dir)),

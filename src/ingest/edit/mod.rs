@@ -47,19 +47,37 @@ use std::io::Write;
 /// file; past this a full incremental run is about as fast).
 const MAX_EDITED: usize = 256;
 
-/// Apply the edits since the index whose `meta.json` is `prev` was built, when they are
-/// only edits (see the module docs). The caller holds the index lock and read `prev`
-/// under it; `spec` is the mirror's, when there is one; `timings` runs from the start of
-/// the run. Once the patched files are being switched in, a failure is the run's error,
-/// as in a full build.
+/// What the stat cache says of the sources, from stats alone: taken under the index lock
+/// before `meta.json` is read (the cache's text and the meta record are the two largest
+/// things such a run holds; they are never held together).
+pub(crate) struct Probe {
+    /// When the stats were taken (the stat cache's racy window starts here).
+    scan_start: i128,
+    delta: statcache::Delta,
+}
+
+/// [`Probe`] of the index; None when more than edits may have changed (see
+/// [`statcache::delta`]).
+pub(crate) fn probe(cfg: &Config) -> Option<Probe> {
+    let scan_start = statcache::now_ns();
+    let delta = statcache::delta(&cfg.index_dir, &cfg.root, &cfg.settings.digest())?;
+    Some(Probe { scan_start, delta })
+}
+
+/// Apply the edits the `probe` found since the index whose `meta.json` is `prev` was
+/// built, when they are only edits (see the module docs). The caller holds the index
+/// lock and read `prev` under it; `spec` is the mirror's, when there is one; `timings`
+/// runs from the start of the run. Once the patched files are being switched in, a
+/// failure is the run's error, as in a full build.
 pub(crate) fn apply(
     cfg: &Config,
+    probe: Probe,
     prev: Meta,
     spec: Option<&mirror::Spec>,
     progress: Option<&Progress>,
     mut timings: Timings,
 ) -> Result<Applied, Error> {
-    let Some(changes) = what_changed(cfg, &prev, spec, &mut timings) else {
+    let Some(changes) = what_changed(cfg, probe, &prev, spec, &mut timings) else {
         return Ok(Applied::No(Some(prev)));
     };
     if changes.edited.is_empty() {
@@ -179,12 +197,15 @@ struct Changes {
 /// What the stat cache says may have changed, read: None unless the index is of this
 /// format and config, the stat cache and the mirror (when `spec`) are of its sidecar, and
 /// at most [`MAX_EDITED`] indexed files changed, each a regular file of UTF-8 text.
-fn what_changed(cfg: &Config, prev: &Meta, spec: Option<&mirror::Spec>, timings: &mut Timings) -> Option<Changes> {
-    let scan_start = statcache::now_ns();
-    let config_digest = cfg.settings.digest();
-    let delta = statcache::delta(&cfg.index_dir, &cfg.root, &config_digest)?;
+fn what_changed(
+    cfg: &Config,
+    Probe { scan_start, delta }: Probe,
+    prev: &Meta,
+    spec: Option<&mirror::Spec>,
+    timings: &mut Timings,
+) -> Option<Changes> {
     if prev.schema != sidecar::SCHEMA_VERSION
-        || prev.config_digest != config_digest
+        || prev.config_digest != cfg.settings.digest()
         || mirror::sidecar_digest(&prev.outputs) != delta.sidecar
         || spec.is_some_and(|sp| !mirror::mirrors(&cfg.index_dir, &delta.sidecar, sp))
     {
