@@ -2,7 +2,6 @@
 //! log's index page are no records, and two records numbered alike by their file names
 //! (adr-tools, MADR and log4brains write no ids) are reported.
 
-use crate::ingest::parse::adr_file_number;
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::text::path::file_stem;
 
@@ -87,6 +86,20 @@ pub fn number_clash(group: &[(&str, &str, &str, bool)]) -> Vec<Diagnostic> {
             .about(raw)
         })
         .collect()
+}
+
+/// The number of a decision record's file name: `0005-use-postgres` → `0005`,
+/// `ADR023-title` → `023`, `adr-0005_x` → `0005`, `decision-3 - Title` → `3`.
+pub fn adr_file_number(stem: &str) -> Option<&str> {
+    let lower = stem.to_ascii_lowercase();
+    let skip = ["adr", "decision"]
+        .iter()
+        .find(|p| lower.starts_with(*p))
+        .map_or(0, |p| p.len());
+    let rest = stem[skip..].trim_start_matches(['-', '_', ' ']);
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let after = rest[digits..].chars().next();
+    (digits > 0 && after.is_none_or(|c| matches!(c, '-' | '_' | ' ' | '.'))).then(|| &rest[..digits])
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 use crate::config::{PathKind, Settings};
 use crate::ingest::adr;
+pub use crate::ingest::adr::adr_file_number;
 use crate::ingest::frontmatter::{self, KeyLines, Parsed};
 use crate::ingest::markdown::{self, Link, Section};
 use crate::ingest::status;
@@ -571,20 +572,6 @@ fn ref_values(v: &Yaml, bad: &mut dyn FnMut(&str)) -> Vec<String> {
         Yaml::Alias(_) | Yaml::BadValue => bad("an alias"),
     }
     out
-}
-
-/// The number of a decision record's file name: `0005-use-postgres` → `0005`,
-/// `ADR023-title` → `023`, `adr-0005_x` → `0005`, `decision-3 - Title` → `3`.
-pub fn adr_file_number(stem: &str) -> Option<&str> {
-    let lower = stem.to_ascii_lowercase();
-    let skip = ["adr", "decision"]
-        .iter()
-        .find(|p| lower.starts_with(*p))
-        .map_or(0, |p| p.len());
-    let rest = stem[skip..].trim_start_matches(['-', '_', ' ']);
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let after = rest[digits..].chars().next();
-    (digits > 0 && after.is_none_or(|c| matches!(c, '-' | '_' | ' ' | '.'))).then(|| &rest[..digits])
 }
 
 /// The id a filename carries: `QRY-TSK-0007_slug` → `QRY-TSK-0007`,
