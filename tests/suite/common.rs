@@ -215,3 +215,18 @@ macro_rules! snap {
         })
     };
 }
+
+/// A command's stdout read as JSON (the panic names what it printed).
+pub fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", out.stdout, out.stderr))
+}
+
+/// The ids of a `list`/`ready` answer's items.
+pub fn ids(v: &serde_json::Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap().to_string())
+        .collect()
+}

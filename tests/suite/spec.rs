@@ -5,19 +5,6 @@
 
 use crate::common::*;
 
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", out.stdout, out.stderr))
-}
-
-fn ids(v: &serde_json::Value) -> Vec<String> {
-    v["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["id"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn tasks_are_items_with_state_parent_and_scoped_ids() {
     let f = Fixture::new("tests/fixtures/spec-folders");
