@@ -8,9 +8,18 @@
 //! reference to a sibling (a task's user story in `spec.md`) is an id resolved later.
 
 mod items;
+mod order;
 mod shape;
 
-pub use items::{Item, items};
+pub use items::Item;
+
+/// The items of a file in `scope` whose body starts at `first_line`, with its format's
+/// order.
+pub fn items(scope: &Scope, body: &str, first_line: u32) -> Vec<Item> {
+    let mut out = items::scan(scope, body, first_line);
+    order::order_rules(scope, &mut out);
+    out
+}
 pub use shape::{STRUCTURE_KEY, shape_file};
 
 /// Which spec-folder convention a file follows.

@@ -23,6 +23,7 @@ use std::collections::HashSet;
 mod memory;
 mod open;
 mod rank;
+mod scoped;
 mod sqlite;
 
 pub use memory::{MemoryEngine, memory_engine};

@@ -1,6 +1,7 @@
 //! Ranking: a query's full-text seeds from an [`Engine`], walked along the graph to
 //! their neighbors and re-ranked by document type, state and the question's relations.
 
+use super::scoped::{TAKE_UP, scoped};
 use super::{Engine, Hit, NAV_WEIGHT, Results, Why};
 use crate::config::Retrieval;
 use crate::error::Error;
@@ -261,51 +262,6 @@ fn exact_typed_id(engine: &dyn Engine, tok: &str, aliases: &BTreeMap<String, Str
         Form::Number(n) if separated => engine.exact_id(&n).or_else(|| family_id(engine, tok, &n, aliases)),
         Form::Number(_) => None,
     })
-}
-
-/// The words of taking up a task: with an id, no search terms.
-const TAKE_UP: [&str; 14] = [
-    "implement",
-    "implementing",
-    "start",
-    "starting",
-    "work",
-    "working",
-    "on",
-    "do",
-    "build",
-    "finish",
-    "task",
-    "need",
-    "know",
-    "what",
-];
-
-/// The spec-folder items a task id names (`T012` is `003-chat/T012`): those of the
-/// scopes another word of the query names (`003`, `chat`), else all of them, at most
-/// five; none when it names more (a bare `1` in a sentence is no id).
-fn scoped(engine: &dyn Engine, query: &str, tok: &str) -> Vec<String> {
-    if tok.contains('/') || !tok.bytes().any(|b| b.is_ascii_digit()) {
-        return Vec::new();
-    }
-    let all = engine.scoped_ids(tok);
-    let words: Vec<String> = tokenize::query_terms(query)
-        .into_iter()
-        .map(|t| t.word)
-        .filter(|w| w.len() >= 3 && !w.eq_ignore_ascii_case(tok))
-        .collect();
-    let named: Vec<String> = all
-        .iter()
-        .filter(|id| {
-            let scope = id.rsplit_once('/').map_or("", |(s, _)| s).to_lowercase();
-            words
-                .iter()
-                .any(|w| scope.split(['-', '/', '.', '_']).any(|part| part == w))
-        })
-        .cloned()
-        .collect();
-    let pick = if named.is_empty() { all } else { named };
-    if pick.len() <= 5 { pick } else { Vec::new() }
 }
 
 /// The document whose id is `number` within the family `typed` is written in, spelled

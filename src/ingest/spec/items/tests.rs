@@ -21,7 +21,7 @@ fn speckit_tasks_phases_and_order() {
 ## Phase 2: Foundational\n\n- [ ] T003 Models, depends on T001\n  - detail line\n\n\
 ## Phase 3: User Story 1 - Chat (Priority: P1)\n\n- [ ] T004 [P] [US1] Build UI per FR-002\n- [ ] T005 [US1] Wire API\n\n\
 ```\n- [ ] T999 not a task\n```\n\n## Phase 4: Polish\n\n- [-] T006 Docs\n";
-    let items = super::items(&scope, body, 1);
+    let items = crate::ingest::spec::items(&scope, body, 1);
     assert_eq!(
         ids(&items),
         vec![
@@ -68,7 +68,7 @@ fn speckit_tasks_phases_and_order() {
 fn speckit_numbered_task_lines() {
     let scope = scope_of("specs/002-timer/tasks.md").unwrap();
     let body = "## Phase 1: Logic\n\n1.  **T018**: [x] Create a context\n2.  **T019**: [ ] Engine (`FR-010`)\n";
-    let items = super::items(&scope, body, 5);
+    let items = crate::ingest::spec::items(&scope, body, 5);
     assert_eq!(
         ids(&items)[1..],
         [
@@ -85,7 +85,7 @@ fn speckit_numbered_task_lines() {
 fn speckit_spec_stories_and_requirements() {
     let scope = scope_of("specs/003-chat/spec.md").unwrap();
     let body = "# Feature\n\n### User Story 1 - Secure Chat (Priority: P1)\n\nAs a user…\n\n### User Story 2 - Export (Priority: P2)\n\nText\n\n## Requirements\n\n- **FR-001**: System MUST log in.\n- **SC-001**: 95% succeed\n- plain item\n";
-    let items = super::items(&scope, body, 1);
+    let items = crate::ingest::spec::items(&scope, body, 1);
     assert_eq!(
         ids(&items),
         vec![
@@ -107,7 +107,7 @@ fn speckit_spec_stories_and_requirements() {
 #[test]
 fn checklist_items() {
     let scope = scope_of("specs/003-chat/checklists/ux.md").unwrap();
-    let items = super::items(&scope, "- [ ] CHK001 Is it clear? [Clarity]\n- [x] No id here\n", 1);
+    let items = crate::ingest::spec::items(&scope, "- [ ] CHK001 Is it clear? [Clarity]\n- [x] No id here\n", 1);
     assert_eq!(ids(&items), vec![("CHK001", "Check", Some("open"), None)]);
 }
 
@@ -115,7 +115,7 @@ fn checklist_items() {
 fn kiro_nested_tasks_and_requirements() {
     let scope = scope_of(".kiro/specs/login/tasks.md").unwrap();
     let body = "# Plan\n\n- [x] 1. Set up\n  - Create dirs\n  - _Requirements: 1.1, 2.3_\n\n- [ ] 2. Build\n  - [-] 2.1 Model\n    - _Requirements: 1.2_\n  - [ ] 2.2 View\n";
-    let items = super::items(&scope, body, 1);
+    let items = crate::ingest::spec::items(&scope, body, 1);
     assert_eq!(
         ids(&items),
         vec![
@@ -138,7 +138,7 @@ fn kiro_nested_tasks_and_requirements() {
 
     let scope = scope_of(".kiro/specs/login/requirements.md").unwrap();
     let body = "### Requirement 1: Sign in\n\n#### Acceptance Criteria\n\n1. WHEN a user signs in THEN …\n2. IF bad THEN …\n\n### Requirement 2\n\n1. WHEN x\n";
-    let items = super::items(&scope, body, 1);
+    let items = crate::ingest::spec::items(&scope, body, 1);
     assert_eq!(
         ids(&items),
         vec![
@@ -155,7 +155,7 @@ fn kiro_nested_tasks_and_requirements() {
 fn bmad_story_tasks_and_criteria() {
     let scope = scope_of("docs/stories/2.1.story.md").unwrap();
     let body = "# Story 2.1\n\n## Status\nDone\n\n## Acceptance Criteria\n1. Accept context\n2. Classify it\n\n## Tasks / Subtasks\n- [x] Update API (AC: 1)\n  - [x] Modify routes\n  - [ ] Add param\n\n- [ ] Classifier (AC: 2, 1)\n  - [ ] Detect type\n\n## Dev Notes\n- [ ] not a task\n";
-    let items = super::items(&scope, body, 1);
+    let items = crate::ingest::spec::items(&scope, body, 1);
     assert_eq!(
         ids(&items),
         vec![
@@ -191,7 +191,7 @@ fn hostile_lines_do_not_panic() {
         "- [ ] TÄ01 x",
         "# Phase 99999999999999999999: x",
     ] {
-        let _ = super::items(&scope, body, 1);
+        let _ = crate::ingest::spec::items(&scope, body, 1);
     }
 }
 
@@ -199,7 +199,7 @@ fn hostile_lines_do_not_panic() {
 fn bmad_task_headings_and_kiro_optional_tasks() {
     let scope = scope_of("docs/stories/completed/5.1A.story.md").unwrap();
     let body = "## Tasks / Subtasks\n\n### Task 1: Model (AC: 1, 2)\n- [x] 1.1. Update the model\n- [ ] 1.2. Add a migration\n\n### Task 2: UI\n- [x] Draw it\n";
-    let items = super::items(&scope, body, 1);
+    let items = crate::ingest::spec::items(&scope, body, 1);
     assert_eq!(
         ids(&items),
         vec![
@@ -215,6 +215,6 @@ fn bmad_task_headings_and_kiro_optional_tasks() {
         vec![(EdgeType::Relates, "AC1"), (EdgeType::Relates, "AC2")]
     );
     let scope = scope_of(".kiro/specs/x/tasks.md").unwrap();
-    let items = super::items(&scope, "- [ ]* 10.2a Optional test\n", 1);
+    let items = crate::ingest::spec::items(&scope, "- [ ]* 10.2a Optional test\n", 1);
     assert_eq!(ids(&items), vec![("10.2a", "Task", Some("open"), Some("10"))]);
 }

@@ -1,0 +1,86 @@
+//! Each spec format's order, written as `depends_on` edges and phase states: Spec Kit's
+//! phases and `[P]` tasks, Kiro's siblings, BMAD's tasks written as headings.
+
+use super::items::{Item, push_ref};
+use super::{Format, Scope};
+use crate::model::EdgeType;
+
+/// Spec Kit's order, written as edges: within a phase a task without `[P]` waits for the
+/// tasks before it (since the last one without `[P]`); a user-story phase waits for the
+/// phases before the first story phase (setup, foundational); a later phase that is no
+/// story's waits for all before it; a phase is done when all its tasks are. Kiro: a task
+/// waits for its earlier siblings.
+pub fn order_rules(scope: &Scope, items: &mut [Item]) {
+    match scope.format {
+        Format::SpecKit if scope.file == "tasks" => speckit_order(items),
+        Format::Kiro => sibling_order(items),
+        Format::BmadStory => {
+            let heads: Vec<usize> = (0..items.len())
+                .filter(|&i| items[i].state.is_none() && items[i].r#type == "Task")
+                .collect();
+            for h in heads {
+                items[h].state = Some(rolled_state(items, h));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The state of an item without a box of its own from the items under it: done when all
+/// are, open when none is started or done, else in progress.
+fn rolled_state(items: &[Item], at: usize) -> &'static str {
+    let local = &items[at].local;
+    let under: Vec<&Item> = items.iter().filter(|t| t.parent.as_deref() == Some(local)).collect();
+    let done = under.iter().filter(|t| t.state == Some("done")).count();
+    match (done, under.len()) {
+        (d, n) if d == n && n > 0 => "done",
+        (0, _) if !under.iter().any(|t| t.state == Some("in progress")) => "open",
+        _ => "in progress",
+    }
+}
+
+fn speckit_order(items: &mut [Item]) {
+    let phases: Vec<usize> = (0..items.len()).filter(|&i| items[i].r#type == "Phase").collect();
+    let is_story = |it: &Item| it.refs.iter().any(|r| r.target.starts_with("US"));
+    let first_story = phases.iter().position(|&p| is_story(&items[p]));
+    for (k, &p) in phases.iter().enumerate() {
+        let before: Vec<String> = match first_story {
+            Some(fs) if is_story(&items[p]) => phases[..fs].iter().map(|&q| items[q].local.clone()).collect(),
+            _ => phases[..k]
+                .last()
+                .map(|&q| items[q].local.clone())
+                .into_iter()
+                .collect(),
+        };
+        let line = items[p].line;
+        for b in before {
+            push_ref(&mut items[p].refs, EdgeType::DependsOn, b, line);
+        }
+        items[p].state = Some(rolled_state(items, p));
+    }
+    // Within a phase: wait for the tasks since the last one without [P].
+    let mut run: Vec<String> = Vec::new();
+    let mut phase: Option<String> = None;
+    for it in items.iter_mut().filter(|t| t.r#type == "Task") {
+        if it.parent != phase {
+            phase = it.parent.clone();
+            run.clear();
+        }
+        if !it.parallel {
+            for b in &run {
+                push_ref(&mut it.refs, EdgeType::DependsOn, b.clone(), it.line);
+            }
+            run.clear();
+        }
+        run.push(it.local.clone());
+    }
+}
+
+fn sibling_order(items: &mut [Item]) {
+    let mut last: std::collections::HashMap<Option<String>, String> = std::collections::HashMap::new();
+    for it in items.iter_mut().filter(|t| t.r#type == "Task") {
+        if let Some(prev) = last.insert(it.parent.clone(), it.local.clone()) {
+            push_ref(&mut it.refs, EdgeType::DependsOn, prev, it.line);
+        }
+    }
+}
