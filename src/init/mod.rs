@@ -181,8 +181,7 @@ pub fn detect(dir: &Path) -> Detected {
 
 /// The `[states] paths` of a Backlog.md backlog: its folders of finished, archived and
 /// draft tasks.
-const BACKLOG_MD_PATHS: &str =
-    r#"{ "archive/**" = "dropped", "completed/**" = "done", "drafts/**" = "draft" }"#;
+const BACKLOG_MD_PATHS: &str = r#"{ "archive/**" = "dropped", "completed/**" = "done", "drafts/**" = "draft" }"#;
 
 /// The `[kinds] paths` of a Backlog.md backlog: tasks wherever they were moved, its
 /// decisions and its docs.
