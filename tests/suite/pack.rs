@@ -105,6 +105,7 @@ fn what_is_left_packs_the_open_children_before_the_finished_ones() {
     for q in [
         "what is left to do for the PDF inspection report export?",
         "is anything under the PDF report export still open?",
+        "what is left in QRY-FTR-0006",
     ] {
         let out = f.run(&["pack", q, "--budget", "4000", "--format", "json"]);
         assert_eq!(out.code, 0, "{}", out.stderr);
@@ -123,6 +124,40 @@ fn what_is_left_packs_the_open_children_before_the_finished_ones() {
             }
         }
     }
+}
+
+/// "What replaced X" is answered by X's successor along its supersedes edge, first and
+/// with its text; the word "replaced" is searched nowhere (before, two items that say
+/// "replaced" ranked above the answer, which came fifth as a reference line).
+#[test]
+fn what_replaced_packs_the_successor_first_with_its_text() {
+    let f = Fixture::new("backlog-fixtures");
+    for q in [
+        "what replaced ADR-0002",
+        "what came instead of ADR 2?",
+        "which ADR superseded adr-0002",
+    ] {
+        let out = f.run(&["pack", q, "--budget", "1200", "--format", "json"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        let items = v["items"].as_array().unwrap();
+        let got: Vec<&str> = items.iter().take(2).map(|i| i["id"].as_str().unwrap()).collect();
+        assert_eq!(got, ["ADR-0006", "ADR-0002"], "{q}: {}", out.stdout);
+        assert_ne!(items[0]["mode"], "reference", "{q}: the successor has no text");
+        assert!(items[0]["text"].as_str().unwrap().contains("### Decision"), "{q}");
+        assert!(!out.stdout.contains("matched \"replaced\""), "{q}: {}", out.stdout);
+    }
+    // The other way round, the named item is the current one and stays first.
+    let out = f.run(&["search", "what did ADR-0006 replace", "--format", "json"]);
+    let v = json(&out);
+    let got: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(2)
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(got, ["ADR-0006", "ADR-0002"]);
 }
 
 /// The README's example: a question about blocking brings the blocked task and both of

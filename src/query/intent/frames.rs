@@ -136,6 +136,7 @@ fn decision(c: &Clause, blocking: bool) -> bool {
 /// What replaced, absorbed or duplicates an item, or which of several is current.
 fn replacement(c: &Clause) -> bool {
     const REPLACED: &[&str] = &[
+        "instead",
         "replaced",
         "replace",
         "replaces",
@@ -209,3 +210,25 @@ fn replacement(c: &Clause) -> bool {
             .any(|(i, x)| x == "duplicate" && (c.at(i + 1) == "of" || i + 1 == c.w.len()));
     c.has(REPLACED) || into || current || live || happened || duplicate_of || took_over
 }
+
+/// The words of a replacement frame that say nothing about what was replaced: not
+/// searched in a question that asks what replaced an item ("deprecated", "renamed" and
+/// "duplicate" stay, they can be what the item's text says of itself).
+pub(super) const REPLACEMENT_FRAME: &[&str] = &[
+    "replaced",
+    "replace",
+    "replaces",
+    "replacing",
+    "superseded",
+    "supersede",
+    "supersedes",
+    "superseding",
+    "successor",
+    "successors",
+    "replacement",
+    "replacements",
+    "instead",
+    "came",
+    "come",
+    "comes",
+];

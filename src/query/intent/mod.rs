@@ -59,9 +59,8 @@ impl Intent {
     /// question about blockers.
     pub fn parse(question: &str) -> Intent {
         let clauses = words::clauses(question);
-        let asking = question.contains('?') || clauses.first().is_some_and(|c| clause::opening(c).is_some());
         let mut out = Intent::default();
-        if !asking {
+        if !asking(question, &clauses) {
             return out;
         }
         let before = clauses
@@ -77,6 +76,12 @@ impl Intent {
             out.open |= read.open;
         }
         out
+    }
+
+    /// Whether `text` is a question: it contains a question mark or opens with a
+    /// question word, an inverted auxiliary or a request ("list", "show me").
+    pub fn is_question(text: &str) -> bool {
+        asking(text, &words::clauses(text))
     }
 
     /// Whether the question asks about `a`.
@@ -138,13 +143,15 @@ impl Intent {
 
     /// Whether `word` (lowercase) belongs to the frame of an asked relation rather than
     /// to what the question is about: in "what has to happen first before X" or "which
-    /// pieces make up X" only X says what to search for. Words of a decision or a
-    /// replacement stay (a record says "Decision" and "Superseded by" in its text), and
-    /// so do "open" and "still" unless the question asks for parts (a status written in
-    /// the text can be what matches).
+    /// pieces make up X" only X says what to search for, and in "what replaced X" the
+    /// answer is X's successor by its typed edge, not every text that says "replaced".
+    /// Words of a decision stay (a record says "Decision" in its text), and so do "open"
+    /// and "still" unless the question asks for parts (a status written in the text can
+    /// be what matches).
     pub fn is_frame_word(&self, word: &str) -> bool {
         let blocking = self.asks(Ask::Blockers) || self.asks(Ask::Dependents);
         (blocking && blocking::BLOCKING_FRAME.contains(&word))
+            || (self.asks(Ask::Replacement) && frames::REPLACEMENT_FRAME.contains(&word))
             || (self.asks(Ask::Parts) && parts::PARTS_FRAME.contains(&word))
             || (self.open && self.asks(Ask::Parts) && parts::OPEN_FRAME.contains(&word))
     }
@@ -155,6 +162,11 @@ impl Intent {
     pub fn open_first(&self) -> bool {
         self.open
     }
+}
+
+/// Whether `text`, cut into `clauses`, is a question.
+fn asking(text: &str, clauses: &[Vec<String>]) -> bool {
+    text.contains('?') || clauses.first().is_some_and(|c| clause::opening(c).is_some())
 }
 
 #[cfg(test)]

@@ -187,8 +187,22 @@ fn replacing_merging_into_another_item_or_asking_which_is_current_asks_for_repla
         "what was the old uploader replaced by?",
         "is the legacy sync ticket obsolete?",
         "what took over from the prompts library",
+        "what came instead of ADR-0002",
     ];
     all_ask(Replacement, &qs);
+}
+
+#[test]
+fn the_words_of_a_replacement_frame_are_not_searched() {
+    let i = Intent::parse("what replaced ADR-0002");
+    assert!(i.is_frame_word("replaced"));
+    let i = Intent::parse("what came instead of the sync decision?");
+    assert!(i.is_frame_word("came") && i.is_frame_word("instead") && !i.is_frame_word("sync"));
+    // Words an item says of itself stay: "deprecated" can be what matches.
+    let i = Intent::parse("which deprecated endpoint replaced the upload API?");
+    assert!(!i.is_frame_word("deprecated") && !i.is_frame_word("upload"));
+    // Not asked about replacement: the words are searched.
+    assert!(!Intent::parse("the replaced parser crashes").is_frame_word("replaced"));
 }
 
 #[test]

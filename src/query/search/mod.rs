@@ -20,11 +20,13 @@ use serde::Serialize;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+mod hits;
 mod memory;
 mod open;
 mod rank;
 mod scoped;
 mod sqlite;
+mod successor;
 
 pub use memory::{MemoryEngine, memory_engine};
 pub use open::open_engine;

@@ -1,7 +1,9 @@
 //! Ranking: a query's full-text seeds from an [`Engine`], walked along the graph to
 //! their neighbors and re-ranked by document type, state and the question's relations.
 
+use super::hits::{SectionHit, make_seed, neighbor_hit, round};
 use super::scoped::{TAKE_UP, scoped};
+use super::successor::{add_successors, successors_first};
 use super::{Engine, Hit, NAV_WEIGHT, Results, Why};
 use crate::config::Retrieval;
 use crate::error::Error;
@@ -14,15 +16,8 @@ use crate::query::intent::{Ask, Intent};
 use crate::store::postings::{Corpus, Posting};
 use crate::text::ids::{self, Form};
 use crate::text::mentions::mention_candidates;
-use crate::text::tokenize::{self, QueryTerm};
+use crate::text::tokenize;
 use std::collections::{BTreeMap, HashMap, HashSet};
-
-/// A matching section: row, document ordinal, weighted score.
-struct SectionHit {
-    row: u32,
-    doc: u32,
-    score: f64,
-}
 
 /// Rank documents for `query`: full-text seeds, then (when `graph`) their neighbors
 /// along the graph, re-ranked by document type and state.
@@ -31,7 +26,9 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     // The question's intent: the words of its relation frame are no search terms.
     let intent = Intent::parse(query);
     let mut terms = tokenize::query_terms(&text);
-    if terms.iter().any(|t| !intent.is_frame_word(&t.word)) {
+    // When only frame words are left, they are what there is to search for, unless the
+    // question names its item ("what replaced ADR-2": the item and its edges answer).
+    if !exact.is_empty() || terms.iter().any(|t| !intent.is_frame_word(&t.word)) {
         terms.retain(|t| !intent.is_frame_word(&t.word));
     }
     // "implement T012", "start work on T012": an item named with only the words of
@@ -110,9 +107,10 @@ fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec<String>, S
     let mut text = query.to_string();
     // An id typed in another form (`EIP-1559` for `1559`) is a lookup only in a short
     // query; in a sentence it is context (an abstract citing the EIPs it builds on).
-    // A word and a number typed apart (`ADR 21`) count as one word here.
+    // A word and a number typed apart (`ADR 21`) count as one word here. A question
+    // names what it asks about, however long it is ("what came instead of ADR 2?").
     let spaced = ids::spaced(query);
-    let short = query.split_whitespace().count() - spaced.len() <= 4;
+    let short = query.split_whitespace().count() - spaced.len() <= 4 || Intent::is_question(query);
     for (tok, _) in mention_candidates(query) {
         let found = engine
             .exact_id(tok)
@@ -366,6 +364,9 @@ fn expand_and_rank(
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
     // Ids named in the query stay on top whatever their weights.
     out.sort_by_key(|h| !matches!(h.why, Why::Seed { exact_id: true, .. }));
+    if intent.asks(Ask::Replacement) {
+        successors_first(engine, &mut out, &weight);
+    }
     out.truncate(limit);
     out
 }
@@ -478,32 +479,6 @@ fn rank_neighbors(
             let nav = if h.nav && by_link { NAV_WEIGHT } else { 1.0 };
             h.score = (n.score * damp + r.graph.path_bonus * n.paths.saturating_sub(1) as f64) * weight(&h) * nav;
             out.push(h);
-        }
-    }
-}
-
-/// A superseded ADR brings its successor (scored as itself, then weighted).
-fn add_successors(engine: &dyn Engine, out: &mut Vec<Hit>, weight: &dyn Fn(&Hit) -> f64) {
-    let superseded: Vec<(String, f64)> = out
-        .iter()
-        .filter(|h| h.state.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("superseded")))
-        .map(|h| (h.id.clone(), h.score))
-        .collect();
-    for (id, score) in superseded {
-        for e in engine.edges(&id).iter() {
-            let successor =
-                (e.forward && e.r#type == EdgeType::SupersededBy) || (!e.forward && e.r#type == EdgeType::Supersedes);
-            if successor && !out.iter().any(|h| h.id == e.other) {
-                let step = Step {
-                    from: id.clone(),
-                    edge: "superseded_by",
-                    to: e.other.clone(),
-                };
-                if let Some(mut h) = neighbor_hit(engine, &e.other, vec![step], 1) {
-                    h.score = score * weight(&h);
-                    out.push(h);
-                }
-            }
         }
     }
 }
@@ -632,76 +607,6 @@ fn pull_focus(
             }
         }
     }
-}
-
-fn neighbor_hit(engine: &dyn Engine, id: &str, path: Vec<Step>, paths: usize) -> Option<Hit> {
-    let info = engine.doc(id)?;
-    let seed = path.first().map(|s| s.from.clone()).unwrap_or_default();
-    Some(Hit {
-        id: id.to_string(),
-        path: info.path,
-        title: info.title,
-        kind: info.kind,
-        r#type: info.r#type,
-        state: info.state,
-        score: 0.0,
-        nav: info.nav,
-        why: Why::Neighbor { seed, path, paths },
-    })
-}
-
-fn make_seed(
-    engine: &dyn Engine,
-    id: &str,
-    score: f64,
-    exact_id: bool,
-    best: Option<(&SectionHit, usize)>,
-    terms: &[QueryTerm],
-) -> Hit {
-    let info = engine.doc(id);
-    let (matched, section, section_id, section_score, n) = match best {
-        Some((h, n)) => {
-            let have = engine.row_terms(h.row);
-            let matched = terms
-                .iter()
-                .filter(|t| have.contains(&t.stem))
-                .map(|t| t.word.clone())
-                .collect();
-            let row = engine.row(h.row);
-            (
-                matched,
-                row.as_ref().map(|r| r.heading.clone()).unwrap_or_default(),
-                row.map(|r| r.chunk),
-                round(h.score),
-                n,
-            )
-        }
-        None => (Vec::new(), String::new(), None, 0.0, 0),
-    };
-    Hit {
-        id: id.to_string(),
-        path: info.as_ref().map(|i| i.path.clone()).unwrap_or_default(),
-        title: info.as_ref().map(|i| i.title.clone()).unwrap_or_default(),
-        kind: info.as_ref().map(|i| i.kind).unwrap_or_default(),
-        r#type: info.as_ref().and_then(|i| i.r#type.clone()),
-        state: info.as_ref().and_then(|i| i.state.clone()),
-        score: round(score),
-        nav: info.as_ref().is_some_and(|i| i.nav),
-        why: Why::Seed {
-            exact_id,
-            matched,
-            section,
-            section_id,
-            section_score,
-            sections_matched: n,
-            also_reached: 0,
-        },
-    }
-}
-
-/// Scores are reported to 6 decimals so text and JSON output are stable across engines.
-fn round(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
 }
 
 #[cfg(test)]
