@@ -40,6 +40,8 @@ pub struct Link {
     pub target: String,
     /// 1-based line in the file.
     pub line: u32,
+    /// The text of a `[text](target)` link (empty for a wikilink or another form).
+    pub text: String,
 }
 
 /// Sections and links of a body.
@@ -193,6 +195,11 @@ pub fn parse_body(body: &str, first_line: u32) -> Body {
                     wiki,
                     target: dest.to_string(),
                     line: lines.line(range.start),
+                    text: if wiki {
+                        String::new()
+                    } else {
+                        inline_text(&body[range.clone()])
+                    },
                 });
                 link_spans.push(range.clone());
             }
@@ -418,6 +425,18 @@ pub fn percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+/// The text of an inline link written `[text](target)`, trimmed; empty for any other
+/// form.
+fn inline_text(source: &str) -> String {
+    let Some(rest) = source.strip_prefix('[') else {
+        return String::new();
+    };
+    match rest.rfind("](") {
+        Some(end) => rest[..end].trim().to_string(),
+        None => String::new(),
+    }
 }
 
 #[cfg(test)]

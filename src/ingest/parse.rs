@@ -303,8 +303,12 @@ fn kind_and_type(rel: &str, front: &Front, ids: &Ids, s: &Settings) -> Class {
     };
 
     let mut diagnostics = Vec::new();
-    // Numbered decision records of formats that carry no ids are named by their files.
-    let id_by_name = kind == Kind::Adr && (ids.bare_adr || (!has_fm && adr_file_number(file_stem(rel)).is_some()));
+    // Numbered decision records of formats that carry no ids are named by their files,
+    // and so is a file without frontmatter whose name starts with an id (`task-110 -
+    // Title.md`, as agents write task files with bold `**Status:**` lines): it has no
+    // place for an id field, its name is where its id is.
+    let id_by_name = (kind == Kind::Adr && (ids.bare_adr || (!has_fm && adr_file_number(file_stem(rel)).is_some())))
+        || (!has_fm && looks_like_id(&ids.raw));
     if matches!(kind, Kind::WorkItem | Kind::Adr) && ids.declared.is_none() && !id_by_name {
         diagnostics.push(Diagnostic::new(
             rel,
@@ -451,6 +455,7 @@ fn frontmatter_refs(rel: &str, front: &Front, s: &Settings) -> Refs {
                 form: RefForm::Id,
                 line: line + 1,
                 key: Some(key.clone()),
+                label: None,
             });
         }
     }
@@ -463,14 +468,24 @@ fn frontmatter_refs(rel: &str, front: &Front, s: &Settings) -> Refs {
 fn body_refs(links: &[Link], status: Option<&status::BodyStatus>, s: &Settings) -> Vec<RawRef> {
     links
         .iter()
-        .map(|link| RawRef {
-            edge: status
-                .and_then(|st| st.edge_on(link.line, s.kinds.amends))
-                .unwrap_or(EdgeType::LinksTo),
-            target: link.target.trim().to_string(),
-            form: if link.wiki { RefForm::Wiki } else { RefForm::Path },
-            line: link.line,
-            key: None,
+        .map(|link| {
+            let typed = status.and_then(|st| st.edge_on(link.line, s.kinds.amends));
+            // A typed link's text, when it could be an id, stands in for a broken path: a
+            // number is the id a record numbered so has (`[0009](…)` → `ADR-0009`).
+            let label = typed
+                .filter(|_| !link.wiki && !link.text.is_empty() && !link.text.contains(char::is_whitespace))
+                .map(|_| match link.text.bytes().all(|b| b.is_ascii_digit()) {
+                    true => format!("ADR-{}", link.text),
+                    false => link.text.clone(),
+                });
+            RawRef {
+                edge: typed.unwrap_or(EdgeType::LinksTo),
+                target: link.target.trim().to_string(),
+                form: if link.wiki { RefForm::Wiki } else { RefForm::Path },
+                line: link.line,
+                key: None,
+                label,
+            }
         })
         .collect()
 }

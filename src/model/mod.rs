@@ -171,6 +171,11 @@ pub struct RawRef {
     /// The frontmatter key path (`links.relates`) for frontmatter references.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
+    /// The text of a typed Markdown link (on a status line: "Superseded by
+    /// [ADR-0028](0028-old-name.md)"): when the destination is broken and the text is an
+    /// id that resolves, the typed edge goes to that id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 /// How a raw reference is resolved.

@@ -32,7 +32,9 @@ use std::path::Path;
 /// the file, then the repository root, at resolve time; it was the file-joined path), and
 /// documents carry `nav` (navigation pages).
 /// 8: an output's digest is the sum of its lines' digests (mergeable by the merge driver).
-pub const SCHEMA_VERSION: u32 = 8;
+/// 9: a typed link's raw reference carries its text (`label`), the id a broken
+/// destination falls back to.
+pub const SCHEMA_VERSION: u32 = 9;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.

@@ -53,10 +53,23 @@ fn reference_edges(files: &[&ParsedFile], lookup: &Lookup, ids: &[String]) -> (F
                 Found::Elsewhere => continue,
                 // A spec folder's file hangs under its feature when there is one.
                 Found::None(_) if r.key.as_deref() == Some(STRUCTURE_KEY) && !f.doc.inline => continue,
-                Found::None(why) => {
-                    diagnostics.push(dangling(f, r, &why));
-                    continue;
-                }
+                Found::None(why) => match by_label(lookup, r) {
+                    // "Superseded by [ADR-0028](renamed.md)": the broken link is still
+                    // reported, and the typed edge goes to the id its text names.
+                    Some(t) => {
+                        let why = format!(
+                            "{why}; its text `{}` names {}, linked by id",
+                            r.label.as_deref().unwrap_or_default(),
+                            ids[t]
+                        );
+                        diagnostics.push(dangling(f, r, &why));
+                        t
+                    }
+                    None => {
+                        diagnostics.push(dangling(f, r, &why));
+                        continue;
+                    }
+                },
             };
             if t == i && r.edge != EdgeType::Parent {
                 continue;
@@ -74,6 +87,14 @@ fn reference_edges(files: &[&ParsedFile], lookup: &Lookup, ids: &[String]) -> (F
         }
     }
     (edges, diagnostics)
+}
+
+/// The one document a typed link's text names as its id, when there is one.
+fn by_label(lookup: &Lookup, r: &RawRef) -> Option<usize> {
+    match lookup.by_id(r.label.as_deref()?) {
+        Found::One(t) => Some(t),
+        _ => None,
+    }
 }
 
 /// A reference that matches several files: the first is used.

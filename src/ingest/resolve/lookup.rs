@@ -213,7 +213,7 @@ impl<'a> Lookup<'a> {
 
     /// An id, a node id (`ID@uid…`, `ID@path`) or `ID@fragment` (a uid prefix or a
     /// part of the path); or the same id under an aliased prefix (`task-12` → `back-12`).
-    fn by_id(&self, target: &str) -> Found {
+    pub(super) fn by_id(&self, target: &str) -> Found {
         let found = self.by_id_exact(target);
         if !matches!(found, Found::None(_)) {
             return found;

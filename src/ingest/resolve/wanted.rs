@@ -38,6 +38,9 @@ impl Wanted {
         let mut w = Wanted::default();
         for f in files {
             for r in f.doc.refs.as_deref().unwrap_or_default() {
+                if let Some(label) = &r.label {
+                    w.id(label, &aliases);
+                }
                 match r.form {
                     RefForm::Id => w.id(&r.target, &aliases),
                     RefForm::Path => w.paths.extend(link_paths(&r.target, &f.doc.path, &prefix).0),

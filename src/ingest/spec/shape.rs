@@ -65,6 +65,7 @@ fn structure_ref(edge: EdgeType, target: String, line: u32) -> RawRef {
         form: RefForm::Id,
         line,
         key: Some(STRUCTURE_KEY.to_string()),
+        label: None,
     }
 }
 

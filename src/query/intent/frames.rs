@@ -136,7 +136,6 @@ fn decision(c: &Clause, blocking: bool) -> bool {
 /// What replaced, absorbed or duplicates an item, or which of several is current.
 fn replacement(c: &Clause) -> bool {
     const REPLACED: &[&str] = &[
-        "instead",
         "replaced",
         "replace",
         "replaces",
@@ -208,7 +207,11 @@ fn replacement(c: &Clause) -> bool {
         c.w.iter()
             .enumerate()
             .any(|(i, x)| x == "duplicate" && (c.at(i + 1) == "of" || i + 1 == c.w.len()));
-    c.has(REPLACED) || into || current || live || happened || duplicate_of || took_over
+    // "what came instead of X" (not "why X instead of Y", which asks for a decision).
+    let came_instead = c
+        .pair(&["came", "come", "comes", "went", "used"], &["instead"], 1)
+        .is_some();
+    c.has(REPLACED) || into || current || live || happened || duplicate_of || took_over || came_instead
 }
 
 /// The words of a replacement frame that say nothing about what was replaced: not

@@ -201,6 +201,9 @@ fn the_words_of_a_replacement_frame_are_not_searched() {
     // Words an item says of itself stay: "deprecated" can be what matches.
     let i = Intent::parse("which deprecated endpoint replaced the upload API?");
     assert!(!i.is_frame_word("deprecated") && !i.is_frame_word("upload"));
+    // "X instead of Y" in a why-question asks for a decision, and "instead" is searched.
+    let i = Intent::parse("why are reports rendered on the server instead of on the phone");
+    assert!(!i.asks(Replacement) && !i.is_frame_word("instead"));
     // Not asked about replacement: the words are searched.
     assert!(!Intent::parse("the replaced parser crashes").is_frame_word("replaced"));
 }
