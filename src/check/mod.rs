@@ -11,6 +11,7 @@
 
 pub mod baseline;
 pub mod hook;
+mod hygiene;
 pub mod merge;
 pub mod staged;
 
@@ -98,7 +99,8 @@ pub fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     if opts.staged {
         return staged::check_staged(cfg, opts);
     }
-    let (fresh, diagnostics) = current(cfg)?;
+    let (fresh, mut diagnostics) = current(cfg)?;
+    hygiene::add(cfg, fresh, &mut diagnostics);
     let loaded = if opts.baseline {
         Baseline::load(&cfg.baseline, &cfg.display(&cfg.baseline))?
     } else {
@@ -168,7 +170,8 @@ pub struct BaselineReport {
 /// Record the current diagnostics of the sources as the baseline (`prune`: only drop
 /// what was fixed from the existing one, never add). Never touches the index.
 pub fn record(cfg: &Config, prune: bool) -> Result<BaselineReport, Error> {
-    let (fresh, diagnostics) = current(cfg)?;
+    let (fresh, mut diagnostics) = current(cfg)?;
+    hygiene::add(cfg, fresh, &mut diagnostics);
     let shown = cfg.display(&cfg.baseline);
     let old = Baseline::load(&cfg.baseline, &shown)?.unwrap_or_default();
     let now = Baseline::of(&diagnostics);

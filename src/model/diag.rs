@@ -79,11 +79,18 @@ pub enum Code {
     // --- check stage ---
     /// The index does not match the sources (or is missing or damaged).
     StaleIndex,
+    // --- backlog hygiene: judged by `check` on the whole graph, with `[states]` ---
+    /// An item in the done group with children that are not finished.
+    DoneWithOpenChildren,
+    /// A record whose state is Superseded that names no successor.
+    SupersededWithoutSuccessor,
+    /// An unfinished item waiting on one whose state says it will never be done.
+    DependsOnDropped,
 }
 
 impl Code {
     /// Every code, in declaration order.
-    pub const ALL: [Code; 20] = [
+    pub const ALL: [Code; 23] = [
         Code::FileTooLarge,
         Code::NotUtf8,
         Code::SymlinkOutsideRoot,
@@ -104,6 +111,9 @@ impl Code {
         Code::AmbiguousReference,
         Code::ParentCycle,
         Code::StaleIndex,
+        Code::DoneWithOpenChildren,
+        Code::SupersededWithoutSuccessor,
+        Code::DependsOnDropped,
     ];
 
     /// The code named `name` (kebab-case, as [`Code::as_str`] writes it).
@@ -134,6 +144,9 @@ impl Code {
             Code::UnknownType => "unknown-type",
             Code::UnknownState => "unknown-state",
             Code::StaleIndex => "stale-index",
+            Code::DoneWithOpenChildren => "done-with-open-children",
+            Code::SupersededWithoutSuccessor => "superseded-without-successor",
+            Code::DependsOnDropped => "depends-on-dropped",
         }
     }
 

@@ -38,13 +38,18 @@ fn fresh_index_passes() {
     assert_eq!(f.run(&["index"]).code, 0);
     let out = f.run(&["check"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert_eq!(out.stdout, "");
+    // Its one finding is real: a feature marked Done while a bug under it is open.
+    assert_eq!(
+        out.stdout,
+        "items/feature/0000/QRY-FTR-0008_company-sso-login-with-oidc.md:2:1: warning[done-with-open-children]: \
+         `QRY-FTR-0008` is Done but 1 of its 2 children is not finished: QRY-BUG-0004 (Ready)\n"
+    );
     let out = f.run(&["check", "--format", "json"]);
     let v: CheckJson = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v.schema, "mdgraph.check/2");
     assert!(v.ok && v.fresh && v.errors == 0, "{v:?}");
-    // No baseline file: nothing known or fixed, nothing new.
-    assert_eq!((v.baseline, v.known, v.new, v.fixed), (None, 0, 0, 0));
+    // No baseline file: nothing known or fixed; the one warning is new.
+    assert_eq!((v.baseline, v.known, v.new, v.fixed), (None, 0, 1, 0));
 }
 
 #[test]
@@ -145,6 +150,62 @@ fn stale_check_reports_current_problems() {
         "{}",
         out.stdout
     );
+}
+
+/// Backlog hygiene: each rule finds its contradiction on the whole graph, `--strict`
+/// fails on it, `[check.severity]` turns it off or makes it an error, and the hook's
+/// `check --staged` (which judges a change) leaves it out.
+#[test]
+fn hygiene_rules_judge_the_whole_graph_and_follow_the_config() {
+    let f = Fixture::new("backlog-fixtures");
+    let root = f.root();
+    std::fs::write(
+        root.join("decisions/ADR-0090_old.md"),
+        "---\nid: ADR-0090\nstatus: Superseded\n---\n# Old\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("decisions/ADR-0091_no.md"),
+        "---\nid: ADR-0091\nstatus: Rejected\n---\n# No\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("items/task/0000/QRY-TSK-0090_wait.md"),
+        "---\nid: QRY-TSK-0090\ntype: Task\nstate: Ready\ndepends_on: [ADR-0091]\n---\n# Wait\n",
+    )
+    .unwrap();
+    assert_eq!(f.run(&["index"]).code, 0);
+    let out = f.run(&["check", "--format", "json"]);
+    assert_eq!(out.code, 0, "warnings only: {}", out.stdout);
+    let v: CheckJson = serde_json::from_str(&out.stdout).unwrap();
+    let got: Vec<(&str, u32, &str)> = v
+        .diagnostics
+        .iter()
+        .map(|d| (d.path.as_str(), d.line, d.code.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("decisions/ADR-0090_old.md", 2, "superseded-without-successor"),
+            (
+                "items/feature/0000/QRY-FTR-0008_company-sso-login-with-oidc.md",
+                2,
+                "done-with-open-children"
+            ),
+            ("items/task/0000/QRY-TSK-0090_wait.md", 5, "depends-on-dropped"),
+        ]
+    );
+    assert_eq!(f.run(&["check", "--strict"]).code, 1);
+    std::fs::write(
+        f.dir.path().join("mdgraph.toml"),
+        "[check.severity]\ndone-with-open-children = \"off\"\ndepends-on-dropped = \"error\"\n",
+    )
+    .unwrap();
+    assert!(f.run(&["index"]).code <= 1);
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 1, "depends-on-dropped is an error now: {}", out.stdout);
+    assert!(!out.stdout.contains("done-with-open-children"), "{}", out.stdout);
+    assert!(out.stdout.contains("error[depends-on-dropped]"), "{}", out.stdout);
 }
 
 #[test]

@@ -16,6 +16,7 @@
 #[cfg(test)]
 mod fixture;
 mod graph;
+mod hygiene;
 mod list;
 mod order;
 mod ready;
@@ -25,6 +26,7 @@ mod tree;
 
 pub use crate::model::backlog::{Group, Item, Ready};
 pub use graph::Backlog;
+pub use hygiene::hygiene;
 pub use list::{Filter, LIST_SCHEMA, ListReport, list_from_rows, list_query, unknown_values};
 pub use ready::{Hold, ReadyReport, ready_from_rows};
 pub use states::group_of;
