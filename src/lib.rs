@@ -11,6 +11,7 @@
 //!   → ingest         scan → parse → resolve → build: Markdown in, graph out
 //!   | query          search (BM25 seeds) → expand → re-rank → pack; show, neighbors, eval
 //!   → check, api     freshness and errors for hooks; the Index front door
+//!   → site           the static HTML view of the index (feature `site`)
 //!   → binary         src/main.rs + src/cmd/: the command line
 //! ```
 //!
@@ -52,6 +53,8 @@ mod init;
 pub mod model;
 mod progress;
 mod query;
+#[cfg(feature = "site")]
+mod site;
 mod store;
 mod text;
 mod timing;
@@ -81,6 +84,8 @@ pub use query::pack::MAX_BUDGET as MAX_PACK_BUDGET;
 pub use query::pack::{Mode as PackMode, Pack, PackItem};
 pub use query::search::{Hit, Results as SearchResults, Why};
 pub use query::show::Shown;
+#[cfg(feature = "site")]
+pub use site::{SITE_SCHEMA, SiteReport, build as build_site};
 pub use store::sidecar::MetaCounts;
 pub use text::path::shown_from;
 pub use text::tokens::Tokenizer;

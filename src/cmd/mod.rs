@@ -20,6 +20,7 @@ mod pack;
 mod ready;
 mod search;
 mod show;
+mod site;
 pub mod term;
 #[cfg(test)]
 mod tests;
@@ -92,6 +93,7 @@ pub enum Command {
     Completions(completions::Args),
     Man(completions::ManArgs),
     Show(show::Args),
+    Site(site::Args),
     Mcp(mcp::Args),
     #[command(hide = true)]
     MergeDriver(hook::MergeDriverArgs),
@@ -153,6 +155,7 @@ fn execute(ctx: &Ctx, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, F
         Command::Neighbors(args) => neighbors::run(ctx, args, config(ctx)?, out, err),
         Command::Eval(args) => eval::run(ctx, args, config(ctx)?, out, err),
         Command::Show(args) => show::run(ctx, args, config(ctx)?, out, err),
+        Command::Site(args) => site::run(ctx, args, config(ctx)?, out, err),
         Command::Hook(args) => hook::run(ctx, args, config(ctx)?, err),
         Command::Mcp(args) => mcp::run(ctx, args, config(ctx)?, err),
     }

@@ -120,6 +120,8 @@ fn is_index_entry(name: &str, path: &Path) -> bool {
         ".gitignore" | ".gitattributes" => written_by_mdgraph(path),
         // The watcher's socket, run file and cookies (`index --watch`, `mcp`).
         ".watch.sock" | ".watch.run" => true,
+        // The static site of `mdgraph site` (its mark file says so).
+        "site" => path.join(".mdgraph-site").is_file(),
         n if n.starts_with(".watch-cookie-") => true,
         n => n.starts_with("index.sqlite") || (n.starts_with('.') && n.contains(".tmp-")),
     }

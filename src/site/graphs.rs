@@ -1,0 +1,112 @@
+//! A dependency graph per epic or feature (`graphs/ID.html`): the item and its
+//! descendants (the subtree `tree` walks) with the roll-up, their parent and blocking
+//! edges, and the blockers from outside the subtree, drawn as a layered SVG.
+
+use super::model::{Doc, Site, blocking_pair, slug};
+use super::shell::{badge, entry, page, progress};
+use super::svg::{self, GEdge, GNode, Style};
+use crate::model::EdgeType;
+use crate::query::backlog::TreeNode;
+use std::collections::BTreeMap;
+
+/// A container's graph: its members (the subtree first, then outside blockers) and
+/// edges as (upper, lower, style).
+pub struct Graph<'s, 'a> {
+    /// The documents drawn, with whether each is outside the subtree.
+    pub members: Vec<(&'s Doc<'a>, bool)>,
+    /// Edges between members by index.
+    pub edges: Vec<GEdge>,
+}
+
+/// The subtree of `root` with its blockers and edges.
+pub fn graph<'s, 'a>(site: &'s Site<'a>, tree: &TreeNode) -> Graph<'s, 'a> {
+    let mut members = Vec::new();
+    let mut idx: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut stack = vec![tree];
+    while let Some(t) = stack.pop() {
+        if let Some((id, d)) = site.docs.get_key_value(t.item.id.as_str()) {
+            idx.insert(id, members.len());
+            members.push((d, false));
+        }
+        stack.extend(t.children.iter().rev());
+    }
+    let mut edges = Vec::new();
+    let inside: Vec<&str> = idx.keys().copied().collect();
+    for id in inside {
+        for l in site.out.get(id).into_iter().flatten().chain(site.inc.get(id).into_iter().flatten()) {
+            let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) else { continue };
+            // Only blockers from outside come in; each edge once (from its source).
+            if l.source != id && idx.contains_key(l.source) {
+                continue;
+            }
+            if !idx.contains_key(blocker) && blocked == id {
+                if let Some((bid, d)) = site.docs.get_key_value(blocker) {
+                    idx.insert(bid, members.len());
+                    members.push((d, true));
+                }
+            }
+            if let (Some(&a), Some(&b)) = (idx.get(blocker), idx.get(blocked)) {
+                edges.push(GEdge { from: a, to: b, style: Style::Blocks });
+            }
+        }
+        for l in site.out.get(id).into_iter().flatten().filter(|l| l.edge.r#type == EdgeType::Parent) {
+            if let (Some(&child), Some(&parent)) = (idx.get(l.source), idx.get(l.target)) {
+                edges.push(GEdge { from: parent, to: child, style: Style::Parent });
+            }
+        }
+    }
+    edges.sort_by_key(|e| (e.from, e.to, e.style as u8));
+    edges.dedup_by_key(|e| (e.from, e.to, e.style as u8));
+    Graph { members, edges }
+}
+
+/// A digest of what the graph page of `root` shows.
+pub fn key(root: &Doc, tree: &TreeNode, g: &Graph) -> blake3::Hash {
+    let mut h = blake3::Hasher::new();
+    h.update(root.node.id.as_bytes());
+    h.update(format!("{:?}", tree.rollup).as_bytes());
+    for (d, outside) in &g.members {
+        for s in [&d.node.id, &d.item.title, d.state(), d.item.group.as_str(), d.kind_label()] {
+            h.update(s.as_bytes());
+            h.update(&[0]);
+        }
+        h.update(&[u8::from(*outside), u8::from(d.blocked)]);
+        h.update(&d.blocking.to_le_bytes());
+    }
+    for e in &g.edges {
+        h.update(&[e.style as u8]);
+        h.update(&e.from.to_le_bytes());
+        h.update(&e.to.to_le_bytes());
+    }
+    h.finalize()
+}
+
+/// The file of `root`'s graph page, from the site's root.
+pub fn href(root: &Doc) -> String {
+    format!("graphs/{}.html", slug(&root.node.id))
+}
+
+/// The graph page of `root`.
+pub fn render(root: &Doc, tree: &TreeNode, g: &Graph) -> String {
+    let nodes: Vec<GNode> = g
+        .members
+        .iter()
+        .map(|(d, outside)| GNode { doc: d, focus: std::ptr::eq(*d, root), outside: *outside })
+        .collect();
+    let blocked: Vec<&Doc> = g.members.iter().filter(|(d, _)| d.blocked).map(|(d, _)| *d).collect();
+    let body = maud::html! {
+        h1 { "Dependency graph: " span.id { (root.node.id) } " " (root.item.title) }
+        p.meta { (badge(root)) " " (progress(&tree.rollup)) " · " a href={ "../" (root.href) } { "item page" } }
+        p.legend {
+            span.key.g-open { "open" } span.key.g-in_progress { "in progress" } span.key.g-blocked { "blocked" }
+            span.key.g-done { "done" } span.key.g-dropped { "dropped" }
+            " · ⊘ blocked · ▲N holds up N open items · grey lines: parent → child · red: blocker → blocked · dashed box: from outside"
+        }
+        div.graphbox { (svg::draw(&nodes, &g.edges, "../")) }
+        @if !blocked.is_empty() {
+            h2 { "Blocked (" (blocked.len()) ")" }
+            ul { @for d in blocked { li { (entry(d, "../")) } } }
+        }
+    };
+    page(&format!("Graph {}", root.node.id), "../", "", body)
+}

@@ -1,0 +1,152 @@
+//! `mdgraph site`: a static, self-contained HTML view of the index, written to a folder
+//! (`<index>/site/` by default) that opens from `file://` with no network: an overview
+//! (counts, epics with their roll-ups, ready work, hygiene), a board, a page per
+//! document, a dependency graph per epic or feature, the decisions with their
+//! supersedes chains, and a search over ids and titles.
+//!
+//! The backlog is untrusted input: its Markdown is sanitized by ammonia
+//! (`markdown.rs`), every other text is escaped by maud's templates, and every page
+//! carries a content security policy that lets only the site's own files load. An edit
+//! rewrites only the pages it changes: each page's inputs are digested and a page whose
+//! digest is unchanged is neither rendered nor written (`output.rs`).
+//!
+//! `model.rs` reads the index once (documents, sections, edges by document, the backlog
+//! `list`, `ready` and `tree` answer from); `shell.rs` is what every page shares;
+//! `overview.rs`, `board.rs`, `item.rs`, `graphs.rs`, `decisions.rs` and `search.rs`
+//! are the pages; `layout.rs` lays a graph out in layers and `svg.rs` draws it.
+
+mod board;
+mod decisions;
+mod graphs;
+mod item;
+mod layout;
+mod markdown;
+mod model;
+mod output;
+mod overview;
+mod search;
+mod shell;
+mod svg;
+
+use crate::api::Index;
+use crate::error::Error;
+use model::{Doc, Site};
+use output::Out;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Version of the JSON shape of `site`.
+pub const SITE_SCHEMA: &str = "mdgraph.site/1";
+
+/// Digests of the pages' inputs are salted with this: a new mdgraph renders every page.
+const FORMAT: &str = concat!("mdgraph-site/1/", env!("CARGO_PKG_VERSION"));
+
+/// The stylesheet and script every page uses.
+const ASSETS: [(&str, &str); 2] = [
+    ("assets/site.css", include_str!("assets/site.css")),
+    ("assets/site.js", include_str!("assets/site.js")),
+];
+
+/// What a site run did.
+#[derive(Debug, Clone, Serialize)]
+pub struct SiteReport {
+    /// Name and version of this JSON shape.
+    pub schema: &'static str,
+    /// The folder written.
+    pub dir: PathBuf,
+    /// Files the site holds (pages, assets, data).
+    pub pages: usize,
+    /// Files written this run (their bytes changed), sorted.
+    pub written: Vec<String>,
+    /// Files of the last run no longer made (a deleted item), removed.
+    pub removed: Vec<String>,
+    /// Files left as they were.
+    pub unchanged: usize,
+}
+
+/// Write the site of `index` into `out` (default: the index folder's `site/`).
+pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
+    let cfg = index.config();
+    let dir = out.map_or_else(|| cfg.index_dir.join("site"), Path::to_path_buf);
+    let graph = index.graph()?;
+    let site = Site::new(cfg, graph);
+    let mut out = Out::open(&dir)?;
+    for (page, text) in ASSETS {
+        out.put(page, "-", text.as_bytes())?;
+    }
+    let globals = [
+        ("index.html", overview::render(&site)),
+        ("board.html", board::render(&site)),
+        ("decisions.html", decisions::render(&site)),
+        ("search.html", search::render()),
+        ("assets/search-data.js", search::data(&site)),
+    ];
+    for (page, text) in &globals {
+        out.put(page, "-", text.as_bytes())?;
+    }
+    item_pages(&site, &mut out)?;
+    graph_pages(&site, &mut out)?;
+    let (written, removed, unchanged) = out.finish()?;
+    Ok(SiteReport {
+        schema: SITE_SCHEMA,
+        pages: written.len() + unchanged,
+        dir,
+        written,
+        removed,
+        unchanged,
+    })
+}
+
+/// A page's digest salted with [`FORMAT`], as hex.
+fn salted(h: blake3::Hash) -> String {
+    let mut s = blake3::Hasher::new();
+    s.update(FORMAT.as_bytes());
+    s.update(h.as_bytes());
+    s.finalize().to_hex().to_string()
+}
+
+/// Render and write, on every core, the pages whose digest changed.
+fn write_all<'s, 'a, T: Send + Sync>(
+    out: &mut Out,
+    jobs: Vec<(&'s Doc<'a>, String, String, T)>,
+    render: impl Fn(&'s Doc<'a>, &T) -> String + Sync,
+) -> Result<(), Error> {
+    let todo: Vec<_> = jobs.into_iter().filter(|(_, page, key, _)| !out.keep(page, key)).collect();
+    let dir = out.dir().to_path_buf();
+    let done: Vec<Result<(String, String, bool), Error>> = todo
+        .into_par_iter()
+        .map(|(d, page, key, extra)| {
+            let html = render(d, &extra);
+            let wrote = output::write_page(&dir, &page, html.as_bytes())?;
+            Ok((page, key, wrote))
+        })
+        .collect();
+    for r in done {
+        let (page, key, wrote) = r?;
+        out.record(page, key, wrote);
+    }
+    Ok(())
+}
+
+fn item_pages(site: &Site, out: &mut Out) -> Result<(), Error> {
+    let docs: Vec<&Doc> = site.order.iter().filter_map(|id| site.docs.get(id)).collect();
+    let jobs: Vec<_> = docs
+        .par_iter()
+        .map(|d| (*d, d.href.clone(), salted(item::key(site, d)), ()))
+        .collect();
+    write_all(out, jobs, |d, _| item::render(site, d))
+}
+
+fn graph_pages(site: &Site, out: &mut Out) -> Result<(), Error> {
+    let jobs: Vec<_> = site
+        .containers()
+        .into_par_iter()
+        .filter_map(|d| {
+            let tree = site.backlog.tree(&d.node.id)?;
+            let key = salted(graphs::key(d, &tree, &graphs::graph(site, &tree)));
+            Some((d, graphs::href(d), key, tree))
+        })
+        .collect();
+    write_all(out, jobs, |d, tree| graphs::render(d, tree, &graphs::graph(site, tree)))
+}

@@ -1,0 +1,216 @@
+//! The index as the site sees it: every document with its item (as `list` prints it), its
+//! page, whether it is blocked, its sections and its edges both ways; the backlog that
+//! `tree` and `ready` read, built once for all pages.
+
+use crate::config::Config;
+use crate::model::backlog::{Group, Item};
+use crate::model::{Edge, EdgeType, Kind, Node};
+use crate::query::backlog::{Backlog, Filter, ReadyReport};
+use crate::store::sidecar::Loaded;
+use std::collections::{BTreeMap, HashMap};
+
+/// One document of the backlog.
+pub struct Doc<'a> {
+    /// Its node.
+    pub node: &'a Node,
+    /// As `list` prints it (state group, parent).
+    pub item: Item,
+    /// Its page, from the site's root (`items/ID.html`).
+    pub href: String,
+    /// Blocked: its state says so, or a blocker of it is unfinished.
+    pub blocked: bool,
+    /// Unfinished items it holds up directly, while it is unfinished itself.
+    pub blocking: usize,
+}
+
+impl Doc<'_> {
+    /// Its state as written, or `-`.
+    pub fn state(&self) -> &str {
+        self.item.state.as_deref().unwrap_or("-")
+    }
+
+    /// Its type, else its kind's name.
+    pub fn kind_label(&self) -> &str {
+        self.item.r#type.as_deref().unwrap_or(self.node.kind.as_str())
+    }
+}
+
+/// The index read for the site.
+pub struct Site<'a> {
+    /// The graph as written to the index folder.
+    pub graph: &'a Loaded,
+    /// The backlog `list`, `ready` and `tree` answer from.
+    pub backlog: Backlog<'a>,
+    /// Documents by id.
+    pub docs: BTreeMap<&'a str, Doc<'a>>,
+    /// Document ids in `list`'s order.
+    pub order: Vec<&'a str>,
+    /// Each document's sections, in file order.
+    pub chunks: HashMap<&'a str, Vec<&'a Node>>,
+    /// Edges between documents by source (a section's edge counts as its document's).
+    pub out: HashMap<&'a str, Vec<Link<'a>>>,
+    /// The same by target.
+    pub inc: HashMap<&'a str, Vec<Link<'a>>>,
+    /// What `ready` answers.
+    pub ready: ReadyReport,
+}
+
+/// An edge between two documents.
+#[derive(Clone, Copy)]
+pub struct Link<'a> {
+    /// Source document.
+    pub source: &'a str,
+    /// Target document.
+    pub target: &'a str,
+    /// The edge as written.
+    pub edge: &'a Edge,
+}
+
+/// True for the edge types that block: (blocked, blocker) of an edge.
+pub fn blocking_pair<'a>(source: &'a str, target: &'a str, t: EdgeType) -> Option<(&'a str, &'a str)> {
+    match t {
+        EdgeType::BlockedBy | EdgeType::DependsOn => Some((source, target)),
+        EdgeType::Blocks => Some((target, source)),
+        _ => None,
+    }
+}
+
+impl<'a> Site<'a> {
+    /// Read the graph once: documents, sections, edges by document, the backlog.
+    pub fn new(config: &'a Config, graph: &'a Loaded) -> Site<'a> {
+        let backlog = Backlog::new(&graph.nodes, &graph.edges, &config.states);
+        let items = backlog.list(&Filter::default());
+        let by_id: HashMap<&str, &Node> = graph.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+        let mut chunks: HashMap<&str, Vec<&Node>> = HashMap::new();
+        for n in graph.nodes.iter().filter(|n| n.is_chunk()) {
+            if let Some(d) = n.doc.as_deref().and_then(|d| by_id.get(d)) {
+                chunks.entry(d.id.as_str()).or_default().push(n);
+            }
+        }
+        for v in chunks.values_mut() {
+            v.sort_by_key(|c| (c.line.unwrap_or(0), c.level.unwrap_or(0)));
+        }
+        // A section's edge is its document's.
+        let doc_of = |id: &'a str| -> Option<&'a str> {
+            let n = *by_id.get(id)?;
+            match n.kind {
+                Kind::Chunk => n.doc.as_deref().and_then(|d| by_id.get(d)).map(|d| d.id.as_str()),
+                _ => Some(n.id.as_str()),
+            }
+        };
+        let (mut out, mut inc): (HashMap<&str, Vec<Link>>, HashMap<&str, Vec<Link>>) = Default::default();
+        for e in graph.edges.iter().filter(|e| e.r#type != EdgeType::SectionOf) {
+            let (Some(s), Some(t)) = (doc_of(&e.source), doc_of(&e.target)) else { continue };
+            if s == t {
+                continue;
+            }
+            let link = Link { source: s, target: t, edge: e };
+            out.entry(s).or_default().push(link);
+            inc.entry(t).or_default().push(link);
+        }
+        let group: HashMap<&str, Group> = items.iter().map(|i| (i.id.as_str(), i.group)).collect();
+        let (mut waits, mut holds): (HashMap<&str, bool>, HashMap<&str, usize>) = Default::default();
+        for l in out.values().flatten() {
+            if let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) {
+                let open = |id: &str| group.get(id).is_some_and(|g| !g.is_closed());
+                if open(blocker) {
+                    waits.insert(blocked, true);
+                    if open(blocked) {
+                        *holds.entry(blocker).or_default() += 1;
+                    }
+                }
+            }
+        }
+        let mut order = Vec::with_capacity(items.len());
+        let mut docs = BTreeMap::new();
+        for item in items {
+            let Some(node) = by_id.get(item.id.as_str()).copied() else { continue };
+            let id = node.id.as_str();
+            order.push(id);
+            let open = !item.group.is_closed();
+            let doc = Doc {
+                node,
+                href: format!("items/{}.html", slug(id)),
+                blocked: item.group == Group::Blocked || (open && waits.contains_key(id)),
+                blocking: if open { holds.get(id).copied().unwrap_or(0) } else { 0 },
+                item,
+            };
+            docs.insert(id, doc);
+        }
+        let ready = backlog.ready();
+        Site {
+            graph,
+            backlog,
+            docs,
+            order,
+            chunks,
+            out,
+            inc,
+            ready,
+        }
+    }
+
+    /// The work items, in `list`'s order.
+    pub fn work_items(&self) -> impl Iterator<Item = &Doc<'a>> {
+        self.order
+            .iter()
+            .filter_map(|id| self.docs.get(id))
+            .filter(|d| d.node.kind == Kind::WorkItem)
+    }
+
+    /// The items that get a dependency graph page: epics and features, and any document
+    /// with children and no parent (a spec folder, a parent task of Backlog.md).
+    pub fn containers(&self) -> Vec<&Doc<'a>> {
+        self.order
+            .iter()
+            .filter_map(|id| self.docs.get(id))
+            .filter(|d| {
+                let has_children = self.inc.get(d.node.id.as_str()).is_some_and(|ls| {
+                    ls.iter()
+                        .any(|l| l.edge.r#type == EdgeType::Parent && self.docs.contains_key(l.source))
+                });
+                is_epic_or_feature(d) || (has_children && d.item.parent.is_none())
+            })
+            .collect()
+    }
+}
+
+/// An Epic or a Feature by its type.
+pub fn is_epic_or_feature(d: &Doc) -> bool {
+    d.item
+        .r#type
+        .as_deref()
+        .is_some_and(|t| t.eq_ignore_ascii_case("epic") || t.eq_ignore_ascii_case("feature"))
+}
+
+/// A file name for a node id: the id when it is made of letters, digits, `.`, `_` and
+/// `-` only (and does not start with a dot); else those kept, the rest as `_`, and a
+/// short hash of the id so that two ids never share a page.
+pub fn slug(id: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if !id.is_empty() && !id.starts_with('.') && id.chars().all(plain) && id.len() <= 120 {
+        return id.to_string();
+    }
+    let kept: String = id
+        .chars()
+        .map(|c| if plain(c) { c } else { '_' })
+        .take(80)
+        .collect();
+    let hash = blake3::hash(id.as_bytes()).to_hex();
+    format!("{}-{}", kept.trim_start_matches('.'), &hash[..10])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slug;
+
+    #[test]
+    fn slugs_keep_plain_ids_and_hash_the_rest() {
+        assert_eq!(slug("QRY-TSK-0001"), "QRY-TSK-0001");
+        let s = slug("003-chat/T012");
+        assert!(s.starts_with("003-chat_T012-") && s.len() == "003-chat_T012-".len() + 10, "{s}");
+        assert_ne!(slug("a/b"), slug("a_b"));
+        assert!(!slug("../../etc").contains('/'));
+        assert!(!slug("..").starts_with('.'));
+    }
+}

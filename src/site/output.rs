@@ -1,0 +1,153 @@
+//! The site's folder: claimed only when it is empty or a site mdgraph wrote (its mark
+//! file says so), every page written only when its bytes change, and a manifest of each
+//! page's input digest so that an unchanged page is not even rendered. Pages a run no
+//! longer makes (a deleted item) are removed; nothing else in the folder is touched.
+
+use crate::error::Error;
+use crate::store::files::{self, MARK};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The mark file: the folder is a site mdgraph writes.
+pub const MARK_FILE: &str = ".mdgraph-site";
+/// The manifest: one line per page, `digest<TAB>page`.
+const MANIFEST: &str = ".manifest";
+/// The site's own `.gitignore`: the site is derived, wherever it is written.
+const GITIGNORE: &str = "# Written by mdgraph: the site is derived from the index (`mdgraph site`).\n*\n";
+
+/// The site's folder during a run.
+pub struct Out {
+    dir: PathBuf,
+    old: BTreeMap<String, String>,
+    new: BTreeMap<String, String>,
+    /// Pages written this run.
+    pub written: Vec<String>,
+    /// Pages left as they were.
+    pub unchanged: usize,
+}
+
+impl Out {
+    /// Claim `dir` for the site: refused when it holds anything and is no site of
+    /// mdgraph's, so that `--out` never overwrites a user's folder.
+    pub fn open(dir: &Path) -> Result<Out, Error> {
+        let holds_something = std::fs::read_dir(dir).is_ok_and(|mut e| e.next().is_some());
+        if holds_something && !dir.join(MARK_FILE).is_file() {
+            return Err(Error::Other(format!(
+                "{}: not a site mdgraph wrote (no {MARK_FILE} in it); give `site --out` an empty or new folder. \
+                 Nothing was written",
+                dir.display()
+            )));
+        }
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        files::write_if_changed(&dir.join(MARK_FILE), format!("{MARK}: a static site, `mdgraph site`.\n").as_bytes())?;
+        files::write_if_changed(&dir.join(".gitignore"), GITIGNORE.as_bytes())?;
+        let old = std::fs::read_to_string(dir.join(MANIFEST))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(k, p)| (p.to_string(), k.to_string()))
+            .collect();
+        Ok(Out {
+            dir: dir.to_path_buf(),
+            old,
+            new: BTreeMap::new(),
+            written: Vec::new(),
+            unchanged: 0,
+        })
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether `page` was written from inputs with this digest and is still there: then
+    /// it is kept as it is (and counted) without being rendered.
+    pub fn keep(&mut self, page: &str, key: &str) -> bool {
+        let fresh = self.old.get(page).is_some_and(|k| k == key) && self.dir.join(page).is_file();
+        if fresh {
+            self.new.insert(page.to_string(), key.to_string());
+            self.unchanged += 1;
+        }
+        fresh
+    }
+
+    /// Record a page written (or not, its bytes unchanged) by [`write_page`].
+    pub fn record(&mut self, page: String, key: String, wrote: bool) {
+        if wrote {
+            self.written.push(page.clone());
+        } else {
+            self.unchanged += 1;
+        }
+        self.new.insert(page, key);
+    }
+
+    /// Write `page` unless it holds these bytes, and record it.
+    pub fn put(&mut self, page: &str, key: &str, bytes: &[u8]) -> Result<(), Error> {
+        let wrote = write_page(&self.dir, page, bytes)?;
+        self.record(page.to_string(), key.to_string(), wrote);
+        Ok(())
+    }
+
+    /// Remove the pages of the last run that this run did not make, write the
+    /// manifest; the pages removed.
+    pub fn finish(mut self) -> Result<(Vec<String>, Vec<String>, usize), Error> {
+        let mut removed = Vec::new();
+        for page in self.old.keys().filter(|p| !self.new.contains_key(*p)) {
+            // Only pages the manifest names, and never a path out of the folder.
+            if page.split('/').any(|s| s.is_empty() || s == "..") {
+                continue;
+            }
+            match std::fs::remove_file(self.dir.join(page)) {
+                Ok(()) => removed.push(page.clone()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(self.dir.join(page), e)),
+            }
+        }
+        let mut manifest = String::new();
+        for (page, key) in &self.new {
+            manifest.push_str(key);
+            manifest.push('\t');
+            manifest.push_str(page);
+            manifest.push('\n');
+        }
+        files::write_if_changed(&self.dir.join(MANIFEST), manifest.as_bytes())?;
+        self.written.sort();
+        Ok((self.written, removed, self.unchanged))
+    }
+}
+
+/// Write `page` (a path under `dir`, its folder made when missing) unless it holds
+/// exactly `bytes`; whether it was written.
+pub fn write_page(dir: &Path, page: &str, bytes: &[u8]) -> Result<bool, Error> {
+    let path = dir.join(page);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+    }
+    files::write_if_changed(&path, bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_of_someone_else_is_refused_and_stale_pages_go() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("notes.txt"), "mine").unwrap();
+        assert!(Out::open(tmp.path()).is_err());
+        assert_eq!(std::fs::read_to_string(tmp.path().join("notes.txt")).unwrap(), "mine");
+        let site = tmp.path().join("site");
+        let mut out = Out::open(&site).unwrap();
+        out.put("items/a.html", "k1", b"a").unwrap();
+        out.put("items/b.html", "k1", b"b").unwrap();
+        out.finish().unwrap();
+        let mut out = Out::open(&site).unwrap();
+        assert!(out.keep("items/a.html", "k1"));
+        let (written, removed, unchanged) = out.finish().unwrap();
+        assert!(written.is_empty());
+        assert_eq!(removed, ["items/b.html"]);
+        assert_eq!(unchanged, 1);
+        assert!(!site.join("items/b.html").exists() && site.join("items/a.html").exists());
+    }
+}

@@ -1,0 +1,87 @@
+//! What every page shares: the head (the stylesheet, the script, a content security
+//! policy that lets nothing but the site's own files load or run), the navigation bar,
+//! and the small pieces: a state badge, a link to a document's page, a progress bar.
+
+use super::model::Doc;
+use crate::query::backlog::Rollup;
+use maud::{DOCTYPE, Markup, html};
+
+/// The policy of every page: only the site's own stylesheet and script, no inline
+/// script, no request anywhere (a second guard behind the sanitizer).
+pub const CSP: &str = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; \
+                       base-uri 'none'; form-action 'none'";
+
+/// The site's pages in the navigation bar: (file, label).
+const NAV: [(&str, &str); 4] = [
+    ("index.html", "Overview"),
+    ("board.html", "Board"),
+    ("decisions.html", "Decisions"),
+    ("search.html", "Search"),
+];
+
+/// A whole page: `up` leads from its folder to the site's root (`""` or `"../"`),
+/// `active` is the navigation entry to highlight.
+pub fn page(title: &str, up: &str, active: &str, body: Markup) -> String {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta http-equiv="Content-Security-Policy" content=(CSP);
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · mdgraph" }
+                link rel="stylesheet" href={ (up) "assets/site.css" };
+                script src={ (up) "assets/site.js" } defer {}
+            }
+            body {
+                nav.top {
+                    span.brand { "mdgraph" }
+                    @for (file, label) in NAV {
+                        a href={ (up) (file) } class=[(file == active).then_some("active")] { (label) }
+                    }
+                }
+                main { (body) }
+            }
+        }
+    }
+    .into_string()
+}
+
+/// A document's state as a badge coloured by its group.
+pub fn badge(d: &Doc) -> Markup {
+    html! { span class={ "badge g-" (d.item.group.as_str()) } { (d.state()) } }
+}
+
+/// A link to a document's page, its id as the text and its title on hover.
+pub fn link(d: &Doc, up: &str) -> Markup {
+    html! { a href={ (up) (d.href) } title=(d.item.title) { (d.node.id) } }
+}
+
+/// A link with the title beside it and the state badge.
+pub fn entry(d: &Doc, up: &str) -> Markup {
+    html! {
+        (link(d, up)) " " span.title { (d.item.title) } " " (badge(d))
+        @if d.blocked { " " span.flag-blocked title="blocked" { "⊘ blocked" } }
+    }
+}
+
+/// A progress bar of a roll-up: done, in progress, blocked and open shares of the work
+/// left to do (dropped items aside), with the counts in its attributes and on hover.
+pub fn progress(r: &Rollup) -> Markup {
+    let live = (r.total - r.dropped).max(1) as f64;
+    html! {
+        span.progress data-done=(r.done) data-total=(r.total) data-dropped=(r.dropped)
+            title={ (r.done) "/" (r.total - r.dropped) " done: " (r.open) " open, " (r.in_progress) " in progress, " (r.blocked) " blocked, " (r.dropped) " dropped" } {
+            @for (n, group) in [(r.done, "done"), (r.in_progress, "in_progress"), (r.blocked, "blocked"), (r.open, "open")] {
+                @if n > 0 { span class={ "seg g-" (group) " w" (share(n, live)) } {} }
+            }
+        }
+        " " span.pct { (format!("{:.0} %", r.done_fraction * 100.0)) }
+    }
+}
+
+/// A share in steps of 2 % (the stylesheet has a width class per step: no inline
+/// styles, which the content security policy forbids).
+fn share(n: usize, live: f64) -> usize {
+    ((n as f64 / live * 50.0).round() as usize).min(50) * 2
+}

@@ -1,0 +1,159 @@
+//! A graph of documents drawn as SVG: laid out in layers (`layout.rs`), each node a box
+//! coloured by its state group that links to its page and shows its title on hover;
+//! blocked items and open blockers marked; parent, blocking and other edges drawn apart.
+
+use super::layout::{self, NODE_H, NODE_W};
+use super::model::Doc;
+use maud::{Markup, html};
+use std::fmt::Write as _;
+
+/// A node to draw.
+pub struct GNode<'s, 'a> {
+    /// The document.
+    pub doc: &'s Doc<'a>,
+    /// The page the graph is about (drawn bold).
+    pub focus: bool,
+    /// Outside the drawn subtree (a blocker from elsewhere): drawn dashed.
+    pub outside: bool,
+}
+
+/// How an edge is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Parent above child.
+    Parent,
+    /// Blocker above blocked.
+    Blocks,
+    /// Any other relation, source above target.
+    Other,
+}
+
+/// An edge to draw: `from` is laid out above `to`.
+pub struct GEdge {
+    /// Upper node (index into the nodes).
+    pub from: usize,
+    /// Lower node.
+    pub to: usize,
+    /// How it looks.
+    pub style: Style,
+}
+
+/// Shorten `s` to `max` characters with an ellipsis.
+pub fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+/// The SVG of `nodes` and `edges`, links relative to `up` (`""` from the site's root,
+/// `"../"` from a page one folder down).
+pub fn draw(nodes: &[GNode], edges: &[GEdge], up: &str) -> Markup {
+    let pairs: Vec<(usize, usize)> = edges.iter().map(|e| (e.from, e.to)).collect();
+    let lay = layout::layered(nodes.len(), &pairs);
+    let (w, h) = (lay.width.ceil(), lay.height.ceil());
+    html! {
+        svg.graph xmlns="http://www.w3.org/2000/svg" width=(w) height=(h) viewBox={"0 0 " (w) " " (h)} role="img" {
+            @for e in edges {
+                @if let (Some(a), Some(b)) = (lay.pos.get(e.from), lay.pos.get(e.to)) {
+                    path class=(edge_class(e.style)) d=(curve(*a, *b)) {}
+                    polygon class=(edge_class(e.style)) points=(arrow(*a, *b)) {}
+                }
+            }
+            @for (i, n) in nodes.iter().enumerate() {
+                @let (x, y) = lay.pos[i];
+                @let d = n.doc;
+                a.node href={ (up) (d.href) } data-id=(d.node.id) {
+                    title { (d.node.id) " — " (d.item.title) " (" (d.state()) ")" @if d.blocked { " · blocked" } @if d.blocking > 0 { " · blocks " (d.blocking) " open" } }
+                    rect x=(x) y=(y) width=(NODE_W) height=(NODE_H) rx="6" class=(node_class(n)) {}
+                    text.nid x=(x + 8.0) y=(y + 18.0) {
+                        (truncate(&d.node.id, 20))
+                        @if d.blocked { tspan.mark-blocked { " ⊘" } }
+                        @if d.blocking > 0 { tspan.mark-blocker { " ▲" (d.blocking) } }
+                    }
+                    text.ntitle x=(x + 8.0) y=(y + 36.0) { (truncate(&d.item.title, 25)) }
+                }
+            }
+        }
+    }
+}
+
+fn edge_class(s: Style) -> &'static str {
+    match s {
+        Style::Parent => "e e-parent",
+        Style::Blocks => "e e-blocks",
+        Style::Other => "e e-other",
+    }
+}
+
+fn node_class(n: &GNode) -> String {
+    let d = n.doc;
+    let mut c = format!("g-{}", d.item.group.as_str());
+    for (on, name) in [
+        (n.focus, " focus"),
+        (n.outside, " outside"),
+        (d.blocked, " blocked"),
+        (d.blocking > 0, " blocker"),
+    ] {
+        if on {
+            c.push_str(name);
+        }
+    }
+    c
+}
+
+/// The end points of an edge from box `a` to box `b`: bottom to top when `b` is lower,
+/// top to bottom when higher, side to side on one row.
+fn ends(a: (f64, f64), b: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+    let (ax, bx) = (a.0 + NODE_W / 2.0, b.0 + NODE_W / 2.0);
+    if b.1 > a.1 {
+        ((ax, a.1 + NODE_H), (bx, b.1))
+    } else if b.1 < a.1 {
+        ((ax, a.1), (bx, b.1 + NODE_H))
+    } else if b.0 > a.0 {
+        ((a.0 + NODE_W, a.1 + NODE_H / 2.0), (b.0, b.1 + NODE_H / 2.0))
+    } else {
+        ((a.0, a.1 + NODE_H / 2.0), (b.0 + NODE_W, b.1 + NODE_H / 2.0))
+    }
+}
+
+fn curve(a: (f64, f64), b: (f64, f64)) -> String {
+    let ((x1, y1), (x2, y2)) = ends(a, b);
+    let mut s = String::new();
+    if y1 == y2 {
+        let _ = write!(s, "M{x1:.1} {y1:.1} L{x2:.1} {y2:.1}");
+    } else {
+        let my = (y1 + y2) / 2.0;
+        let _ = write!(s, "M{x1:.1} {y1:.1} C{x1:.1} {my:.1} {x2:.1} {my:.1} {x2:.1} {y2:.1}");
+    }
+    s
+}
+
+/// A small arrowhead at the edge's end, pointing along its last stretch.
+fn arrow(a: (f64, f64), b: (f64, f64)) -> String {
+    let (_, (x, y)) = ends(a, b);
+    let ((x1, y1), _) = ends(a, b);
+    let (dx, dy): (f64, f64) = if y1 == y { ((x - x1).signum(), 0.0) } else { (0.0, (y - y1).signum()) };
+    let (bx, by) = (x - 7.0 * dx, y - 7.0 * dy);
+    let (px, py) = (-dy * 4.0, dx * 4.0);
+    format!(
+        "{x:.1},{y:.1} {:.1},{:.1} {:.1},{:.1}",
+        bx + px,
+        by + py,
+        bx - px,
+        by - py
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::truncate;
+
+    #[test]
+    fn truncation_counts_characters() {
+        assert_eq!(truncate("abc", 5), "abc");
+        assert_eq!(truncate("äöüäöü", 4), "äöü…");
+    }
+}
