@@ -24,6 +24,7 @@ mod newcomer;
 mod pack;
 mod search;
 mod show;
+mod site;
 mod spec;
 mod term;
 mod tidy;
