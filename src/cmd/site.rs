@@ -31,7 +31,7 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
     let dir = args.out.as_ref().map(|d| ctx.cwd.join(d));
     let index = open_index(ctx, cfg, err, args.no_refresh)?;
     let report = mdgraph::build_site(&index, dir.as_deref())?;
-    notes(ctx, err, None, &index)?;
+    notes(ctx, err, Some(&report.timings), &index)?;
     match args.format {
         Format::Json => emit(out, json(&report)?.as_bytes(), EXIT_OK),
         Format::Text => {

@@ -1,5 +1,6 @@
 //! The board (`board.html`): one column per state group, one card per work item (id,
-//! title, type, parent, blocked marker), and a filter by text, type and parent that
+//! title, type, parent, blocked marker; without work items, per document with a state),
+//! and a filter by text, type and parent that
 //! `assets/site.js` runs in the page.
 
 use super::model::Site;
@@ -10,7 +11,7 @@ use std::collections::BTreeSet;
 
 /// The board page.
 pub fn render(site: &Site) -> String {
-    let items: Vec<_> = site.work_items().collect();
+    let items = site.board_items();
     let types: BTreeSet<&str> = items.iter().map(|d| d.kind_label()).collect();
     let parents: BTreeSet<&str> = items.iter().filter_map(|d| d.item.parent.as_deref()).collect();
     let body = html! {

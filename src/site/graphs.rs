@@ -7,7 +7,7 @@ use super::shell::{badge, entry, page, progress};
 use super::svg::{self, GEdge, GNode, Style};
 use crate::model::EdgeType;
 use crate::query::backlog::TreeNode;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// A container's graph: its members (the subtree first, then outside blockers) and
 /// edges as (upper, lower, style).
@@ -60,23 +60,33 @@ pub fn graph<'s, 'a>(site: &'s Site<'a>, tree: &TreeNode) -> Graph<'s, 'a> {
     Graph { members, edges }
 }
 
-/// A digest of what the graph page of `root` shows.
-pub fn key(root: &Doc, tree: &TreeNode, g: &Graph) -> blake3::Hash {
+/// A digest of what the graph page of `root` shows: each document of its subtree (found
+/// along parent edges, as `tree` walks them) and the ends of their blocking edges, as
+/// other pages show them. Cheaper than the graph itself: no tree is built.
+pub fn key(site: &Site, root: &Doc) -> blake3::Hash {
     let mut h = blake3::Hasher::new();
-    h.update(root.node.id.as_bytes());
-    h.update(format!("{:?}", tree.rollup).as_bytes());
-    for (d, outside) in &g.members {
-        for s in [&d.node.id, &d.item.title, d.state(), d.item.group.as_str(), d.kind_label()] {
-            h.update(s.as_bytes());
-            h.update(&[0]);
+    let mut seen: HashSet<&str> = HashSet::from([root.node.id.as_str()]);
+    let mut stack = vec![root.node.id.as_str()];
+    while let Some(id) = stack.pop() {
+        let Some(d) = site.docs.get(id) else { continue };
+        h.update(d.digest.as_bytes());
+        for l in site.inc.get(id).into_iter().flatten() {
+            if l.edge.r#type == EdgeType::Parent && site.docs.contains_key(l.source) && seen.insert(l.source) {
+                h.update(b"child");
+                h.update(l.source.as_bytes());
+                stack.push(l.source);
+            }
         }
-        h.update(&[u8::from(*outside), u8::from(d.blocked)]);
-        h.update(&d.blocking.to_le_bytes());
-    }
-    for e in &g.edges {
-        h.update(&[e.style as u8]);
-        h.update(&e.from.to_le_bytes());
-        h.update(&e.to.to_le_bytes());
+        for l in site.out.get(id).into_iter().flatten().chain(site.inc.get(id).into_iter().flatten()) {
+            if let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) {
+                for end in [blocked, blocker] {
+                    h.update(end.as_bytes());
+                    if let Some(x) = site.docs.get(end) {
+                        h.update(x.digest.as_bytes());
+                    }
+                }
+            }
+        }
     }
     h.finalize()
 }

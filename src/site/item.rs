@@ -21,38 +21,31 @@ fn relations<'s, 'a>(site: &'s Site<'a>, id: &str) -> Vec<(bool, &'s Link<'a>)> 
     out.chain(inc).collect()
 }
 
-/// A digest of everything the page of `d` shows: its sections, its edges with their
-/// file and line, and the id, title, type, state and flags of it and its neighbours.
+/// A digest of everything the page of `d` shows: its file's hash and the index settings
+/// (for its sections), its edges with their file and line, and the id, title, type,
+/// state and flags of it and its neighbours.
 pub fn key(site: &Site, d: &Doc) -> blake3::Hash {
     let mut h = blake3::Hasher::new();
-    let mut put = |s: &str| {
+    let put = |h: &mut blake3::Hasher, s: &str| {
         h.update(s.as_bytes());
         h.update(&[0]);
     };
-    let summary = |put: &mut dyn FnMut(&str), x: &Doc| {
-        for s in [&x.node.id, &x.node.path, &x.item.title, x.state(), x.kind_label(), x.item.group.as_str()] {
-            put(s);
-        }
-        put(if x.blocked { "b" } else { "-" });
-        put(&x.blocking.to_string());
-        put(x.item.parent.as_deref().unwrap_or(""));
-        put(&x.node.line.unwrap_or(0).to_string());
-    };
-    summary(&mut put, d);
-    for c in site.chunks.get(d.node.id.as_str()).into_iter().flatten() {
-        put(c.heading.as_deref().unwrap_or(""));
-        put(&c.level.unwrap_or(0).to_string());
-        put(c.text.as_deref().unwrap_or(""));
+    h.update(d.digest.as_bytes());
+    // The sections come from the file's bytes and the index settings.
+    put(&mut h, &site.index.meta.config_digest);
+    match &d.node.hash {
+        Some(hash) => put(&mut h, hash),
+        None => site.index.section_lines(&d.node.id).for_each(|l| put(&mut h, l)),
     }
     for (outgoing, l) in relations(site, &d.node.id) {
         let e = l.edge;
         for s in [if outgoing { ">" } else { "<" }, e.r#type.as_str(), e.origin.as_str(), &e.path] {
-            put(s);
+            put(&mut h, s);
         }
-        put(&e.line.to_string());
+        h.update(&e.line.to_le_bytes());
         let other = if outgoing { l.target } else { l.source };
         if let Some(x) = site.docs.get(other) {
-            summary(&mut put, x);
+            h.update(x.digest.as_bytes());
         }
     }
     h.finalize()
@@ -61,9 +54,9 @@ pub fn key(site: &Site, d: &Doc) -> blake3::Hash {
 /// The page of `d`.
 pub fn render(site: &Site, d: &Doc) -> String {
     let rels = relations(site, &d.node.id);
-    let chunks = site.chunks.get(d.node.id.as_str()).map(Vec::as_slice).unwrap_or_default();
+    let sections = site.sections(&d.node.id);
     let resolve = |dest: &str, wiki: bool| target_page(site, d, &rels, dest, wiki);
-    let body_html = markdown::render(&markdown::source(chunks), &resolve);
+    let body_html = markdown::render(&markdown::source(&sections), &resolve);
     let parent = d.item.parent.as_deref().and_then(|p| site.docs.get(p));
     let body = html! {
         h1 { span.id { (d.node.id) } " " (d.item.title) }

@@ -27,7 +27,7 @@ pub fn sanitize(html: &str) -> String {
 }
 
 /// The Markdown of a document's sections, headings included, in file order.
-pub fn source(chunks: &[&Node]) -> String {
+pub fn source(chunks: &[Node]) -> String {
     let mut md = String::new();
     for c in chunks {
         let level = usize::from(c.level.unwrap_or(0).min(6));

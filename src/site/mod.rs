@@ -30,6 +30,7 @@ mod svg;
 
 use crate::api::Index;
 use crate::error::Error;
+use crate::timing::Timings;
 use model::{Doc, Site};
 use output::Out;
 use rayon::prelude::*;
@@ -48,6 +49,9 @@ const ASSETS: [(&str, &str); 2] = [
     ("assets/site.js", include_str!("assets/site.js")),
 ];
 
+/// Pages rendered at a time before they are written.
+const BATCH: usize = 256;
+
 /// What a site run did.
 #[derive(Debug, Clone, Serialize)]
 pub struct SiteReport {
@@ -63,31 +67,45 @@ pub struct SiteReport {
     pub removed: Vec<String>,
     /// Files left as they were.
     pub unchanged: usize,
+    /// How long each step took (`-v` prints them).
+    #[serde(skip)]
+    pub timings: Timings,
 }
 
 /// Write the site of `index` into `out` (default: the index folder's `site/`).
 pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
+    let mut t = Timings::default();
     let cfg = index.config();
     let dir = out.map_or_else(|| cfg.index_dir.join("site"), Path::to_path_buf);
-    let graph = index.graph()?;
-    let site = Site::new(cfg, graph);
+    let apart = crate::store::apart::load_apart(&cfg.index_dir).ok_or_else(|| crate::api::no_index(cfg))?;
+    t.mark("load");
+    let site = Site::new(cfg, &apart);
+    t.mark("model");
     let mut out = Out::open(&dir)?;
     for (page, text) in ASSETS {
         out.put(page, "-", text.as_bytes())?;
     }
-    let globals = [
-        ("index.html", overview::render(&site)),
-        ("board.html", board::render(&site)),
-        ("decisions.html", decisions::render(&site)),
-        ("search.html", search::render()),
-        ("assets/search-data.js", search::data(&site)),
-    ];
-    for (page, text) in &globals {
-        out.put(page, "-", text.as_bytes())?;
+    // The lists, decisions and search data show every document: rendered when any
+    // document's summary, a structural edge or a diagnostic changed.
+    const GLOBALS: [&str; 5] = ["index.html", "board.html", "decisions.html", "search.html", "assets/search-data.js"];
+    let key = salted(site.digest_all());
+    if !GLOBALS.iter().all(|p| out.keep(p, &key)) {
+        let globals = [
+            overview::render(&site),
+            board::render(&site),
+            decisions::render(&site),
+            search::render(),
+            search::data(&site),
+        ];
+        for (page, text) in GLOBALS.iter().zip(&globals) {
+            out.put(page, &key, text.as_bytes())?;
+        }
     }
-    item_pages(&site, &mut out)?;
-    graph_pages(&site, &mut out)?;
+    t.mark("lists");
+    item_pages(&site, &mut out, &mut t)?;
+    graph_pages(&site, &mut out, &mut t)?;
     let (written, removed, unchanged) = out.finish()?;
+    t.mark("finish");
     Ok(SiteReport {
         schema: SITE_SCHEMA,
         pages: written.len() + unchanged,
@@ -95,6 +113,7 @@ pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
         written,
         removed,
         unchanged,
+        timings: t,
     })
 }
 
@@ -106,47 +125,53 @@ fn salted(h: blake3::Hash) -> String {
     s.finalize().to_hex().to_string()
 }
 
-/// Render and write, on every core, the pages whose digest changed.
+/// Render, on every core, the pages whose digest changed, and write them one after
+/// another (files made side by side in one folder contend for it), a batch at a time.
 fn write_all<'s, 'a, T: Send + Sync>(
     out: &mut Out,
     jobs: Vec<(&'s Doc<'a>, String, String, T)>,
     render: impl Fn(&'s Doc<'a>, &T) -> String + Sync,
 ) -> Result<(), Error> {
-    let todo: Vec<_> = jobs.into_iter().filter(|(_, page, key, _)| !out.keep(page, key)).collect();
+    let mut todo: Vec<_> = jobs.into_iter().filter(|(_, page, key, _)| !out.keep(page, key)).collect();
     let dir = out.dir().to_path_buf();
-    let done: Vec<Result<(String, String, bool), Error>> = todo
-        .into_par_iter()
-        .map(|(d, page, key, extra)| {
-            let html = render(d, &extra);
+    while !todo.is_empty() {
+        let rest = todo.split_off(todo.len().min(BATCH));
+        let batch = std::mem::replace(&mut todo, rest);
+        let rendered: Vec<(String, String, String)> = batch
+            .into_par_iter()
+            .map(|(d, page, key, extra)| (page, key, render(d, &extra)))
+            .collect();
+        for (page, key, html) in rendered {
             let wrote = output::write_page(&dir, &page, html.as_bytes())?;
-            Ok((page, key, wrote))
-        })
-        .collect();
-    for r in done {
-        let (page, key, wrote) = r?;
-        out.record(page, key, wrote);
+            out.record(page, key, wrote);
+        }
     }
     Ok(())
 }
 
-fn item_pages(site: &Site, out: &mut Out) -> Result<(), Error> {
+fn item_pages(site: &Site, out: &mut Out, t: &mut Timings) -> Result<(), Error> {
     let docs: Vec<&Doc> = site.order.iter().filter_map(|id| site.docs.get(id)).collect();
     let jobs: Vec<_> = docs
         .par_iter()
         .map(|d| (*d, d.href.clone(), salted(item::key(site, d)), ()))
         .collect();
-    write_all(out, jobs, |d, _| item::render(site, d))
+    t.mark("item digests");
+    write_all(out, jobs, |d, _| item::render(site, d))?;
+    t.mark("item pages");
+    Ok(())
 }
 
-fn graph_pages(site: &Site, out: &mut Out) -> Result<(), Error> {
+fn graph_pages(site: &Site, out: &mut Out, t: &mut Timings) -> Result<(), Error> {
     let jobs: Vec<_> = site
         .containers()
         .into_par_iter()
-        .filter_map(|d| {
-            let tree = site.backlog.tree(&d.node.id)?;
-            let key = salted(graphs::key(d, &tree, &graphs::graph(site, &tree)));
-            Some((d, graphs::href(d), key, tree))
-        })
+        .map(|d| (d, graphs::href(d), salted(graphs::key(site, d)), ()))
         .collect();
-    write_all(out, jobs, |d, tree| graphs::render(d, tree, &graphs::graph(site, tree)))
+    t.mark("graph digests");
+    write_all(out, jobs, |d, _| match site.backlog.tree(&d.node.id) {
+        Some(tree) => graphs::render(d, &tree, &graphs::graph(site, &tree)),
+        None => String::new(),
+    })?;
+    t.mark("graph pages");
+    Ok(())
 }

@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::model::backlog::{Group, Item};
 use crate::model::{Edge, EdgeType, Kind, Node};
 use crate::query::backlog::{Backlog, Filter, ReadyReport};
-use crate::store::sidecar::Loaded;
+use crate::store::apart::Apart;
 use std::collections::{BTreeMap, HashMap};
 
 /// One document of the backlog.
@@ -21,6 +21,9 @@ pub struct Doc<'a> {
     pub blocked: bool,
     /// Unfinished items it holds up directly, while it is unfinished itself.
     pub blocking: usize,
+    /// A digest of what another page shows of it: id, path, title, state, type, group,
+    /// parent, priority, line and flags.
+    pub digest: blake3::Hash,
 }
 
 impl Doc<'_> {
@@ -37,16 +40,14 @@ impl Doc<'_> {
 
 /// The index read for the site.
 pub struct Site<'a> {
-    /// The graph as written to the index folder.
-    pub graph: &'a Loaded,
+    /// The index: documents, edges, diagnostics; sections as lines.
+    pub index: &'a Apart,
     /// The backlog `list`, `ready` and `tree` answer from.
     pub backlog: Backlog<'a>,
     /// Documents by id.
     pub docs: BTreeMap<&'a str, Doc<'a>>,
     /// Document ids in `list`'s order.
     pub order: Vec<&'a str>,
-    /// Each document's sections, in file order.
-    pub chunks: HashMap<&'a str, Vec<&'a Node>>,
     /// Edges between documents by source (a section's edge counts as its document's).
     pub out: HashMap<&'a str, Vec<Link<'a>>>,
     /// The same by target.
@@ -77,29 +78,19 @@ pub fn blocking_pair<'a>(source: &'a str, target: &'a str, t: EdgeType) -> Optio
 
 impl<'a> Site<'a> {
     /// Read the graph once: documents, sections, edges by document, the backlog.
-    pub fn new(config: &'a Config, graph: &'a Loaded) -> Site<'a> {
-        let backlog = Backlog::new(&graph.nodes, &graph.edges, &config.states);
+    pub fn new(config: &'a Config, index: &'a Apart) -> Site<'a> {
+        let backlog = Backlog::new(&index.docs, &index.edges, &config.states);
         let items = backlog.list(&Filter::default());
-        let by_id: HashMap<&str, &Node> = graph.nodes.iter().map(|n| (n.id.as_str(), n)).collect();
-        let mut chunks: HashMap<&str, Vec<&Node>> = HashMap::new();
-        for n in graph.nodes.iter().filter(|n| n.is_chunk()) {
-            if let Some(d) = n.doc.as_deref().and_then(|d| by_id.get(d)) {
-                chunks.entry(d.id.as_str()).or_default().push(n);
-            }
-        }
-        for v in chunks.values_mut() {
-            v.sort_by_key(|c| (c.line.unwrap_or(0), c.level.unwrap_or(0)));
-        }
-        // A section's edge is its document's.
+        let by_id: HashMap<&str, &Node> = index.docs.iter().map(|n| (n.id.as_str(), n)).collect();
+        // A section's edge (its id `DOC#slug`) is its document's.
         let doc_of = |id: &'a str| -> Option<&'a str> {
-            let n = *by_id.get(id)?;
-            match n.kind {
-                Kind::Chunk => n.doc.as_deref().and_then(|d| by_id.get(d)).map(|d| d.id.as_str()),
-                _ => Some(n.id.as_str()),
-            }
+            let n = by_id
+                .get(id)
+                .or_else(|| id.rsplit_once('#').and_then(|(d, _)| by_id.get(d)))?;
+            Some(n.id.as_str())
         };
         let (mut out, mut inc): (HashMap<&str, Vec<Link>>, HashMap<&str, Vec<Link>>) = Default::default();
-        for e in graph.edges.iter().filter(|e| e.r#type != EdgeType::SectionOf) {
+        for e in index.edges.iter().filter(|e| e.r#type != EdgeType::SectionOf) {
             let (Some(s), Some(t)) = (doc_of(&e.source), doc_of(&e.target)) else { continue };
             if s == t {
                 continue;
@@ -128,26 +119,66 @@ impl<'a> Site<'a> {
             let id = node.id.as_str();
             order.push(id);
             let open = !item.group.is_closed();
+            let blocked = item.group == Group::Blocked || (open && waits.contains_key(id));
+            let blocking = if open { holds.get(id).copied().unwrap_or(0) } else { 0 };
             let doc = Doc {
+                digest: summary(node, &item, blocked, blocking),
                 node,
                 href: format!("items/{}.html", slug(id)),
-                blocked: item.group == Group::Blocked || (open && waits.contains_key(id)),
-                blocking: if open { holds.get(id).copied().unwrap_or(0) } else { 0 },
+                blocked,
+                blocking,
                 item,
             };
             docs.insert(id, doc);
         }
         let ready = backlog.ready();
         Site {
-            graph,
+            index,
             backlog,
             docs,
             order,
-            chunks,
             out,
             inc,
             ready,
         }
+    }
+
+    /// A digest of what the lists show: every document's id, title, type, state, group,
+    /// parent, priority, path and flags, an ADR's date, the parent, blocking and
+    /// supersedes edges, the diagnostics, and the index settings.
+    pub fn digest_all(&self) -> blake3::Hash {
+        let mut h = blake3::Hasher::new();
+        let put = |h: &mut blake3::Hasher, s: &str| {
+            h.update(s.as_bytes());
+            h.update(&[0]);
+        };
+        put(&mut h, &self.index.meta.config_digest);
+        for d in self.order.iter().filter_map(|id| self.docs.get(id)) {
+            h.update(d.digest.as_bytes());
+            if d.node.kind == Kind::Adr {
+                put(&mut h, d.node.fields.as_deref().map_or("", |f| f.get()));
+            }
+        }
+        for e in self.index.edges.iter().filter(|e| structural(e.r#type)) {
+            for s in [&e.source, &e.target, e.r#type.as_str()] {
+                put(&mut h, s);
+            }
+        }
+        for d in &self.index.diagnostics {
+            put(&mut h, &d.to_string());
+        }
+        h.finalize()
+    }
+
+    /// The sections of document `id`, in file order (decoded from their lines).
+    pub fn sections(&self, id: &str) -> Vec<Node> {
+        let mut v: Vec<Node> = self
+            .index
+            .section_lines(id)
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        v.sort_by_key(|c| (c.line.unwrap_or(0), c.level.unwrap_or(0)));
+        v
     }
 
     /// The work items, in `list`'s order.
@@ -156,6 +187,20 @@ impl<'a> Site<'a> {
             .iter()
             .filter_map(|id| self.docs.get(id))
             .filter(|d| d.node.kind == Kind::WorkItem)
+    }
+
+    /// The board's cards: the work items; in a backlog without any (a log of EIPs), the
+    /// documents that have a state.
+    pub fn board_items(&self) -> Vec<&Doc<'a>> {
+        let work: Vec<&Doc> = self.work_items().collect();
+        if !work.is_empty() {
+            return work;
+        }
+        self.order
+            .iter()
+            .filter_map(|id| self.docs.get(id))
+            .filter(|d| d.node.kind == Kind::Doc && d.item.state.is_some())
+            .collect()
     }
 
     /// The items that get a dependency graph page: epics and features, and any document
@@ -173,6 +218,36 @@ impl<'a> Site<'a> {
             })
             .collect()
     }
+}
+
+/// The digest of what pages show of a document (see [`Doc::digest`]).
+fn summary(node: &Node, i: &Item, blocked: bool, blocking: usize) -> blake3::Hash {
+    let mut h = blake3::Hasher::new();
+    for s in [&node.id, &node.path, &i.title, node.kind.as_str(), i.group.as_str()] {
+        h.update(s.as_bytes());
+        h.update(&[0]);
+    }
+    for s in [&i.state, &i.r#type, &i.parent, &i.priority] {
+        h.update(s.as_deref().unwrap_or("\u{1}").as_bytes());
+        h.update(&[0]);
+    }
+    h.update(&node.line.unwrap_or(0).to_le_bytes());
+    h.update(&[u8::from(blocked)]);
+    h.update(&blocking.to_le_bytes());
+    h.finalize()
+}
+
+/// The edges the lists read: parent, blocking and supersedes.
+fn structural(t: EdgeType) -> bool {
+    matches!(
+        t,
+        EdgeType::Parent
+            | EdgeType::Blocks
+            | EdgeType::BlockedBy
+            | EdgeType::DependsOn
+            | EdgeType::Supersedes
+            | EdgeType::SupersededBy
+    )
 }
 
 /// An Epic or a Feature by its type.

@@ -118,13 +118,23 @@ impl Out {
 }
 
 /// Write `page` (a path under `dir`, its folder made when missing) unless it holds
-/// exactly `bytes`; whether it was written.
+/// exactly `bytes`; whether it was written. A new page is written in place (a run
+/// killed half way leaves it out of the manifest, so the next run writes it again); a
+/// page that exists is replaced atomically.
 pub fn write_page(dir: &Path, page: &str, bytes: &[u8]) -> Result<bool, Error> {
+    use std::io::Write;
     let path = dir.join(page);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
     }
-    files::write_if_changed(&path, bytes)
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+        Ok(mut f) => {
+            f.write_all(bytes).map_err(|e| Error::io(&path, e))?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => files::write_if_changed(&path, bytes),
+        Err(e) => Err(Error::io(&path, e)),
+    }
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ pub fn render(site: &Site) -> String {
         h1 { "Overview" }
         p.lead {
             (site.order.len()) " documents · " (site.work_items().count()) " work items · "
-            (site.ready.count) " ready · " (site.graph.diagnostics.len()) " diagnostics"
+            (site.ready.count) " ready · " (site.index.diagnostics.len()) " diagnostics"
         }
         (count_table(site))
         (epics(site))
@@ -103,7 +103,7 @@ fn ready(site: &Site) -> Markup {
 
 fn diagnostics(site: &Site) -> Markup {
     const SHOWN: usize = 500;
-    let diags = &site.graph.diagnostics;
+    let diags = &site.index.diagnostics;
     html! {
         h2 { "Hygiene (" (diags.len()) ")" }
         @if diags.is_empty() { p.none { "No errors or warnings: `mdgraph check` is clean." } }
