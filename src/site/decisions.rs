@@ -55,13 +55,23 @@ pub fn render(site: &Site) -> String {
 fn replacements<'s, 'a>(site: &'s Site<'a>, d: &Doc) -> Vec<(&'s Doc<'a>, &'static str)> {
     let id = d.node.id.as_str();
     let mut out: Vec<(&str, &'static str)> = Vec::new();
-    for l in site.out.get(id).into_iter().flatten().chain(site.inc.get(id).into_iter().flatten()) {
+    for l in site
+        .out
+        .get(id)
+        .into_iter()
+        .flatten()
+        .chain(site.inc.get(id).into_iter().flatten())
+    {
         let (old, new) = match l.edge.r#type {
             EdgeType::Supersedes => (l.target, l.source),
             EdgeType::SupersededBy => (l.source, l.target),
             _ => continue,
         };
-        let entry = if old == id { (new, "superseded by") } else { (old, "supersedes") };
+        let entry = if old == id {
+            (new, "superseded by")
+        } else {
+            (old, "supersedes")
+        };
         if !out.contains(&entry) {
             out.push(entry);
         }
@@ -116,12 +126,20 @@ fn chains<'s, 'a>(site: &'s Site<'a>, adrs: &[(String, &'s Doc<'a>)]) -> Vec<Cha
             let nodes = members
                 .iter()
                 .filter_map(|&i| site.docs.get(ids[i]))
-                .map(|d| GNode { doc: d, focus: false, outside: false })
+                .map(|d| GNode {
+                    doc: d,
+                    focus: false,
+                    outside: false,
+                })
                 .collect();
             let edges = pairs
                 .iter()
                 .filter_map(|(a, b)| Some((*local.get(&at[a])?, *local.get(&at[b])?)))
-                .map(|(from, to)| GEdge { from, to, style: Style::Other })
+                .map(|(from, to)| GEdge {
+                    from,
+                    to,
+                    style: Style::Other,
+                })
                 .collect();
             (nodes, edges)
         })

@@ -33,25 +33,48 @@ pub fn graph<'s, 'a>(site: &'s Site<'a>, tree: &TreeNode) -> Graph<'s, 'a> {
     let mut edges = Vec::new();
     let inside: Vec<&str> = idx.keys().copied().collect();
     for id in inside {
-        for l in site.out.get(id).into_iter().flatten().chain(site.inc.get(id).into_iter().flatten()) {
-            let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) else { continue };
+        for l in site
+            .out
+            .get(id)
+            .into_iter()
+            .flatten()
+            .chain(site.inc.get(id).into_iter().flatten())
+        {
+            let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) else {
+                continue;
+            };
             // Only blockers from outside come in; each edge once (from its source).
             if l.source != id && idx.contains_key(l.source) {
                 continue;
             }
-            if !idx.contains_key(blocker) && blocked == id {
-                if let Some((bid, d)) = site.docs.get_key_value(blocker) {
-                    idx.insert(bid, members.len());
-                    members.push((d, true));
-                }
+            if !idx.contains_key(blocker)
+                && blocked == id
+                && let Some((bid, d)) = site.docs.get_key_value(blocker)
+            {
+                idx.insert(bid, members.len());
+                members.push((d, true));
             }
             if let (Some(&a), Some(&b)) = (idx.get(blocker), idx.get(blocked)) {
-                edges.push(GEdge { from: a, to: b, style: Style::Blocks });
+                edges.push(GEdge {
+                    from: a,
+                    to: b,
+                    style: Style::Blocks,
+                });
             }
         }
-        for l in site.out.get(id).into_iter().flatten().filter(|l| l.edge.r#type == EdgeType::Parent) {
+        for l in site
+            .out
+            .get(id)
+            .into_iter()
+            .flatten()
+            .filter(|l| l.edge.r#type == EdgeType::Parent)
+        {
             if let (Some(&child), Some(&parent)) = (idx.get(l.source), idx.get(l.target)) {
-                edges.push(GEdge { from: parent, to: child, style: Style::Parent });
+                edges.push(GEdge {
+                    from: parent,
+                    to: child,
+                    style: Style::Parent,
+                });
             }
         }
     }
@@ -77,7 +100,13 @@ pub fn key(site: &Site, root: &Doc) -> blake3::Hash {
                 stack.push(l.source);
             }
         }
-        for l in site.out.get(id).into_iter().flatten().chain(site.inc.get(id).into_iter().flatten()) {
+        for l in site
+            .out
+            .get(id)
+            .into_iter()
+            .flatten()
+            .chain(site.inc.get(id).into_iter().flatten())
+        {
             if let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) {
                 for end in [blocked, blocker] {
                     h.update(end.as_bytes());
@@ -101,7 +130,11 @@ pub fn render(root: &Doc, tree: &TreeNode, g: &Graph) -> String {
     let nodes: Vec<GNode> = g
         .members
         .iter()
-        .map(|(d, outside)| GNode { doc: d, focus: std::ptr::eq(*d, root), outside: *outside })
+        .map(|(d, outside)| GNode {
+            doc: d,
+            focus: std::ptr::eq(*d, root),
+            outside: *outside,
+        })
         .collect();
     let blocked: Vec<&Doc> = g.members.iter().filter(|(d, _)| d.blocked).map(|(d, _)| *d).collect();
     let body = maud::html! {

@@ -39,7 +39,12 @@ pub fn key(site: &Site, d: &Doc) -> blake3::Hash {
     }
     for (outgoing, l) in relations(site, &d.node.id) {
         let e = l.edge;
-        for s in [if outgoing { ">" } else { "<" }, e.r#type.as_str(), e.origin.as_str(), &e.path] {
+        for s in [
+            if outgoing { ">" } else { "<" },
+            e.r#type.as_str(),
+            e.origin.as_str(),
+            &e.path,
+        ] {
             put(&mut h, s);
         }
         h.update(&e.line.to_le_bytes());
@@ -160,26 +165,57 @@ fn relations_table(site: &Site, rels: &[(bool, &Link)]) -> Markup {
 fn neighbourhood(site: &Site, d: &Doc, rels: &[(bool, &Link)]) -> Markup {
     let typed = |t: EdgeType| !matches!(t, EdgeType::Mentions | EdgeType::LinksTo);
     let mut idx: BTreeMap<&str, usize> = BTreeMap::from([(d.node.id.as_str(), 0)]);
-    let mut nodes = vec![GNode { doc: d, focus: true, outside: false }];
+    let mut nodes = vec![GNode {
+        doc: d,
+        focus: true,
+        outside: false,
+    }];
     let mut edges = Vec::new();
     let any_typed = rels.iter().any(|(_, l)| typed(l.edge.r#type));
     for (_, l) in rels.iter().filter(|(_, l)| !any_typed || typed(l.edge.r#type)) {
         let (s, t) = (l.source, l.target);
         for end in [s, t] {
-            if !idx.contains_key(end) && nodes.len() <= MAX_DRAWN {
-                if let Some(x) = site.docs.get(end) {
-                    idx.insert(end, nodes.len());
-                    nodes.push(GNode { doc: x, focus: false, outside: false });
-                }
+            if !idx.contains_key(end)
+                && nodes.len() <= MAX_DRAWN
+                && let Some(x) = site.docs.get(end)
+            {
+                idx.insert(end, nodes.len());
+                nodes.push(GNode {
+                    doc: x,
+                    focus: false,
+                    outside: false,
+                });
             }
         }
-        let (Some(&a), Some(&b)) = (idx.get(s), idx.get(t)) else { continue };
+        let (Some(&a), Some(&b)) = (idx.get(s), idx.get(t)) else {
+            continue;
+        };
         let edge = match (l.edge.r#type, blocking_pair(s, t, l.edge.r#type)) {
-            (EdgeType::Parent, _) => GEdge { from: b, to: a, style: Style::Parent },
-            (_, Some((_, blocker))) if blocker == s => GEdge { from: a, to: b, style: Style::Blocks },
-            (_, Some(_)) => GEdge { from: b, to: a, style: Style::Blocks },
-            (EdgeType::DecisionRef, _) => GEdge { from: b, to: a, style: Style::Other },
-            _ => GEdge { from: a, to: b, style: Style::Other },
+            (EdgeType::Parent, _) => GEdge {
+                from: b,
+                to: a,
+                style: Style::Parent,
+            },
+            (_, Some((_, blocker))) if blocker == s => GEdge {
+                from: a,
+                to: b,
+                style: Style::Blocks,
+            },
+            (_, Some(_)) => GEdge {
+                from: b,
+                to: a,
+                style: Style::Blocks,
+            },
+            (EdgeType::DecisionRef, _) => GEdge {
+                from: b,
+                to: a,
+                style: Style::Other,
+            },
+            _ => GEdge {
+                from: a,
+                to: b,
+                style: Style::Other,
+            },
         };
         edges.push(edge);
     }

@@ -98,7 +98,17 @@ mod tests {
                        <iframe src=\"https://evil.example\"></iframe><svg onload=alert(6)></svg>\n\n\
                        [x](JaVaScRiPt:alert(7)) <div style=\"background:url(https://evil.example)\">d</div>";
         let html = plain(hostile);
-        for bad in ["<script", "onerror", "onclick", "onload", "javascript:", "JaVaScRiPt", "<iframe", "<img", "style="] {
+        for bad in [
+            "<script",
+            "onerror",
+            "onclick",
+            "onload",
+            "javascript:",
+            "JaVaScRiPt",
+            "<iframe",
+            "<img",
+            "style=",
+        ] {
             assert!(!html.contains(bad), "{bad} survived in {html}");
         }
         assert!(html.contains("<h1>T</h1>"), "{html}");
@@ -117,6 +127,9 @@ mod tests {
         assert!(!html.contains("<img"), "{html}");
         assert!(html.contains("href=\"https://example.com/p.png\""), "{html}");
         assert!(html.contains("☑ done") && html.contains("☐ open"), "{html}");
-        assert!(html.contains("href=\"ADR-1.html\"") && html.contains("href=\"B.html\""), "{html}");
+        assert!(
+            html.contains("href=\"ADR-1.html\"") && html.contains("href=\"B.html\""),
+            "{html}"
+        );
     }
 }

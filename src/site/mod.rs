@@ -87,7 +87,13 @@ pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
     }
     // The lists, decisions and search data show every document: rendered when any
     // document's summary, a structural edge or a diagnostic changed.
-    const GLOBALS: [&str; 5] = ["index.html", "board.html", "decisions.html", "search.html", "assets/search-data.js"];
+    const GLOBALS: [&str; 5] = [
+        "index.html",
+        "board.html",
+        "decisions.html",
+        "search.html",
+        "assets/search-data.js",
+    ];
     let key = salted(site.digest_all());
     if !GLOBALS.iter().all(|p| out.keep(p, &key)) {
         let globals = [
@@ -132,7 +138,10 @@ fn write_all<'s, 'a, T: Send + Sync>(
     jobs: Vec<(&'s Doc<'a>, String, String, T)>,
     render: impl Fn(&'s Doc<'a>, &T) -> String + Sync,
 ) -> Result<(), Error> {
-    let mut todo: Vec<_> = jobs.into_iter().filter(|(_, page, key, _)| !out.keep(page, key)).collect();
+    let mut todo: Vec<_> = jobs
+        .into_iter()
+        .filter(|(_, page, key, _)| !out.keep(page, key))
+        .collect();
     let dir = out.dir().to_path_buf();
     while !todo.is_empty() {
         let rest = todo.split_off(todo.len().min(BATCH));

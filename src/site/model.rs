@@ -49,12 +49,15 @@ pub struct Site<'a> {
     /// Document ids in `list`'s order.
     pub order: Vec<&'a str>,
     /// Edges between documents by source (a section's edge counts as its document's).
-    pub out: HashMap<&'a str, Vec<Link<'a>>>,
+    pub out: ByDoc<'a>,
     /// The same by target.
-    pub inc: HashMap<&'a str, Vec<Link<'a>>>,
+    pub inc: ByDoc<'a>,
     /// What `ready` answers.
     pub ready: ReadyReport,
 }
+
+/// Edges by document.
+type ByDoc<'a> = HashMap<&'a str, Vec<Link<'a>>>;
 
 /// An edge between two documents.
 #[derive(Clone, Copy)]
@@ -89,13 +92,19 @@ impl<'a> Site<'a> {
                 .or_else(|| id.rsplit_once('#').and_then(|(d, _)| by_id.get(d)))?;
             Some(n.id.as_str())
         };
-        let (mut out, mut inc): (HashMap<&str, Vec<Link>>, HashMap<&str, Vec<Link>>) = Default::default();
+        let (mut out, mut inc): (ByDoc, ByDoc) = Default::default();
         for e in index.edges.iter().filter(|e| e.r#type != EdgeType::SectionOf) {
-            let (Some(s), Some(t)) = (doc_of(&e.source), doc_of(&e.target)) else { continue };
+            let (Some(s), Some(t)) = (doc_of(&e.source), doc_of(&e.target)) else {
+                continue;
+            };
             if s == t {
                 continue;
             }
-            let link = Link { source: s, target: t, edge: e };
+            let link = Link {
+                source: s,
+                target: t,
+                edge: e,
+            };
             out.entry(s).or_default().push(link);
             inc.entry(t).or_default().push(link);
         }
@@ -115,7 +124,9 @@ impl<'a> Site<'a> {
         let mut order = Vec::with_capacity(items.len());
         let mut docs = BTreeMap::new();
         for item in items {
-            let Some(node) = by_id.get(item.id.as_str()).copied() else { continue };
+            let Some(node) = by_id.get(item.id.as_str()).copied() else {
+                continue;
+            };
             let id = node.id.as_str();
             order.push(id);
             let open = !item.group.is_closed();
@@ -266,11 +277,7 @@ pub fn slug(id: &str) -> String {
     if !id.is_empty() && !id.starts_with('.') && id.chars().all(plain) && id.len() <= 120 {
         return id.to_string();
     }
-    let kept: String = id
-        .chars()
-        .map(|c| if plain(c) { c } else { '_' })
-        .take(80)
-        .collect();
+    let kept: String = id.chars().map(|c| if plain(c) { c } else { '_' }).take(80).collect();
     let hash = blake3::hash(id.as_bytes()).to_hex();
     format!("{}-{}", kept.trim_start_matches('.'), &hash[..10])
 }
@@ -283,7 +290,10 @@ mod tests {
     fn slugs_keep_plain_ids_and_hash_the_rest() {
         assert_eq!(slug("QRY-TSK-0001"), "QRY-TSK-0001");
         let s = slug("003-chat/T012");
-        assert!(s.starts_with("003-chat_T012-") && s.len() == "003-chat_T012-".len() + 10, "{s}");
+        assert!(
+            s.starts_with("003-chat_T012-") && s.len() == "003-chat_T012-".len() + 10,
+            "{s}"
+        );
         assert_ne!(slug("a/b"), slug("a_b"));
         assert!(!slug("../../etc").contains('/'));
         assert!(!slug("..").starts_with('.'));

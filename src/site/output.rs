@@ -39,7 +39,10 @@ impl Out {
             )));
         }
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        files::write_if_changed(&dir.join(MARK_FILE), format!("{MARK}: a static site, `mdgraph site`.\n").as_bytes())?;
+        files::write_if_changed(
+            &dir.join(MARK_FILE),
+            format!("{MARK}: a static site, `mdgraph site`.\n").as_bytes(),
+        )?;
         files::write_if_changed(&dir.join(".gitignore"), GITIGNORE.as_bytes())?;
         let old = std::fs::read_to_string(dir.join(MANIFEST))
             .unwrap_or_default()

@@ -51,7 +51,7 @@ fn count_table(site: &Site) -> Markup {
                     tr data-kind=(kind) data-type=(ty) data-count=(n.iter().sum::<usize>()) {
                         td { (kind) } td { (ty) }
                         @for (i, g) in Group::ALL.iter().enumerate() {
-                            td class={ "num g-" (g.as_str()) } data-group=(g.as_str()) { @if n[i] > 0 { (n[i]) } }
+                            td class={ "num" @if n[i] > 0 { " g-" (g.as_str()) } } data-group=(g.as_str()) { @if n[i] > 0 { (n[i]) } }
                         }
                         td.num { (n.iter().sum::<usize>()) }
                     }

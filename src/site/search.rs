@@ -40,6 +40,8 @@ pub fn data(site: &Site) -> String {
         })
         .collect();
     // JSON is a JavaScript literal; `<` is escaped so the data could sit in a page too.
-    let json = serde_json::to_string(&rows).unwrap_or_else(|_| "[]".into()).replace('<', "\\u003c");
+    let json = serde_json::to_string(&rows)
+        .unwrap_or_else(|_| "[]".into())
+        .replace('<', "\\u003c");
     format!("window.MDGRAPH_DOCS = {json};\n")
 }

@@ -135,7 +135,11 @@ fn curve(a: (f64, f64), b: (f64, f64)) -> String {
 fn arrow(a: (f64, f64), b: (f64, f64)) -> String {
     let (_, (x, y)) = ends(a, b);
     let ((x1, y1), _) = ends(a, b);
-    let (dx, dy): (f64, f64) = if y1 == y { ((x - x1).signum(), 0.0) } else { (0.0, (y - y1).signum()) };
+    let (dx, dy): (f64, f64) = if y1 == y {
+        ((x - x1).signum(), 0.0)
+    } else {
+        (0.0, (y - y1).signum())
+    };
     let (bx, by) = (x - 7.0 * dx, y - 7.0 * dy);
     let (px, py) = (-dy * 4.0, dx * 4.0);
     format!(

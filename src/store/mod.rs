@@ -7,6 +7,7 @@
 //! The store knows nothing of how documents are parsed or queries answered: ingest
 //! writes it, query reads it.
 
+#[cfg(feature = "site")]
 pub mod apart;
 pub mod doctable;
 pub mod files;

@@ -80,7 +80,12 @@ fn pages_agree_with_list_tree_and_ready() {
     let items = json(&f.run(&["list", "--type", "work_item", "--format", "json"]));
     let board = read(&f, "board.html");
     let cards = attrs(&board, "class=\"card", "data-id");
-    let listed: Vec<&str> = items["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    let listed: Vec<&str> = items["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
     let mut sorted = cards.clone();
     sorted.sort();
     let mut want = listed.clone();
@@ -88,9 +93,10 @@ fn pages_agree_with_list_tree_and_ready() {
     assert_eq!(sorted, want);
     // Counts by type, as `list --type` gives them.
     let overview = read(&f, "index.html");
-    for (ty, n) in attrs(&overview, "<tr data-kind", "data-type")
-        .into_iter()
-        .zip(attrs(&overview, "<tr data-kind", "data-count"))
+    for (ty, n) in
+        attrs(&overview, "<tr data-kind", "data-type")
+            .into_iter()
+            .zip(attrs(&overview, "<tr data-kind", "data-count"))
     {
         let listed = json(&f.run(&["list", "--type", ty, "--format", "json"]));
         assert_eq!(listed["count"].to_string(), n, "type {ty}");
@@ -108,7 +114,12 @@ fn pages_agree_with_list_tree_and_ready() {
     }
     // Ready work in `ready`'s order.
     let ready = json(&f.run(&["ready", "--format", "json"]));
-    let want: Vec<&str> = ready["items"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    let want: Vec<&str> = ready["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["id"].as_str().unwrap())
+        .collect();
     assert_eq!(attrs(&overview, "<li data-id", "data-id").len(), 0);
     let shown: Vec<&str> = overview
         .split("<ol class=\"ready\">")
@@ -124,7 +135,10 @@ fn pages_agree_with_list_tree_and_ready() {
     assert_eq!(shown, want);
     // An item page: its relations with file and line, its graph.
     let page = read(&f, "items/QRY-TSK-0013.html");
-    assert!(page.contains("items/task/0000/QRY-TSK-0013_build-report-template-with-photo-grid-and-signature-block.md:18"), "{page}");
+    assert!(
+        page.contains("items/task/0000/QRY-TSK-0013_build-report-template-with-photo-grid-and-signature-block.md:18"),
+        "{page}"
+    );
     assert!(page.contains("href=\"../items/QRY-BUG-0005.html\""));
     assert!(page.contains("<svg class=\"graph\""));
     // Decisions: all eight, the supersedes chain drawn.
@@ -141,8 +155,23 @@ fn hostile_markdown_is_inert() {
     // Live markup only: the title's text, escaped, may say `onerror=` as words.
     let lower = main.to_lowercase();
     for bad in [
-        "<script", " onerror=\"", " onclick=\"", " onload=\"", "href=\"javascript", "<iframe", "<img", " style=\"",
-        "<form", "<input", "<object", "<embed", "<link", "http-equiv", "<base", "<image", "evil.example/pixel",
+        "<script",
+        " onerror=\"",
+        " onclick=\"",
+        " onload=\"",
+        "href=\"javascript",
+        "<iframe",
+        "<img",
+        " style=\"",
+        "<form",
+        "<input",
+        "<object",
+        "<embed",
+        "<link",
+        "http-equiv",
+        "<base",
+        "<image",
+        "evil.example/pixel",
     ] {
         assert!(!lower.contains(bad), "{bad} survived:\n{main}");
     }
@@ -150,7 +179,12 @@ fn hostile_markdown_is_inert() {
     assert!(main.contains("&lt;script&gt;this stays code"), "{main}");
     assert!(main.contains("href=\"https://evil.example/track.png\""), "{main}");
     // Its title is text wherever it is shown.
-    for p in ["board.html", "index.html", "items/QRY-BUG-0005.html", "graphs/QRY-FTR-0006.html"] {
+    for p in [
+        "board.html",
+        "index.html",
+        "items/QRY-BUG-0005.html",
+        "graphs/QRY-FTR-0006.html",
+    ] {
         let html = read(&f, p);
         assert!(!html.contains("<script>window"), "{p}");
         assert!(!html.contains("<img src=x"), "{p}");
@@ -163,16 +197,31 @@ fn an_edit_rewrites_only_the_pages_it_changes() {
     let f = built();
     let again = json(&f.run(&["site", "--format", "json"]));
     assert_eq!(again["written"], serde_json::json!([]), "{again}");
-    let file = f.root().join("items/task/0000/QRY-TSK-0013_build-report-template-with-photo-grid-and-signature-block.md");
+    let file = f
+        .root()
+        .join("items/task/0000/QRY-TSK-0013_build-report-template-with-photo-grid-and-signature-block.md");
     // A body edit: only the item's own page.
-    edit_file(&file, &|t| t.replace("produces a complete, branded", "produces a complete, well branded"));
+    edit_file(&file, &|t| {
+        t.replace("produces a complete, branded", "produces a complete, well branded")
+    });
     let one = json(&f.run(&["site", "--format", "json"]));
     assert_eq!(one["written"], serde_json::json!(["items/QRY-TSK-0013.html"]), "{one}");
     // A state edit: its page, its neighbours' pages, the lists and the graphs it is in.
     edit_file(&file, &|t| t.replace("state: Blocked", "state: Done"));
     let state = json(&f.run(&["site", "--format", "json"]));
-    let written: Vec<&str> = state["written"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
-    for p in ["items/QRY-TSK-0013.html", "items/QRY-USR-0007.html", "board.html", "index.html", "graphs/QRY-EPIC-0003.html"] {
+    let written: Vec<&str> = state["written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for p in [
+        "items/QRY-TSK-0013.html",
+        "items/QRY-USR-0007.html",
+        "board.html",
+        "index.html",
+        "graphs/QRY-EPIC-0003.html",
+    ] {
         assert!(written.contains(&p), "{p} not rewritten: {written:?}");
     }
     assert!(!written.contains(&"items/QRY-TSK-0001.html"), "{written:?}");
@@ -180,7 +229,11 @@ fn an_edit_rewrites_only_the_pages_it_changes() {
     // A deleted item's page goes.
     std::fs::remove_file(&file).unwrap();
     let gone = json(&f.run(&["site", "--format", "json"]));
-    assert_eq!(gone["removed"], serde_json::json!(["items/QRY-TSK-0013.html"]), "{gone}");
+    assert_eq!(
+        gone["removed"],
+        serde_json::json!(["items/QRY-TSK-0013.html"]),
+        "{gone}"
+    );
     assert!(!site(&f).join("items/QRY-TSK-0013.html").exists());
     // The index folder stays an index folder with the site in it.
     let full = f.run(&["index", "--full"]);
@@ -213,7 +266,11 @@ fn browse(f: &Fixture, graph: &str, node: &str, hostile: &str, canary: Option<&s
     let dir = site(f);
     let mut args = vec![script.to_str().unwrap(), dir.to_str().unwrap(), graph, node, hostile];
     args.extend(canary);
-    let out: Output = std::process::Command::new("python3").args(&args).output().unwrap().into();
+    let out: Output = std::process::Command::new("python3")
+        .args(&args)
+        .output()
+        .unwrap()
+        .into();
     assert_eq!(out.code, 0, "{}", out.stderr);
     Some(serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout)))
 }
@@ -225,12 +282,20 @@ fn every_page_type_loads_in_chromium_without_errors_or_requests() {
     let canary = "<!doctype html><title>canary</title><script>console.error('canary')</script>\
                   <img src=\"http://127.0.0.1:9/canary.png\">";
     std::fs::write(site(&f).join("canary.html"), canary).unwrap();
-    let Some(report) = browse(&f, "graphs/QRY-EPIC-0003.html", "QRY-USR-0007", "items/QRY-TSK-0666.html", Some("canary.html"))
-    else {
+    let Some(report) = browse(
+        &f,
+        "graphs/QRY-EPIC-0003.html",
+        "QRY-USR-0007",
+        "items/QRY-TSK-0666.html",
+        Some("canary.html"),
+    ) else {
         return;
     };
     let c = &report["canary"];
-    assert!(!c["console"].as_array().unwrap().is_empty() && !c["network"].as_array().unwrap().is_empty(), "{c}");
+    assert!(
+        !c["console"].as_array().unwrap().is_empty() && !c["network"].as_array().unwrap().is_empty(),
+        "{c}"
+    );
     let pages = report["pages"].as_array().unwrap();
     assert_eq!(pages.len(), 8, "{report}");
     for p in pages {
@@ -246,7 +311,10 @@ fn every_page_type_loads_in_chromium_without_errors_or_requests() {
     assert_eq!(report["title"], "QRY-TSK-0666 · mdgraph");
     assert_eq!(report["hostile_dom"], 0);
     let clicked = &report["clicked"];
-    assert!(clicked["url"].as_str().unwrap().ends_with("/items/QRY-USR-0007.html"), "{clicked}");
+    assert!(
+        clicked["url"].as_str().unwrap().ends_with("/items/QRY-USR-0007.html"),
+        "{clicked}"
+    );
     assert!(clicked["h1"].as_str().unwrap().starts_with("QRY-USR-0007"), "{clicked}");
 }
 
@@ -272,14 +340,24 @@ fn corpus_agrees(dir: &Path, base: &[&str]) {
     }
     let cards = board.matches("<a class=\"card").count();
     // One card per work item; without any (EIPs), per document with a state.
-    let mut work_items = json(&run(&["list", "--type", "work_item", "--format", "json"]))["count"].as_u64().unwrap();
+    let mut work_items = json(&run(&["list", "--type", "work_item", "--format", "json"]))["count"]
+        .as_u64()
+        .unwrap();
     if work_items == 0 {
         let docs = json(&run(&["list", "--type", "doc", "--format", "json"]));
-        work_items = docs["items"].as_array().unwrap().iter().filter(|i| !i["state"].is_null()).count() as u64;
+        work_items = docs["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| !i["state"].is_null())
+            .count() as u64;
     }
     assert_eq!(cards as u64, work_items);
     assert!(work as u64 >= work_items);
-    let total: usize = attrs(&overview, "<tr data-kind", "data-count").iter().map(|n| n.parse::<usize>().unwrap()).sum();
+    let total: usize = attrs(&overview, "<tr data-kind", "data-count")
+        .iter()
+        .map(|n| n.parse::<usize>().unwrap())
+        .sum();
     assert_eq!(total as u64, all["count"].as_u64().unwrap());
     let ids = attrs(&overview, "<tr class=\"rollup\"", "data-id");
     let done = attrs(&overview, "class=\"progress\"", "data-done");
@@ -289,14 +367,23 @@ fn corpus_agrees(dir: &Path, base: &[&str]) {
         assert_eq!(tree["root"]["rollup"]["done"].to_string(), d, "{id}");
         assert_eq!(tree["root"]["rollup"]["total"].to_string(), t, "{id}");
     }
-    eprintln!("{}: {cards} cards, {} documents, {} roll-ups checked", base.join(" "), all["count"], ids.len().min(40));
+    eprintln!(
+        "{}: {cards} cards, {} documents, {} roll-ups checked",
+        base.join(" "),
+        all["count"],
+        ids.len().min(40)
+    );
 }
 
 #[test]
 #[ignore = "slow: `.ci/run` runs it (cargo test -- --ignored)"]
 fn real_corpora_sites_agree_with_list_and_tree() {
     let corpora = repo().join("../shared/corpora");
-    for (corpus, config) in [("eips", Some("eips.toml")), ("backlog-md/backlog", Some("backlog-md.toml")), ("ariadne/backlog", None)] {
+    for (corpus, config) in [
+        ("eips", Some("eips.toml")),
+        ("backlog-md/backlog", Some("backlog-md.toml")),
+        ("ariadne/backlog", None),
+    ] {
         let root = corpora.join(corpus);
         if !root.is_dir() {
             eprintln!("skipping {corpus}: {} not found", root.display());
@@ -308,12 +395,26 @@ fn real_corpora_sites_agree_with_list_and_tree() {
             None => {
                 // The config `mdgraph init` writes for it.
                 let root_s = root.to_str().unwrap();
-                let init = run_in(dir.path(), &["--config", "mdgraph.toml", "--root", root_s, "--index-dir", "_index", "init"]);
+                let init = run_in(
+                    dir.path(),
+                    &[
+                        "--config",
+                        "mdgraph.toml",
+                        "--root",
+                        root_s,
+                        "--index-dir",
+                        "_index",
+                        "init",
+                    ],
+                );
                 assert_eq!(init.code, 0, "{}", init.stderr);
                 dir.path().join("mdgraph.toml")
             }
         };
         let (cfg, root) = (cfg.to_str().unwrap().to_string(), root.to_str().unwrap().to_string());
-        corpus_agrees(dir.path(), &["--config", &cfg, "--root", &root, "--index-dir", "_index"]);
+        corpus_agrees(
+            dir.path(),
+            &["--config", &cfg, "--root", &root, "--index-dir", "_index"],
+        );
     }
 }
