@@ -43,10 +43,15 @@ links:
 ```
 "#;
 
-/// The fixture backlog with the hostile item, indexed, and its site written.
+/// A work item whose id is a path out of the site and markup.
+const HOSTILE_ID: &str = "---\nid: \"../../x/<img src=x onerror=window.__pwned=1>\"\ntype: Task\ntitle: Evil id\n\
+                          state: To Do\nparent: QRY-FTR-0006\n---\n\n# Goal\n\nNothing.\n";
+
+/// The fixture backlog with the hostile items, indexed, and its site written.
 fn built() -> Fixture {
     let f = Fixture::new("backlog-fixtures");
     std::fs::write(f.root().join("items/task/0000/QRY-TSK-0666_evil.md"), HOSTILE).unwrap();
+    std::fs::write(f.root().join("items/task/0000/evil-id.md"), HOSTILE_ID).unwrap();
     let out = f.run(&["site"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     f
@@ -86,7 +91,13 @@ fn pages_agree_with_list_tree_and_ready() {
         .iter()
         .map(|i| i["id"].as_str().unwrap())
         .collect();
-    let mut sorted = cards.clone();
+    let unescape = |s: &str| {
+        s.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&")
+    };
+    let mut sorted: Vec<String> = cards.iter().map(|c| unescape(c)).collect();
     sorted.sort();
     let mut want = listed.clone();
     want.sort();
@@ -121,7 +132,7 @@ fn pages_agree_with_list_tree_and_ready() {
         .map(|i| i["id"].as_str().unwrap())
         .collect();
     assert_eq!(attrs(&overview, "<li data-id", "data-id").len(), 0);
-    let shown: Vec<&str> = overview
+    let shown: Vec<String> = overview
         .split("<ol class=\"ready\">")
         .nth(1)
         .unwrap()
@@ -130,7 +141,7 @@ fn pages_agree_with_list_tree_and_ready() {
         .unwrap()
         .split("<li data-id=\"")
         .skip(1)
-        .map(|s| &s[..s.find('"').unwrap()])
+        .map(|s| unescape(&s[..s.find('"').unwrap()]))
         .collect();
     assert_eq!(shown, want);
     // An item page: its relations with file and line, its graph.
@@ -190,6 +201,18 @@ fn hostile_markdown_is_inert() {
         assert!(!html.contains("<img src=x"), "{p}");
     }
     assert!(read(&f, "assets/search-data.js").contains("\\u003cscript>window.__pwned"));
+    // An id that is a path and markup: its page stays in the site, its id is text.
+    let pages = tree_hashes(&site(&f));
+    let evil: Vec<&String> = pages.keys().filter(|p| p.contains("onerror")).collect();
+    assert_eq!(evil.len(), 1, "{evil:?}");
+    assert!(evil[0].starts_with("items/") && !evil[0][6..].contains('/'), "{evil:?}");
+    assert!(!f.dir.path().join("x").exists() && !f.index().join("x").exists());
+    let board = read(&f, "board.html");
+    assert!(
+        board.contains("../../x/&lt;img src=x onerror=window.__pwned=1&gt;"),
+        "the id is text"
+    );
+    assert!(!board.contains("<img"));
 }
 
 #[test]
