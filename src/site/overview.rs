@@ -1,8 +1,8 @@
 //! The overview page (`index.html`): counts by type and state group, each epic and
-//! feature with the roll-up `tree` computes as a progress bar, the work `ready` answers,
-//! and the diagnostics `check` reports.
+//! feature with the roll-up `tree` computes as a progress bar, what is blocked and by
+//! what, the work `ready` answers, and the diagnostics `check` reports.
 
-use super::model::{Site, is_epic_or_feature};
+use super::model::{Doc, Site, blocking_pair, is_epic_or_feature};
 use super::shell::{badge, entry, link, page, progress};
 use crate::model::backlog::Group;
 use crate::model::diag::Severity;
@@ -34,6 +34,7 @@ pub fn render(site: &Site) -> String {
         }
         (count_table(site))
         (epics(site))
+        (blocked(site))
         (ready(site))
         (diagnostics(site))
     };
@@ -85,6 +86,46 @@ fn epics(site: &Site) -> Markup {
             }
         }
     }
+}
+
+/// Each blocked item with what blocks it: its unfinished blockers, or its own state.
+fn blocked(site: &Site) -> Markup {
+    let blocked: Vec<_> = site.work_items().filter(|d| d.blocked).collect();
+    html! {
+        h2 { "Blocked (" (blocked.len()) ")" }
+        @if blocked.is_empty() { p.none { "Nothing is blocked." } }
+        ul.blocked {
+            @for d in &blocked {
+                @let by = blockers(site, &d.node.id);
+                li data-id=(d.node.id) {
+                    (entry(d, ""))
+                    @if by.is_empty() { " " span.why { "its state says so" } }
+                    @else {
+                        " " span.why { "by" }
+                        @for b in by { " " (link(b, "")) " " (badge(b)) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The unfinished blockers of `id`, each once, by id.
+fn blockers<'s, 'a>(site: &'s Site<'a>, id: &str) -> Vec<&'s Doc<'a>> {
+    let mut out: Vec<&Doc> = site
+        .out
+        .get(id)
+        .into_iter()
+        .flatten()
+        .chain(site.inc.get(id).into_iter().flatten())
+        .filter_map(|l| blocking_pair(l.source, l.target, l.edge.r#type))
+        .filter(|(blocked, _)| *blocked == id)
+        .filter_map(|(_, blocker)| site.docs.get(blocker))
+        .filter(|b| !b.item.group.is_closed())
+        .collect();
+    out.sort_by(|a, b| a.node.id.cmp(&b.node.id));
+    out.dedup_by(|a, b| a.node.id == b.node.id);
+    out
 }
 
 fn ready(site: &Site) -> Markup {

@@ -144,6 +144,22 @@ fn pages_agree_with_list_tree_and_ready() {
         .map(|s| unescape(&s[..s.find('"').unwrap()]))
         .collect();
     assert_eq!(shown, want);
+    // What is blocked, and by what.
+    let blocked = overview
+        .split("<ul class=\"blocked\">")
+        .nth(1)
+        .unwrap()
+        .split("</ul>")
+        .next()
+        .unwrap();
+    let usr7 = blocked
+        .split("<li data-id=\"QRY-USR-0007\">")
+        .nth(1)
+        .unwrap()
+        .split("</li>")
+        .next()
+        .unwrap();
+    assert!(usr7.contains("href=\"items/QRY-BUG-0005.html\""), "{usr7}");
     // An item page: its relations with file and line, its graph.
     let page = read(&f, "items/QRY-TSK-0013.html");
     assert!(
