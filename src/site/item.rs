@@ -35,7 +35,7 @@ pub fn key(site: &Site, d: &Doc) -> blake3::Hash {
     put(&mut h, &site.index.meta.config_digest);
     match &d.node.hash {
         Some(hash) => put(&mut h, hash),
-        None => site.index.section_lines(&d.node.id).for_each(|l| put(&mut h, l)),
+        None => site.index.section_lines(&d.node.id).iter().for_each(|l| put(&mut h, l)),
     }
     for (outgoing, l) in relations(site, &d.node.id) {
         let e = l.edge;

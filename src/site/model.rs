@@ -186,6 +186,7 @@ impl<'a> Site<'a> {
         let mut v: Vec<Node> = self
             .index
             .section_lines(id)
+            .iter()
             .filter_map(|l| serde_json::from_str(l).ok())
             .collect();
         v.sort_by_key(|c| (c.line.unwrap_or(0), c.level.unwrap_or(0)));
