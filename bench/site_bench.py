@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The cost of `mdgraph site` on a generated backlog (BENCHMARKS.md, "Site").
 
-    python3 bench/site_bench.py [--items 10000] [--runs 3] [--bin target/release/mdgraph]
+    python3 bench/site_bench.py [--items 10000] [--runs 3] [--bin target/release/mdgraph] [--tmp /dev/shm]
 
 Per run, in a fresh temporary folder with a backlog from bench/gen_backlog.py:
   cold index   `mdgraph index --full` into an empty index folder;
@@ -47,10 +47,11 @@ def main():
     ap.add_argument("--items", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--bin", default=str(REPO / "target/release/mdgraph"))
+    ap.add_argument("--tmp", help="folder for the backlog, indexes and sites (e.g. /dev/shm: no disk)")
     a = ap.parse_args()
     rows = {k: [] for k in ["cold index", "full site", "no change", "one edit", "edit: index", "edit: site"]}
     written = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=a.tmp) as tmp:
         tmp = Path(tmp)
         root = tmp / "backlog"
         subprocess.run([sys.executable, str(REPO / "bench/gen_backlog.py"), str(root), "--items", str(a.items)],
