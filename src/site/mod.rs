@@ -77,11 +77,23 @@ pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
     let mut t = Timings::default();
     let cfg = index.config();
     let dir = out.map_or_else(|| cfg.index_dir.join("site"), Path::to_path_buf);
+    let mut out = Out::open(&dir)?;
+    // The index and the state groups it was made from: when both are those of the last
+    // run and its pages are all there, there is nothing to do.
+    let stamp = {
+        let mut h = blake3::Hasher::new();
+        h.update(Index::digest(cfg).unwrap_or_default().as_bytes());
+        h.update(format!("{:?}", cfg.states).as_bytes());
+        salted(h.finalize())
+    };
+    if out.keep_all(&stamp) {
+        t.mark("unchanged");
+        return report(dir, out, &stamp, t);
+    }
     let apart = crate::store::apart::load_apart(&cfg.index_dir).ok_or_else(|| crate::api::no_index(cfg))?;
     t.mark("load");
     let site = Site::new(cfg, &apart);
     t.mark("model");
-    let mut out = Out::open(&dir)?;
     for (page, text) in ASSETS {
         out.put(page, "-", text.as_bytes())?;
     }
@@ -110,7 +122,12 @@ pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
     t.mark("lists");
     item_pages(&site, &mut out, &mut t)?;
     graph_pages(&site, &mut out, &mut t)?;
-    let (written, removed, unchanged) = out.finish()?;
+    report(dir, out, &stamp, t)
+}
+
+/// Finish the run: stale pages removed, the manifest written; what it did.
+fn report(dir: PathBuf, out: Out, stamp: &str, mut t: Timings) -> Result<SiteReport, Error> {
+    let (written, removed, unchanged) = out.finish(stamp)?;
     t.mark("finish");
     Ok(SiteReport {
         schema: SITE_SCHEMA,

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// The mark file: the folder is a site mdgraph writes.
 pub const MARK_FILE: &str = ".mdgraph-site";
-/// The manifest: one line per page, `digest<TAB>page`.
+/// The manifest: one line per page, `digest<TAB>page`, after a first line
+/// `#stamp<TAB>stamp` naming the index and settings the site was made from.
 const MANIFEST: &str = ".manifest";
 /// The site's own `.gitignore`: the site is derived, wherever it is written.
 const GITIGNORE: &str = "# Written by mdgraph: the site is derived from the index (`mdgraph site`).\n*\n";
@@ -18,6 +19,7 @@ const GITIGNORE: &str = "# Written by mdgraph: the site is derived from the inde
 /// The site's folder during a run.
 pub struct Out {
     dir: PathBuf,
+    stamp: Option<String>,
     old: BTreeMap<String, String>,
     new: BTreeMap<String, String>,
     /// Pages written this run.
@@ -44,14 +46,21 @@ impl Out {
             format!("{MARK}: a static site, `mdgraph site`.\n").as_bytes(),
         )?;
         files::write_if_changed(&dir.join(".gitignore"), GITIGNORE.as_bytes())?;
-        let old = std::fs::read_to_string(dir.join(MANIFEST))
-            .unwrap_or_default()
+        let manifest = std::fs::read_to_string(dir.join(MANIFEST)).unwrap_or_default();
+        let stamp = manifest
             .lines()
+            .next()
+            .and_then(|l| l.strip_prefix("#stamp\t"))
+            .map(str::to_string);
+        let old = manifest
+            .lines()
+            .filter(|l| !l.starts_with('#'))
             .filter_map(|l| l.split_once('\t'))
             .map(|(k, p)| (p.to_string(), k.to_string()))
             .collect();
         Ok(Out {
             dir: dir.to_path_buf(),
+            stamp,
             old,
             new: BTreeMap::new(),
             written: Vec::new(),
@@ -62,6 +71,19 @@ impl Out {
     /// The folder.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// When the last run was made from the index and settings `stamp` and every page it
+    /// wrote is still there, keep them all (nothing to render); whether it did.
+    pub fn keep_all(&mut self, stamp: &str) -> bool {
+        let same = self.stamp.as_deref() == Some(stamp)
+            && !self.old.is_empty()
+            && self.old.keys().all(|p| self.dir.join(p).is_file());
+        if same {
+            self.new = self.old.clone();
+            self.unchanged = self.new.len();
+        }
+        same
     }
 
     /// Whether `page` was written from inputs with this digest and is still there: then
@@ -93,8 +115,8 @@ impl Out {
     }
 
     /// Remove the pages of the last run that this run did not make, write the
-    /// manifest; the pages removed.
-    pub fn finish(mut self) -> Result<(Vec<String>, Vec<String>, usize), Error> {
+    /// manifest under `stamp`; the pages written and removed, and how many were kept.
+    pub fn finish(mut self, stamp: &str) -> Result<(Vec<String>, Vec<String>, usize), Error> {
         let mut removed = Vec::new();
         for page in self.old.keys().filter(|p| !self.new.contains_key(*p)) {
             // Only pages the manifest names, and never a path out of the folder.
@@ -107,7 +129,7 @@ impl Out {
                 Err(e) => return Err(Error::io(self.dir.join(page), e)),
             }
         }
-        let mut manifest = String::new();
+        let mut manifest = format!("#stamp\t{stamp}\n");
         for (page, key) in &self.new {
             manifest.push_str(key);
             manifest.push('\t');
@@ -154,13 +176,21 @@ mod tests {
         let mut out = Out::open(&site).unwrap();
         out.put("items/a.html", "k1", b"a").unwrap();
         out.put("items/b.html", "k1", b"b").unwrap();
-        out.finish().unwrap();
+        out.finish("s1").unwrap();
         let mut out = Out::open(&site).unwrap();
+        assert!(!out.keep_all("s2"));
         assert!(out.keep("items/a.html", "k1"));
-        let (written, removed, unchanged) = out.finish().unwrap();
+        let (written, removed, unchanged) = out.finish("s2").unwrap();
         assert!(written.is_empty());
         assert_eq!(removed, ["items/b.html"]);
         assert_eq!(unchanged, 1);
         assert!(!site.join("items/b.html").exists() && site.join("items/a.html").exists());
+        // Made from the same index: everything kept, nothing else asked.
+        let mut out = Out::open(&site).unwrap();
+        assert!(out.keep_all("s2"));
+        assert_eq!(out.finish("s2").unwrap(), (Vec::new(), Vec::new(), 1));
+        // A page gone: no short cut.
+        std::fs::remove_file(site.join("items/a.html")).unwrap();
+        assert!(!Out::open(&site).unwrap().keep_all("s2"));
     }
 }
