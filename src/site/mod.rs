@@ -90,7 +90,14 @@ pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
         t.mark("unchanged");
         return report(dir, out, &stamp, t);
     }
-    let apart = crate::store::apart::load_apart(&cfg.index_dir).ok_or_else(|| crate::api::no_index(cfg))?;
+    let mut apart = crate::store::apart::load_apart(&cfg.index_dir).ok_or_else(|| crate::api::no_index(cfg))?;
+    // The backlog hygiene `check` judges on the whole graph, beside the index's own.
+    let mut hygiene = crate::query::backlog::hygiene(&apart.docs, &apart.edges, &cfg.states);
+    cfg.settings.check.apply(&mut hygiene);
+    apart.diagnostics.extend(hygiene);
+    apart
+        .diagnostics
+        .sort_by(|a, b| (a.path.as_str(), a.line).cmp(&(b.path.as_str(), b.line)));
     t.mark("load");
     let site = Site::new(cfg, &apart);
     t.mark("model");

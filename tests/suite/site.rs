@@ -104,6 +104,13 @@ fn pages_agree_with_list_tree_and_ready() {
     assert_eq!(sorted, want);
     // Counts by type, as `list --type` gives them.
     let overview = read(&f, "index.html");
+    // What `check` reports, hygiene included: the fixtures' one warning.
+    let check = f.run(&["check"]);
+    assert!(check.stdout.contains("done-with-open-children"), "{}", check.stdout);
+    assert!(
+        overview.contains("done-with-open-children") && overview.contains("QRY-BUG-0004 (Ready)"),
+        "the overview lacks check's warning"
+    );
     for (ty, n) in
         attrs(&overview, "<tr data-kind", "data-type")
             .into_iter()
