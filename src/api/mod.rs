@@ -205,12 +205,7 @@ impl Index {
 /// The SQLite mirror as `config` asks for it: with the FTS5 table or not, and the
 /// backlog table under its state groups, made by the backlog questions' own code.
 pub fn mirror_spec(config: &Config) -> mirror::Spec<'_> {
-    mirror::Spec {
-        fts: config.sqlite_fts,
-        states: &config.states,
-        backlog: crate::query::backlog::materialize,
-        backlog_docs: crate::query::backlog::materialize_docs,
-    }
+    crate::query::backlog::mirror_spec(config)
 }
 
 /// The error for an index that cannot be read, saying how to get one.

@@ -328,7 +328,7 @@ fn register_merge_driver(top: &Path) -> Result<bool, Error> {
         "mdgraph index files: merge their records",
     )? && set(
         &format!("merge.{MERGE_DRIVER}.driver"),
-        "mdgraph merge-driver %O %A %B %P",
+        "mdgraph merge-driver -- %O %A %B %P",
     )?)
 }
 

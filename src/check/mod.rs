@@ -10,18 +10,17 @@
 //! fixed.
 
 pub mod baseline;
+mod committed;
+mod git;
 pub mod hook;
 mod hygiene;
 pub mod merge;
+mod sides;
 pub mod staged;
 
 use crate::config::Config;
 use crate::error::Error;
-use crate::ingest::build::{BuildOptions, build, file_map};
-use crate::ingest::scan::scan;
-use crate::model::diag::{Code, Diagnostic, Severity};
-use crate::store::statcache::StatCache;
-use crate::store::{files, sidecar};
+use crate::model::diag::Diagnostic;
 use baseline::{Baseline, Entry};
 use serde::Serialize;
 
@@ -194,6 +193,13 @@ pub fn record(cfg: &Config, prune: bool) -> Result<BaselineReport, Error> {
     })
 }
 
+/// Bring the local index up to date, SQLite mirror included (when the config keeps one),
+/// as any reader would: the next query then finds it fresh.
+pub(crate) fn refresh(cfg: &Config) -> Result<crate::ingest::build::BuildReport, Error> {
+    let spec = crate::query::backlog::mirror_spec(cfg);
+    crate::ingest::build::build_index(cfg, false, &spec, None)
+}
+
 /// Whether the index is fresh, and the diagnostics (sorted): the staleness findings
 /// first, then the graph's (the index's when it is fresh, else those of the sources as
 /// they are now). In local mode (no `commit_index`) the index is refreshed first, so it
@@ -203,106 +209,7 @@ fn current(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
     // A local index is nobody's record: bring it up to date (incrementally) and judge
     // the graph. Only a committed index can be stale.
     if !cfg.commit_index {
-        let report = build(
-            cfg,
-            BuildOptions {
-                full: false,
-                write: true,
-            },
-        )?;
-        return Ok((true, report.diagnostics));
+        return Ok((true, refresh(cfg)?.diagnostics));
     }
-    let mut stale = Vec::new();
-    let index_name = cfg.display(&cfg.index_dir);
-    let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
-    let no_index = || {
-        stale_diag(
-            format!("{index_name}/{}", files::META),
-            "no index here (missing or unreadable); run `mdgraph index`".into(),
-        )
-    };
-    // The head of meta.json first: when nothing changed it is all that is needed.
-    match sidecar::read_meta_head(&cfg.index_dir) {
-        None => stale.push(no_index()),
-        Some(head) => {
-            if head.schema != sidecar::SCHEMA_VERSION {
-                stale.push(stale_diag(
-                    format!("{index_name}/{}", files::META),
-                    format!(
-                        "index format {} is not the current {}; run `mdgraph index`",
-                        head.schema,
-                        sidecar::SCHEMA_VERSION
-                    ),
-                ));
-            }
-            if head.config_digest != cfg.settings.digest() {
-                let at = cfg
-                    .config_file
-                    .as_ref()
-                    .map(|p| cfg.display(p))
-                    .unwrap_or_else(|| "mdgraph.toml".into());
-                stale.push(stale_diag(
-                    at,
-                    "configuration changed since the index was built; run `mdgraph index`".into(),
-                ));
-            }
-            // When the stat cache vouches for every file, folder and output (the probe
-            // `search` uses), nothing changed: no scan is needed.
-            if stale.is_empty() && crate::ingest::build::unchanged(cfg) {
-                return finish(cfg, stale);
-            }
-            let Some(meta) = sidecar::read_meta(&cfg.index_dir) else {
-                stale.push(no_index());
-                return finish(cfg, stale);
-            };
-            let cache = StatCache::load(&cfg.index_dir);
-            for name in sidecar::damaged_outputs(&cfg.index_dir, &meta, &cache) {
-                stale.push(stale_diag(
-                    format!("{index_name}/{name}"),
-                    "index file is missing or does not match meta.json; run `mdgraph index`".into(),
-                ));
-            }
-            let now = file_map(&scan(
-                &cfg.root,
-                &cfg.index_dir,
-                &cfg.settings.scan,
-                Some(&cache),
-                false,
-            )?);
-            let mut all: Vec<&String> = now.keys().chain(meta.files.keys()).collect();
-            all.sort();
-            all.dedup();
-            for path in all {
-                let msg = match (meta.files.get(path), now.get(path)) {
-                    (Some(a), Some(b)) if a != b => "changed since the index was built",
-                    (None, Some(_)) => "new file, not in the index",
-                    (Some(_), None) => "deleted, but still in the index",
-                    _ => continue,
-                };
-                stale.push(stale_diag(path.clone(), format!("{msg}; run `mdgraph index`")));
-            }
-        }
-    }
-    finish(cfg, stale)
-}
-
-/// Given the staleness findings, all diagnostics: the index's when it is fresh, else
-/// those of the sources as they are now.
-fn finish(cfg: &Config, stale: Vec<Diagnostic>) -> Result<(bool, Vec<Diagnostic>), Error> {
-    let fresh = stale.is_empty();
-    let graph_diags = if fresh {
-        sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?
-    } else {
-        build(
-            cfg,
-            BuildOptions {
-                full: false,
-                write: false,
-            },
-        )?
-        .diagnostics
-    };
-    let mut diagnostics = stale;
-    diagnostics.extend(graph_diags);
-    Ok((fresh, diagnostics))
+    committed::verify(cfg)
 }

@@ -19,47 +19,8 @@ use crate::config::{Config, Overrides};
 use crate::error::Error;
 use crate::text::path::{absolute, relative_to};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-/// Run git in `dir`; stdout on success.
-fn git(dir: &Path, args: &[&str], input: Option<&[u8]>) -> Result<Vec<u8>, Error> {
-    let mut cmd = Command::new("git");
-    cmd.args(args)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if input.is_some() {
-        cmd.stdin(Stdio::piped());
-    }
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| Error::Other(format!("check --staged needs git: {e}")))?;
-    // Stdin is written from another thread while stdout is read: `cat-file --batch`
-    // answers as it reads, and both pipes full would block both processes.
-    let feeder = match (input, child.stdin.take()) {
-        (Some(data), Some(mut stdin)) => {
-            let data = data.to_vec();
-            Some(std::thread::spawn(move || stdin.write_all(&data)))
-        }
-        _ => None,
-    };
-    let out = child.wait_with_output().map_err(|e| Error::io("git", e))?;
-    if let Some(f) = feeder {
-        f.join()
-            .map_err(|_| Error::Other("git stdin: the writer panicked".into()))?
-            .map_err(|e| Error::io("git stdin", e))?;
-    }
-    if !out.status.success() {
-        return Err(Error::Other(format!(
-            "git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    Ok(out.stdout)
-}
+use crate::check::git::git;
 
 /// A path below `top` as git names it (`/` separators, no leading `./`); None outside.
 fn in_repo(top: &Path, p: &Path) -> Option<String> {
@@ -214,13 +175,7 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
     }
     // The local index, up to date with the working tree (incremental; nothing is
     // scanned when the stat cache vouches for every file).
-    let report = crate::ingest::build::build(
-        cfg,
-        crate::ingest::build::BuildOptions {
-            full: false,
-            write: true,
-        },
-    )?;
+    let report = check::refresh(cfg)?;
     let prefix = if root.is_empty() {
         String::new()
     } else {

@@ -44,18 +44,21 @@ pub struct MergeDriverArgs {
     path: String,
 }
 
-/// Merge one index file; exit 0 when it merged cleanly (also when a record changed on
-/// both sides: the file is valid, and `mdgraph check` will say the index is stale).
+/// Merge one index file; exit 0 when it merged without a guess, else 1 (git then shows
+/// the file as conflicted, ours in the working tree) with what to run.
 pub fn merge_driver(args: &MergeDriverArgs, err: &mut dyn Write) -> Result<i32, Failure> {
-    let clean = mdgraph::run_merge_driver(&args.base, &args.ours, &args.theirs, &args.path)?;
-    if !clean {
-        writeln!(
-            err,
-            "mdgraph: {}: both sides changed a record; kept ours: run `mdgraph index` and commit the index",
-            args.path
-        )?;
+    match mdgraph::run_merge_driver(&args.base, &args.ours, &args.theirs, &args.path)? {
+        None => Ok(EXIT_OK),
+        Some(why) => {
+            writeln!(
+                err,
+                "mdgraph merge driver: {}: {why}; not merged. Resolve the Markdown conflicts, then run \
+                 `mdgraph index` and `git add` the index folder",
+                args.path
+            )?;
+            Ok(super::EXIT_FAIL)
+        }
     }
-    Ok(EXIT_OK)
 }
 
 /// Run the hook action.

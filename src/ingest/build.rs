@@ -164,6 +164,8 @@ struct Written {
     names: Vec<String>,
     /// The stamps of the output files written.
     stamps: Vec<(String, Stamp)>,
+    /// Without `write`: the blake3 of each file's bytes.
+    bytes: BTreeMap<String, blake3::Hash>,
 }
 
 impl Run<'_> {
@@ -208,8 +210,14 @@ impl Run<'_> {
     /// outputs written.
     fn build(&self, mut prev: Option<Meta>, mut timings: Timings, keep: bool) -> Result<Built, Error> {
         let cfg = self.cfg;
+        // A committed index (`commit_index`) is reused only when this machine wrote it (the
+        // stat cache holds its outputs' stamps): one that git wrote (a checkout, a merge, a
+        // clone) may hold records no build of these sources makes, so it is rebuilt.
         let compatible = prev.as_ref().is_some_and(|m| {
-            !self.opts.full && m.schema == sidecar::SCHEMA_VERSION && m.config_digest == cfg.settings.digest()
+            !self.opts.full
+                && m.schema == sidecar::SCHEMA_VERSION
+                && m.config_digest == cfg.settings.digest()
+                && (!cfg.commit_index || own_outputs(cfg, m))
         });
         // When the stat cache vouches for every file, folder and output, the index is
         // the answer: nothing to scan (the probe queries run before they read the index).
@@ -239,7 +247,12 @@ impl Run<'_> {
         timings.mark("parse");
         let (resolved, diagnostics) = self.resolve(&scanned.scan, parsed);
         timings.mark("resolve");
-        let Written { meta, names, stamps } = self.write(prev.as_ref(), scanned, &resolved, &diagnostics)?;
+        let Written {
+            meta,
+            names,
+            stamps,
+            bytes,
+        } = self.write(prev.as_ref(), scanned, &resolved, &diagnostics)?;
         timings.mark("write");
         // An update in place needs the same sections of the same documents: with other
         // files (added, removed, renamed) or another count of sections, it would fail once
@@ -258,6 +271,7 @@ impl Run<'_> {
             diagnostics,
             timings,
             edits: None,
+            bytes,
         };
         Ok(Built {
             report,
@@ -399,14 +413,22 @@ impl Run<'_> {
         // All changed files are staged, then switched in together (meta.json last).
         let mut commit = sidecar::Commit::new(&cfg.index_dir);
         let mut outputs = BTreeMap::new();
+        let mut bytes = BTreeMap::new();
         let mut emit = |name: &str,
                         fill: &dyn Fn(&mut dyn std::io::Write) -> std::io::Result<files::LineDigest>|
          -> Result<(), Error> {
             let digest = match write {
                 true => commit.stage_stream(name, prev.and_then(|m| m.outputs.get(name)), fill)?,
-                false => fill(&mut std::io::sink())
-                    .map_err(|e| Error::io(cfg.index_dir.join(name), e))?
-                    .hex(),
+                false => {
+                    let mut hasher = blake3::Hasher::new();
+                    let mut out = std::io::BufWriter::with_capacity(1 << 16, &mut hasher);
+                    let digest = fill(&mut out)
+                        .and_then(|d| std::io::Write::flush(&mut out).map(|()| d))
+                        .map_err(|e| Error::io(cfg.index_dir.join(name), e))?;
+                    drop(out);
+                    bytes.insert(name.to_string(), hasher.finalize());
+                    digest.hex()
+                }
             };
             outputs.insert(name.to_string(), digest);
             Ok(())
@@ -426,15 +448,17 @@ impl Run<'_> {
             resolved,
             diagnostics,
         );
+        let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
+        meta_bytes.push(b'\n');
         if !write {
+            bytes.insert(files::META.to_string(), blake3::hash(&meta_bytes));
             return Ok(Written {
                 meta,
                 names: Vec::new(),
                 stamps: Vec::new(),
+                bytes,
             });
         }
-        let mut meta_bytes = serde_json::to_vec_pretty(&meta).map_err(|e| Error::Other(e.to_string()))?;
-        meta_bytes.push(b'\n');
         // Bytes that parse to another record than the file's are not the file's: only
         // the same record is compared with the file (a re-read).
         if prev == Some(&meta) {
@@ -447,7 +471,12 @@ impl Run<'_> {
         let stamps = save_cache(cfg, &scanned.scan, scanned.start, &meta);
         crate::store::doctable::DocTable::of(resolved.docs(), &mirror::sidecar_digest(&meta.outputs))
             .save(&cfg.index_dir);
-        Ok(Written { meta, names, stamps })
+        Ok(Written {
+            meta,
+            names,
+            stamps,
+            bytes,
+        })
     }
 }
 
@@ -475,6 +504,7 @@ fn meta_of(
             warnings: counts.warnings,
         },
         outputs,
+        unproven: None,
         files,
     }
 }
@@ -510,6 +540,17 @@ fn save_cache(cfg: &Config, scanned: &Scan, scan_start: i128, meta: &Meta) -> Ve
     });
     cache.save(&cfg.index_dir);
     stamps
+}
+
+/// Whether the index files in `cfg.index_dir` (whose `meta.json` is `meta`) are the ones
+/// mdgraph wrote or verified here: the stat cache holds the stamps they have now, and
+/// `meta.json`'s. Files git wrote (a checkout, a merge) have other stamps.
+pub fn own_outputs(cfg: &Config, meta: &Meta) -> bool {
+    let cache = StatCache::load(&cfg.index_dir);
+    let stamp = |name: &str| statcache::Stamp::of_path(&cfg.index_dir.join(name));
+    files::OUTPUTS.iter().all(|name| {
+        stamp(name).is_some_and(|st| cache.output(name, &st).is_some_and(|d| meta.outputs.get(*name).map(String::as_str) == Some(d)))
+    }) && stamp(files::META).is_some_and(|st| cache.output(files::META, &st).is_some())
 }
 
 /// Whether the index is of this format and config and the stat cache vouches for every

@@ -30,6 +30,10 @@ pub struct BuildReport {
     /// When the edit short cut made the index: what it changed (an index held in memory
     /// applies it, see `Index::apply_edits`).
     pub(crate) edits: Option<Edits>,
+    /// For a build that only computes (`write: false`): the blake3 of the bytes each
+    /// output and `meta.json` would have, by file name, for a byte for byte comparison
+    /// with a committed index.
+    pub(crate) bytes: std::collections::BTreeMap<String, blake3::Hash>,
 }
 
 /// The edit short cut's change of the index.

@@ -105,6 +105,11 @@ pub struct Meta {
     pub counts: MetaCounts,
     /// blake3 of each output file.
     pub outputs: BTreeMap<String, String>,
+    /// Set by the merge driver when it merged index files it cannot prove exact (both
+    /// sides changed an output): why. `mdgraph index` never writes it, and `check` says
+    /// the index is stale while it is there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unproven: Option<String>,
     /// Root-relative path → content hash of every source file.
     pub files: BTreeMap<String, String>,
 }
@@ -683,6 +688,7 @@ mod tests {
             source_digest: source_digest(&files),
             counts: MetaCounts::default(),
             outputs: BTreeMap::from([("graph_nodes.jsonl".to_string(), "d".repeat(64))]),
+            unproven: None,
             files,
         };
         let whole = |bytes: &[u8]| -> MetaHead { serde_json::from_slice(bytes).unwrap() };

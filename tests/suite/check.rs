@@ -258,7 +258,7 @@ fn stat_cache_never_hides_an_edit() {
     let saved = std::fs::read(&edges).unwrap();
     std::fs::write(&edges, [saved.as_slice(), b"\n"].concat()).unwrap();
     let out = f.run(&["check"]);
-    assert!(out.stdout.contains("does not match meta.json"), "{}", out.stdout);
+    assert!(out.stdout.contains("not what the sources give"), "{}", out.stdout);
     std::fs::write(&edges, &saved).unwrap();
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();

@@ -123,6 +123,7 @@ pub(crate) fn apply(
             from: changes.sidecar,
             docs: patched.docs,
         }),
+        bytes: Default::default(),
     }))
 }
 
@@ -394,6 +395,7 @@ impl NextMeta {
     fn into_meta(self, mut meta: Meta, edited: &[Edited]) -> Meta {
         meta.outputs = self.outputs;
         meta.counts = self.counts;
+        meta.unproven = None;
         for f in edited {
             meta.files.insert(f.rel.clone(), f.hash.clone());
         }

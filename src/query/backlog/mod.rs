@@ -32,3 +32,14 @@ pub use ready::{Hold, ReadyReport, ready_from_rows};
 pub use states::group_of;
 pub use table::{materialize, materialize_docs};
 pub use tree::{Rollup, TREE_SCHEMA, TreeNode, TreeReport};
+
+/// The SQLite mirror as `config` asks for it: with the FTS5 table or not, and the
+/// backlog table under its state groups, made by the backlog questions' own code.
+pub fn mirror_spec(config: &crate::config::Config) -> crate::store::mirror::Spec<'_> {
+    crate::store::mirror::Spec {
+        fts: config.sqlite_fts,
+        states: &config.states,
+        backlog: materialize,
+        backlog_docs: materialize_docs,
+    }
+}
