@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A git repository in a temp dir holding `backlog/` (the fixtures) and `mdgraph.toml`.
-struct Repo {
-    dir: tempfile::TempDir,
+pub(crate) struct Repo {
+    pub(crate) dir: tempfile::TempDir,
 }
 
 /// The directory of the binary under test, first on PATH, so the hook's `mdgraph` is it.
@@ -34,17 +34,17 @@ fn path_without_mdgraph() -> std::ffi::OsString {
     std::env::join_paths(dirs).unwrap()
 }
 
-fn mdgraph_with_git(cwd: &Path, args: &[&str]) -> Output {
+pub(crate) fn mdgraph_with_git(cwd: &Path, args: &[&str]) -> Output {
     run_env(cwd, args, &[("PATH", &path_with_mdgraph())])
 }
 
 /// False (after a message) when git is missing, off CI; see [`tool_missing`].
-fn git_available() -> bool {
+pub(crate) fn git_available() -> bool {
     !tool_missing("git", &["git", "--version"])
 }
 
 impl Repo {
-    fn new() -> Repo {
+    pub(crate) fn new() -> Repo {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&repo().join("backlog-fixtures"), &dir.path().join("backlog"));
         std::fs::write(
@@ -58,7 +58,7 @@ impl Repo {
     }
 
     /// A repository holding `src` as `backlog/`, without a config.
-    fn bare(src: &str) -> Repo {
+    pub(crate) fn bare(src: &str) -> Repo {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&repo().join(src), &dir.path().join("backlog"));
         let r = Repo { dir };
@@ -67,7 +67,7 @@ impl Repo {
     }
 
     /// A repository whose backlog and fresh index are committed.
-    fn committed() -> Repo {
+    pub(crate) fn committed() -> Repo {
         let r = Repo::new();
         assert_eq!(r.mdgraph(&["index"]).code, 0);
         r.git_ok(&["add", "-A"]);
@@ -75,12 +75,12 @@ impl Repo {
         r
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Run git in `cwd` with a clean environment (no user config) and `path` as PATH.
-    fn git_in(&self, cwd: &Path, args: &[&str], path: &std::ffi::OsStr) -> Output {
+    pub(crate) fn git_in(&self, cwd: &Path, args: &[&str], path: &std::ffi::OsStr) -> Output {
         let out = Command::new("git")
             .args(args)
             .current_dir(cwd)
@@ -97,27 +97,27 @@ impl Repo {
         out.into()
     }
 
-    fn git(&self, args: &[&str]) -> Output {
+    pub(crate) fn git(&self, args: &[&str]) -> Output {
         self.git_in(self.path(), args, &path_with_mdgraph())
     }
 
-    fn git_ok(&self, args: &[&str]) -> String {
+    pub(crate) fn git_ok(&self, args: &[&str]) -> String {
         let out = self.git(args);
         assert_eq!(out.code, 0, "git {args:?}: {}{}", out.stdout, out.stderr);
         out.stdout
     }
 
     /// Run mdgraph with PATH set (so it can ask git where the hooks go).
-    fn mdgraph(&self, args: &[&str]) -> Output {
+    pub(crate) fn mdgraph(&self, args: &[&str]) -> Output {
         mdgraph_with_git(self.path(), args)
     }
 
-    fn commits(&self) -> usize {
+    pub(crate) fn commits(&self) -> usize {
         self.git_ok(&["rev-list", "--count", "HEAD"]).trim().parse().unwrap()
     }
 
     /// Append a line to a fixture file and stage it.
-    fn edit(&self, rel: &str, from: &str, to: &str) {
+    pub(crate) fn edit(&self, rel: &str, from: &str, to: &str) {
         let p = self.path().join("backlog").join(rel);
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(text.contains(from), "{rel} lacks {from:?}");
@@ -126,7 +126,7 @@ impl Repo {
     }
 }
 
-const TASK: &str = "items/task/0000/QRY-TSK-0007_implement-resumable-photo-upload-client.md";
+pub(crate) const TASK: &str = "items/task/0000/QRY-TSK-0007_implement-resumable-photo-upload-client.md";
 
 #[test]
 fn hook_refuses_a_stale_index_and_accepts_it_once_reindexed() {
@@ -448,7 +448,7 @@ fn hook_with_a_baseline_accepts_known_errors_and_refuses_new_ones() {
 
 /// Replace `from` with `to` in a fixture file, reindex, stage everything and commit
 /// (through the pre-commit hook when it is installed).
-fn commit_edit(r: &Repo, rel: &str, from: &str, to: &str, msg: &str) {
+pub(crate) fn commit_edit(r: &Repo, rel: &str, from: &str, to: &str, msg: &str) {
     r.edit(rel, from, to);
     assert_eq!(r.mdgraph(&["index"]).code, 0);
     r.git_ok(&["add", "-A"]);
@@ -456,12 +456,12 @@ fn commit_edit(r: &Repo, rel: &str, from: &str, to: &str, msg: &str) {
     assert_eq!(out.code, 0, "{msg}: {}{}", out.stdout, out.stderr);
 }
 
-const TASK8: &str = "items/task/0000/QRY-TSK-0008_deploy-tusd-upload-service-with-tenant-scoped-storage.md";
-const TASK9: &str = "items/task/0000/QRY-TSK-0009_migrate-lww-field-records-to-the-crdt-change-log.md";
+pub(crate) const TASK8: &str = "items/task/0000/QRY-TSK-0008_deploy-tusd-upload-service-with-tenant-scoped-storage.md";
+pub(crate) const TASK9: &str = "items/task/0000/QRY-TSK-0009_migrate-lww-field-records-to-the-crdt-change-log.md";
 
 /// Two branches that each edit one item (neighbours in every index file, and both
 /// change meta.json's whole-corpus digests).
-fn two_branches(r: &Repo) -> String {
+pub(crate) fn two_branches(r: &Repo) -> String {
     let main = r.git_ok(&["branch", "--show-current"]).trim().to_string();
     r.git_ok(&["checkout", "-q", "-b", "left"]);
     commit_edit(r, TASK, "# Context\n", "# Context\n\nLeft branch words.\n", "left");

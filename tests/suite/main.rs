@@ -17,6 +17,7 @@ mod index;
 mod init;
 
 mod links;
+mod merges;
 mod mcp;
 mod nav;
 mod never_hang;
