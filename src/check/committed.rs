@@ -106,7 +106,7 @@ pub(crate) fn verify(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
 }
 
 /// The source files whose content the index does not record as they are: (path, message).
-fn sources_changed(
+pub(crate) fn sources_changed(
     indexed: &std::collections::BTreeMap<String, String>,
     now: &std::collections::BTreeMap<String, String>,
 ) -> Vec<(String, String)> {

@@ -1,8 +1,13 @@
-//! Running git: one command, its input fed from another thread, its output whole.
+//! Running git, and what it says of its index: the staged files (`ls-files -s`), those
+//! the working tree differs in (`diff-files`), blobs (`cat-file --batch`), paths as git
+//! names them.
 
+use crate::config::Config;
 use crate::error::Error;
+use crate::text::path::{absolute, relative_to};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// Run git in `dir`; stdout on success.
@@ -76,4 +81,190 @@ pub(crate) fn objects(dir: &Path, specs: &[String]) -> Result<Vec<Option<Vec<u8>
     }
     out.resize(specs.len(), None);
     Ok(out)
+}
+
+/// A path below `top` as git names it (`/` separators, no leading `./`); None outside.
+pub(crate) fn in_repo(top: &Path, p: &Path) -> Option<String> {
+    let rel = relative_to(top, p);
+    (!rel.starts_with("..") && !Path::new(&rel).is_absolute()).then(|| if rel == "." { String::new() } else { rel })
+}
+
+/// The blob id of the empty file (what `git add -N` stages).
+pub(crate) const EMPTY_BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+
+/// One staged file: its mode and blob id.
+pub(crate) struct Staged {
+    /// The mode (`100644`, `120000` for a symlink, `160000` for a submodule).
+    pub(crate) mode: String,
+    /// The blob id.
+    pub(crate) blob: String,
+}
+
+/// `git ls-files -s -z` of the pathspecs: top-relative path → staged entry.
+pub(crate) fn staged_files(top: &Path, specs: &[String]) -> Result<BTreeMap<String, Staged>, Error> {
+    let mut args = vec!["ls-files", "-s", "-z", "--"];
+    args.extend(specs.iter().map(String::as_str));
+    let out = git(top, &args, None)?;
+    let mut files = BTreeMap::new();
+    for rec in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+        // `<mode> <blob> <stage>\t<path>`
+        let rec = String::from_utf8_lossy(rec);
+        let Some((head, path)) = rec.split_once('\t') else {
+            continue;
+        };
+        let mut parts = head.split(' ');
+        let (Some(mode), Some(blob), Some(stage)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        // An unmerged path: the commit is refused by git itself.
+        if stage != "0" {
+            continue;
+        }
+        files.insert(
+            path.to_string(),
+            Staged {
+                mode: mode.to_string(),
+                blob: blob.to_string(),
+            },
+        );
+    }
+    Ok(files)
+}
+
+/// Top-relative paths whose working-tree content differs from the staged one
+/// (`git diff-files`), deleted ones included.
+pub(crate) fn differing(top: &Path, specs: &[String]) -> Result<BTreeSet<String>, Error> {
+    let mut args = vec!["diff-files", "--name-only", "-z", "--"];
+    args.extend(specs.iter().map(String::as_str));
+    let out = git(top, &args, None)?;
+    Ok(out
+        .split(|&b| b == 0)
+        .filter(|r| !r.is_empty())
+        .map(|r| String::from_utf8_lossy(r).into_owned())
+        .collect())
+}
+
+/// The contents of blobs, by id, in one `git cat-file --batch`.
+pub(crate) fn blobs(top: &Path, ids: &BTreeSet<&str>) -> Result<BTreeMap<String, Vec<u8>>, Error> {
+    let mut out = BTreeMap::new();
+    if ids.is_empty() {
+        return Ok(out);
+    }
+    let input: String = ids.iter().map(|id| format!("{id}\n")).collect();
+    let bytes = git(top, &["cat-file", "--batch"], Some(input.as_bytes()))?;
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some(nl) = bytes[at..].iter().position(|&b| b == b'\n') else {
+            break;
+        };
+        let header = String::from_utf8_lossy(&bytes[at..at + nl]).into_owned();
+        at += nl + 1;
+        let mut h = header.split(' ');
+        let (Some(id), Some(kind)) = (h.next(), h.next()) else {
+            break;
+        };
+        // `<id> missing` (or `ambiguous`): no body follows.
+        let Some(size) = h.next() else {
+            continue;
+        };
+        let Ok(size) = size.parse::<usize>() else { break };
+        let end = (at + size).min(bytes.len());
+        if kind == "blob" {
+            out.insert(id.to_string(), bytes[at..end].to_vec());
+        }
+        // The content is followed by a newline.
+        at = end + 1;
+    }
+    Ok(out)
+}
+
+/// Text as the scan reads it: UTF-8 without a byte-order mark; None otherwise.
+pub(crate) fn text_of(bytes: Vec<u8>) -> Option<String> {
+    let mut s = String::from_utf8(bytes).ok()?;
+    if s.starts_with('\u{feff}') {
+        s.drain(..3);
+    }
+    Some(s)
+}
+
+/// The text of one blob (None when it is missing or not text).
+pub(crate) fn blob_text(top: &Path, id: &str) -> Result<Option<String>, Error> {
+    Ok(blobs(top, &BTreeSet::from([id]))?.remove(id).and_then(text_of))
+}
+
+/// The top of the git working tree holding `cfg.cwd`.
+pub(crate) fn toplevel(cfg: &Config) -> Result<PathBuf, Error> {
+    let top = String::from_utf8_lossy(&git(&cfg.cwd, &["rev-parse", "--show-toplevel"], None)?)
+        .trim_end()
+        .to_string();
+    Ok(absolute(Path::new(&top)))
+}
+
+/// The error for a folder or file of the config that is not in the working tree `top`.
+pub(crate) fn outside(cfg: &Config, top: &Path, what: &str, p: &Path) -> Error {
+    Error::Other(format!(
+        "check --staged: the {what} {} is outside the git working tree {}",
+        cfg.display(p),
+        top.display()
+    ))
+}
+
+/// What the commit changes under the root, root-relative (against HEAD; everything in a
+/// first commit).
+pub(crate) fn committed(top: &Path, root: &str, prefix: &str, staged: &BTreeMap<String, Staged>) -> BTreeSet<String> {
+    match git(
+        top,
+        &[
+            "diff-index",
+            "--cached",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "HEAD",
+            "--",
+            &pathspec(root),
+        ],
+        None,
+    ) {
+        Ok(out) => out
+            .split(|&b| b == 0)
+            .filter(|r| !r.is_empty())
+            .filter_map(|r| String::from_utf8_lossy(r).strip_prefix(prefix).map(str::to_string))
+            .collect(),
+        Err(_) => staged
+            .keys()
+            .filter_map(|p| p.strip_prefix(prefix).map(str::to_string))
+            .collect(),
+    }
+}
+
+/// Whether a root-relative path is a file the scan would take by its name: a Markdown
+/// extension, the include globs and not the exclude globs.
+pub(crate) fn candidates(scan: &crate::config::ScanSettings) -> impl Fn(&str) -> bool + use<> {
+    let set = |globs: &[String]| {
+        let mut b = globset::GlobSetBuilder::new();
+        for g in globs {
+            if let Ok(glob) = globset::Glob::new(g) {
+                b.add(glob);
+            }
+        }
+        b.build().unwrap_or_else(|_| globset::GlobSet::empty())
+    };
+    let (include, exclude) = (set(&scan.include), set(&scan.exclude));
+    let any = scan.include.is_empty();
+    move |rel: &str| {
+        let lower = rel.to_ascii_lowercase();
+        (lower.ends_with(".md") || lower.ends_with(".markdown"))
+            && (any || include.is_match(rel))
+            && !exclude.is_match(rel)
+    }
+}
+
+/// A pathspec for everything under a folder given relative to the top ("" = all).
+pub(crate) fn pathspec(rel: &str) -> String {
+    if rel.is_empty() {
+        ":(glob)**".into()
+    } else {
+        format!(":(literal){rel}")
+    }
 }

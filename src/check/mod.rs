@@ -16,6 +16,8 @@ pub mod hook;
 mod hygiene;
 pub mod merge;
 mod sides;
+mod tracked;
+mod commit_staged;
 pub mod staged;
 
 use crate::config::Config;
@@ -96,7 +98,10 @@ fn is_zero(n: &usize) -> bool {
 /// `opts.baseline` and there is one.
 pub fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     if opts.staged {
-        return staged::check_staged(cfg, opts);
+        return match cfg.commit_index {
+            true => commit_staged::check(cfg, opts),
+            false => staged::check_staged(cfg, opts),
+        };
     }
     let (fresh, mut diagnostics) = current(cfg)?;
     hygiene::add(cfg, fresh, &mut diagnostics);

@@ -9,13 +9,12 @@
 use crate::config::Config;
 use crate::error::Error;
 use crate::ingest::edit::{self, Applied};
-use crate::ingest::markdown::Section;
 use crate::ingest::parse::{ParsedFile, parse_file};
+use crate::ingest::previous::previous_parses;
 use crate::ingest::report::count_tokens;
-use crate::ingest::resolve::{Resolved, resolve, resolve_lean};
+use crate::ingest::resolve::{Resolved, resolve_lean};
 use crate::ingest::scan::{Scan, scan};
 use crate::model::diag::{Counts, Diagnostic};
-use crate::model::{Kind, Node};
 use crate::progress::Progress;
 use crate::store::sidecar::{self, Meta, MetaCounts};
 use crate::store::statcache::{self, Stamp, StatCache};
@@ -573,177 +572,36 @@ fn probe_vouches(cfg: &Config, schema: u32, config_digest: &str, outputs: &BTree
             .is_some_and(|sidecar| sidecar == mirror::sidecar_digest(outputs))
 }
 
-/// The diagnostics of the graph the root gives with some files' text replaced (`Some`)
-/// or removed (`None`), every other file as the index in `cfg.index_dir` holds it (it
-/// must be fresh): what `check --staged` judges when the staged backlog differs from the
-/// working tree. Only the replaced files are parsed; resolution runs over all of them.
-/// Scan-stage findings (a file too large, unreadable) are the index's.
-pub fn diagnostics_with(cfg: &Config, overlay: &BTreeMap<String, Option<String>>) -> Result<Vec<Diagnostic>, Error> {
-    if let Some(diagnostics) = edit::diagnostics_with(cfg, overlay) {
-        return Ok(diagnostics);
-    }
-    resolved_with(cfg, overlay)
-}
-
-/// [`diagnostics_with`] by resolving every file.
-pub(crate) fn resolved_with(
-    cfg: &Config,
-    overlay: &BTreeMap<String, Option<String>>,
-) -> Result<Vec<Diagnostic>, Error> {
-    let (mut prev, all) = sidecar::read_meta(&cfg.index_dir)
-        .and_then(|meta| previous_parses(&cfg.index_dir, &meta))
-        .ok_or_else(|| Error::Other(format!("{}: the index cannot be read", cfg.display(&cfg.index_dir))))?;
-    let mut diagnostics: Vec<Diagnostic> = all
-        .iter()
-        .filter(|d| {
-            use crate::model::diag::Code;
-            matches!(
-                d.code,
-                Code::FileTooLarge | Code::SymlinkOutsideRoot | Code::WalkError | Code::ReadError
-            ) && !overlay.contains_key(&d.path)
-        })
-        .cloned()
-        .collect();
-    let mut parsed: Vec<ParsedFile> = Vec::with_capacity(prev.len() + overlay.len());
-    for (path, text) in overlay {
-        prev.remove(path.as_str());
-        if let Some(text) = text {
-            let hash = blake3::hash(text.as_bytes()).to_hex().to_string();
-            parsed.push(parse_file(path, &hash, text, &cfg.settings));
-        }
-    }
-    parsed.extend(prev.into_values());
-    parsed.sort_by(|a, b| a.doc.path.cmp(&b.doc.path));
-    for p in &mut parsed {
-        diagnostics.append(&mut p.diagnostics);
-    }
-    let (_, resolve_diags) = resolve(parsed, &cfg.settings);
-    diagnostics.extend(resolve_diags);
-    cfg.settings.check.apply(&mut diagnostics);
-    diagnostics.sort();
-    diagnostics.dedup();
-    Ok(diagnostics)
-}
-
-/// Each file's parse as the index in `index_dir` (whose `meta.json` is `meta`) holds it,
-/// keyed by path, and all its diagnostics; None when the index is of another schema or a
-/// file does not match its digest. The node file is read a batch at a time, its records
-/// moved into the parses.
-fn previous_parses(index_dir: &std::path::Path, meta: &Meta) -> Option<(HashMap<String, ParsedFile>, Vec<Diagnostic>)> {
-    if meta.schema != sidecar::SCHEMA_VERSION {
-        return None;
-    }
-    let bytes = sidecar::read_verified(index_dir, files::DIAGNOSTICS, meta)?;
-    let all: Vec<Diagnostic> = sidecar::parse_jsonl(&index_dir.join(files::DIAGNOSTICS), &bytes).ok()?;
-    let mut diags: HashMap<String, Vec<Diagnostic>> = HashMap::new();
-    for d in all.iter().filter(|d| d.code.is_parse_stage()) {
-        diags.entry(d.path.clone()).or_default().push(d.clone());
-    }
-    let mut sections: HashMap<String, Vec<Section>> = HashMap::new();
-    let mut docs: Vec<Node> = Vec::new();
-    sidecar::read_batches(
-        index_dir,
-        files::NODES,
-        meta,
-        mirror::BATCH,
-        None,
-        |batch: Vec<Node>| {
-            for n in batch {
-                if n.kind == Kind::Chunk {
-                    sections
-                        .entry(n.doc.clone().unwrap_or_default())
-                        .or_default()
-                        .push(Section {
-                            heading: n.heading.unwrap_or_default(),
-                            level: n.level.unwrap_or(0),
-                            line: n.line.unwrap_or(0),
-                            text_line: n.text_line.unwrap_or(0),
-                            text: n.text.unwrap_or_default(),
-                            tokens: n.tokens.unwrap_or(0),
-                        });
-                } else {
-                    docs.push(n);
-                }
-            }
-            Ok(())
+/// A build of `scan` computed in memory, nothing written, reusing the `previous` parses
+/// of files with the same hash (the others are parsed: from their text, else read from
+/// disk): the report's `bytes` hold each file's blake3.
+pub(crate) fn compute(cfg: &Config, mut scan: Scan, mut previous: HashMap<String, ParsedFile>) -> Result<BuildReport, Error> {
+    let run = Run {
+        cfg,
+        opts: BuildOptions {
+            full: false,
+            write: false,
         },
-    )
-    .ok()?;
-    let (items, docs): (Vec<Node>, Vec<Node>) = docs.into_iter().partition(|d| d.inline);
-    let mut parses: HashMap<String, ParsedFile> = docs
-        .into_iter()
-        .map(|mut doc| {
-            let mut secs = sections.remove(&doc.id).unwrap_or_default();
-            doc.id = doc.raw_id.clone().unwrap_or_default();
-            secs.sort_by_key(|s| s.line);
-            let mut ds = diags.remove(&doc.path).unwrap_or_default();
-            // Parse diagnostics are produced in file order; the sidecar stores them sorted,
-            // and the merged list is sorted again, so order here does not matter.
-            ds.sort();
-            let path = doc.path.clone();
-            (path, ParsedFile::new(doc, secs, ds))
-        })
-        .collect();
-    // Items go back inside their files, in file order.
-    for mut item in items {
-        let secs = sections.remove(&item.id).unwrap_or_default();
-        item.id = item.raw_id.clone().unwrap_or_default();
-        if let Some(file) = parses.get_mut(&item.path) {
-            file.items.push(ParsedFile::new(item, secs, Vec::new()));
-        }
-    }
-    for file in parses.values_mut() {
-        file.items.sort_by_key(|i| i.doc.line);
-    }
-    Some((parses, all))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Staged text judged by the edit short cut gives what resolving every file gives.
-    #[test]
-    fn staged_text_is_judged_as_a_full_resolution_judges_it() {
-        let tmp = tempfile::tempdir().unwrap();
-        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("backlog-fixtures");
-        let ov = crate::config::Overrides {
-            root: Some(src.clone()),
-            index_dir: Some(tmp.path().join("_index")),
-            ..crate::config::Overrides::default()
-        };
-        let cfg = Config::load(tmp.path(), &ov).unwrap();
-        build(
-            &cfg,
-            BuildOptions {
-                full: true,
-                write: true,
-            },
-        )
-        .unwrap();
-        let table = crate::store::doctable::DocTable::load(&cfg.index_dir, &sidecar_of(&cfg)).unwrap();
-        let mut short = 0;
-        for (i, row) in table.rows.iter().enumerate().step_by(3) {
-            let text = std::fs::read_to_string(src.join(&row.path)).unwrap();
-            let other = &table.rows[(i + 5) % table.rows.len()].raw;
-            let edits = [
-                format!("{text}\nStaged: see {other} and [gone](nowhere.md).\n"),
-                text.replacen("\n#", "\nAn early line.\n\n#", 1),
-                text.replacen("---\n", "---\nowner: @x\n", 1),
-            ];
-            for staged in edits {
-                let overlay = BTreeMap::from([(row.path.clone(), Some(staged))]);
-                let full = resolved_with(&cfg, &overlay).unwrap();
-                if let Some(fast) = edit::diagnostics_with(&cfg, &overlay) {
-                    assert_eq!(fast, full, "{}", row.path);
-                    short += 1;
-                }
-            }
-        }
-        assert!(short > 10, "the short cut was taken {short} times");
-    }
-
-    fn sidecar_of(cfg: &Config) -> String {
-        mirror::sidecar_digest(&sidecar::read_meta_head(&cfg.index_dir).unwrap().outputs)
-    }
+        progress: None,
+    };
+    let (parsed, reused, n_parsed) = run.parse(&mut scan, &mut previous);
+    drop(previous);
+    let (resolved, diagnostics) = run.resolve(&scan, parsed);
+    let files = file_map(&scan);
+    let source_digest = sidecar::source_digest(&files);
+    let scanned = Scanned {
+        scan,
+        start: 0,
+        files,
+        source_digest,
+    };
+    let Written { meta, bytes, .. } = run.write(None, scanned, &resolved, &diagnostics)?;
+    Ok(BuildReport {
+        parsed: n_parsed,
+        reused,
+        meta,
+        diagnostics,
+        bytes,
+        ..BuildReport::default()
+    })
 }

@@ -280,6 +280,41 @@ fn read_one(
             return skipped(rel, abs, "unreadable".into(), d);
         }
     };
+    taken(rel, abs, bytes, stamp, keep_text)
+}
+
+/// A file's content as the scan takes it when it is not on disk as it is meant (a
+/// staged blob): what [`scan`] makes of a file with these bytes at `rel`.
+pub fn from_bytes(rel: String, abs: PathBuf, bytes: Vec<u8>, max: u64) -> (SourceFile, Option<Diagnostic>) {
+    let size = bytes.len() as u64;
+    if size > max {
+        let d = Diagnostic::new(
+            &rel,
+            0,
+            Severity::Warning,
+            Code::FileTooLarge,
+            format!("file is {size} bytes, over the {max}-byte limit (scan.max_file_size); skipped"),
+        );
+        let file = SourceFile {
+            rel,
+            abs,
+            hash: format!("size:{size}"),
+            text: None,
+            stamp: None,
+        };
+        return (file, Some(d));
+    }
+    let stamp = Stamp {
+        size,
+        mtime: 0,
+        ctime: 0,
+        ino: 0,
+    };
+    taken(rel, abs, bytes, stamp, true)
+}
+
+/// A readable file's bytes: hashed, and decoded (a file that is not UTF-8 is skipped).
+fn taken(rel: String, abs: PathBuf, bytes: Vec<u8>, stamp: Stamp, keep_text: bool) -> (SourceFile, Option<Diagnostic>) {
     let hash = blake3::hash(&bytes).to_hex().to_string();
     match decode(bytes) {
         Ok(s) => (
@@ -303,7 +338,14 @@ fn read_one(
                 Code::NotUtf8,
                 format!("not UTF-8 (invalid byte at offset {at}); skipped"),
             );
-            skipped(rel, abs, hash, d)
+            let file = SourceFile {
+                rel,
+                abs,
+                hash,
+                text: None,
+                stamp: None,
+            };
+            (file, Some(d))
         }
     }
 }

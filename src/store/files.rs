@@ -127,23 +127,54 @@ fn is_index_entry(name: &str, path: &Path) -> bool {
     }
 }
 
+/// Whether the entry `name` at `path` marks its folder as mdgraph's: a `meta.json`
+/// mdgraph wrote, or a `.gitignore`, `.gitattributes` or `.lock` starting with [`MARK`]
+/// (the lock is written first, so a first run killed early leaves the mark too). A file
+/// that merely has an index file's name (`graph_nodes.jsonl`, `index.sqlite`,
+/// `.stat-cache`) is no mark.
+fn is_mark(name: &str, path: &Path) -> bool {
+    match name {
+        META => is_index_entry(name, path),
+        ".gitignore" | ".gitattributes" | ".lock" => written_by_mdgraph(path),
+        _ => false,
+    }
+}
+
 /// Make sure `dir` is an mdgraph index folder, or none yet, before anything is written
-/// into it: a folder holding anything else (a folder of the user's files given as
-/// `--index-dir` by mistake) is an error naming what it holds, and nothing is written.
+/// into it: an empty folder, or one that carries mdgraph's mark ([`is_mark`]) and holds
+/// nothing but what mdgraph writes there. Anything else (a folder of the user's files
+/// given as `--index-dir` by mistake, even files with index names) is an error naming
+/// what it holds, and nothing is written.
 pub fn claim(dir: &Path) -> Result<(), Error> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io(dir, e)),
     };
-    let mut foreign: Vec<String> = entries
+    let entries: Vec<(String, PathBuf)> = entries
         .flatten()
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .filter(|(name, path)| !is_index_entry(name, path))
-        .map(|(name, _)| name)
         .collect();
-    if foreign.is_empty() {
+    let marked = entries.iter().any(|(name, path)| is_mark(name, path));
+    let mut foreign: Vec<String> = entries
+        .iter()
+        .filter(|(name, path)| !is_index_entry(name, path))
+        .map(|(name, _)| name.clone())
+        .collect();
+    if foreign.is_empty() && (marked || entries.is_empty()) {
         return Ok(());
+    }
+    if foreign.is_empty() {
+        let mut names: Vec<String> = entries.into_iter().map(|(n, _)| n).collect();
+        names.sort();
+        let shown: Vec<String> = names.iter().take(5).map(|n| format!("`{n}`")).collect();
+        return Err(Error::Other(format!(
+            "{}: not an mdgraph index folder: it holds {}, but no mark of mdgraph (a `meta.json` \
+             it wrote); remove those files if they are an old index, or give the index a folder \
+             of its own (--index-dir, index_dir in mdgraph.toml). Nothing was written",
+            dir.display(),
+            shown.join(", ")
+        )));
     }
     foreign.sort();
     let shown: Vec<String> = foreign.iter().take(5).map(|n| format!("`{n}`")).collect();

@@ -32,6 +32,12 @@ impl IndexLock {
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
         file.lock().map_err(|e| Error::io(&path, e))?;
+        // The folder's mark (see `files::claim`), written before anything else.
+        if file.metadata().is_ok_and(|m| m.len() == 0) {
+            use std::io::Write;
+            let mark = format!("{}: the index folder's write lock.\n", crate::store::files::MARK);
+            (&file).write_all(mark.as_bytes()).map_err(|e| Error::io(&path, e))?;
+        }
         // No other writer is running: a journal is a commit a killed run did not finish
         // (finish it first: it needs its temporary files), and temporary files are
         // leftovers of killed runs.
@@ -56,5 +62,33 @@ pub fn finish_pending(index_dir: &Path) -> Result<(), Error> {
     if index_dir.join(crate::store::sidecar::JOURNAL).exists() {
         drop(IndexLock::acquire(index_dir)?);
     }
+    sweep_dead(index_dir);
     Ok(())
+}
+
+/// Remove the temporary files (`.name.tmp-<pid>`) of writers no longer running, killed
+/// with `kill -9`, so they do not wait for the next writer: a reader finds them too. A
+/// commit a killed writer left is finished first (above: its journal names such files).
+/// Only where a process's liveness can be read (`/proc`).
+fn sweep_dead(index_dir: &Path) {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(index_dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let pid = name
+            .strip_prefix('.')
+            .and_then(|n| n.rsplit_once(".tmp-"))
+            .and_then(|(_, pid)| pid.parse::<u32>().ok());
+        if let Some(pid) = pid
+            && pid != std::process::id()
+            && !proc.join(pid.to_string()).exists()
+        {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }

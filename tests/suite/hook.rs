@@ -729,6 +729,17 @@ fn index_dir_refuses_a_folder_of_other_files() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("not an mdgraph index folder"), "{}", out.stderr);
     assert_eq!(tree_hashes(&other), before, "the folder was touched");
+    // Files that merely have an index's names, not written by mdgraph: refused too.
+    let named = f.dir.path().join("named");
+    std::fs::create_dir_all(&named).unwrap();
+    for name in ["graph_nodes.jsonl", "index.sqlite", ".stat-cache"] {
+        std::fs::write(named.join(name), "mine\n").unwrap();
+    }
+    let before = tree_hashes(&named);
+    let out = run_in(f.dir.path(), &["--root", "backlog", "--index-dir", "named", "index"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("no mark of mdgraph"), "{}", out.stderr);
+    assert_eq!(tree_hashes(&named), before, "the folder was touched");
     // `--index-dir .` in a repository is refused the same way.
     let out = run_in(f.dir.path(), &["--root", "backlog", "--index-dir", ".", "index"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
@@ -737,6 +748,13 @@ fn index_dir_refuses_a_folder_of_other_files() {
         f.dir.path(),
         &["--root", "backlog", "--index-dir", "fresh/idx", "index"],
     );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // A first run killed after taking the lock leaves its mark: the next run goes on.
+    let killed = f.dir.path().join("killed");
+    std::fs::create_dir_all(&killed).unwrap();
+    std::fs::copy(f.dir.path().join("fresh/idx/.lock"), killed.join(".lock")).unwrap();
+    std::fs::write(killed.join(".graph_nodes.jsonl.tmp-999999"), "half").unwrap();
+    let out = run_in(f.dir.path(), &["--root", "backlog", "--index-dir", "killed", "index"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
 }
 

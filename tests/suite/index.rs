@@ -264,6 +264,14 @@ fn concurrent_runs_take_turns_and_leftovers_are_cleaned() {
         "leftover removed"
     );
     assert_eq!(f.run(&["search", "fresh text", "--no-refresh"]).code, 0);
+    // A writer killed with `kill -9` (a pid no longer running): the next reader removes
+    // its temporary files, as the next writer would.
+    if std::path::Path::new("/proc/self").exists() {
+        let dead = f.index().join(".graph_edges.jsonl.tmp-999998");
+        std::fs::write(&dead, "partial").unwrap();
+        assert_eq!(f.run(&["search", "fresh text", "--no-refresh"]).code, 0);
+        assert!(!dead.exists(), "a dead writer's temporary file outlived the next run");
+    }
 }
 
 #[test]

@@ -31,6 +31,10 @@ fn mcp_answers_requests_it_cannot_parse() {
         b"not json".to_vec(),
         // JSON, with an id, that is no request.
         br#"{"jsonrpc":"2.0","id":8}"#.to_vec(),
+        // JSON without an id to trust: invalid request, id null.
+        br#"{"jsonrpc":"2.0"}"#.to_vec(),
+        br#"[]"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}"#.to_vec(),
         // Still serving.
         br#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#.to_vec(),
     ];
@@ -54,6 +58,11 @@ fn mcp_answers_requests_it_cannot_parse() {
     assert_eq!(parse_errors, 4, "{replies:#?}");
     let invalid = replies.iter().find(|r| r["id"] == 8).expect("a reply to id 8");
     assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+    let no_id = replies
+        .iter()
+        .filter(|r| r["error"]["code"] == -32600 && r.get("id") == Some(&serde_json::Value::Null))
+        .count();
+    assert_eq!(no_id, 3, "{replies:#?}");
     assert!(
         replies.iter().any(|r| r["id"] == 9 && r["result"]["tools"].is_array()),
         "{replies:#?}"

@@ -89,8 +89,8 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Guarded<R> {
 /// The error reply to send for a line rmcp would drop or answer without an id: a line
 /// that is not JSON (bad UTF-8, a lone surrogate escape, nesting past serde_json's
 /// limit, a syntax error) gets a parse error (-32700, id null, as JSON-RPC says); JSON
-/// with an id that is no client message gets an
-/// invalid-request error (-32600) with that id. `None` for a line to pass on.
+/// that is no client message gets an invalid-request error (-32600) with its id, or id
+/// null when it has none to trust. `None` for a line to pass on.
 fn parse_error_reply(line: &[u8]) -> Option<String> {
     let text = line.strip_suffix(b"\n").unwrap_or(line);
     let text = text.strip_suffix(b"\r").unwrap_or(text);
@@ -103,10 +103,14 @@ fn parse_error_reply(line: &[u8]) -> Option<String> {
     let (id, code, message) = match serde_json::from_slice::<serde_json::Value>(text) {
         // JSON-RPC: a parse error's id is null (the id cannot be trusted).
         Err(e) => (serde_json::Value::Null, -32700, format!("Parse error: {e}")),
-        // No id to answer to: rmcp decides (it ignores some notifications).
         Ok(v) => match v.get("id").filter(|id| id.is_number() || id.is_string()) {
             Some(id) => (id.clone(), -32600, "Invalid request".to_string()),
-            None => return None,
+            // A notification (a method, no id) gets no reply: rmcp ignores the ones it
+            // does not know.
+            None if v.get("method").is_some_and(|m| m.is_string()) && v.get("id").is_none() => return None,
+            // No id to answer to (none, null, or not a string or number): id null, as
+            // JSON-RPC says.
+            None => (serde_json::Value::Null, -32600, "Invalid request".to_string()),
         },
     };
     let reply = serde_json::json!({

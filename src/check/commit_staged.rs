@@ -1,0 +1,114 @@
+//! `check --staged` in commit mode (`commit_index = true`), the pre-commit hook: is the
+//! staged index, byte for byte, what the staged backlog gives, and does that graph have
+//! new errors? Its cost follows the change, as in local mode, and nothing is written but
+//! the local index: the working tree's index is brought up to date (incrementally; it is
+//! then exact, see `committed.rs`); when every staged source equals the working tree's,
+//! the staged index must be that index (git says whether its files differ from the
+//! working tree's, nothing is read); otherwise the index the staged sources give is
+//! computed in memory from the local one with the staged blobs in place of the files that
+//! differ (`cat-file --batch`), and compared with the staged index files' blobs.
+
+use crate::check::git::{blobs, differing, in_repo, outside, staged_files, toplevel};
+use crate::check::staged::{committed_first, config_differs, overlay_blobs, specs, staged_baseline};
+use crate::check::committed::sources_changed;
+use crate::check::tracked::Tracked;
+use crate::check::{self, CheckOptions, CheckReport};
+use crate::config::Config;
+use crate::error::Error;
+use crate::model::diag::{Code, Diagnostic, Severity};
+use crate::store::files;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The staged check of a committed index.
+pub(crate) fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
+    let top = toplevel(cfg)?;
+    let root = in_repo(&top, &cfg.root).ok_or_else(|| outside(cfg, &top, "root", &cfg.root))?;
+    let index = in_repo(&top, &cfg.index_dir).ok_or_else(|| outside(cfg, &top, "index folder", &cfg.index_dir))?;
+    let config = cfg.config_file.as_deref().and_then(|f| in_repo(&top, f));
+    let baseline = in_repo(&top, &cfg.baseline);
+    // The local index, up to date with the working tree: exact. (Before git is asked
+    // which files differ: this may rewrite the working tree's index files.)
+    let report = check::refresh(cfg)?;
+    let specs = specs(&root, Some(&index), config.as_deref(), baseline.as_deref());
+    let staged = staged_files(&top, &specs)?;
+    let differ = differing(&top, &specs)?;
+    let index_name = cfg.display(&cfg.index_dir);
+    let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
+    let mut stale = Vec::new();
+    if config_differs(cfg, &top, config.as_deref(), &staged, &differ)? {
+        // The working tree's config is not the one being committed: `mdgraph index` (which
+        // reads the working tree's) would not make the staged index right.
+        let shown = cfg.config_file.as_ref().map(|p| cfg.display(p)).unwrap_or_default();
+        stale.push(stale_diag(
+            shown.clone(),
+            format!(
+                "the staged {shown} differs from the working tree's in what the index depends on, so the staged \
+                 index cannot be judged against it; stage {shown} (git add), or set its unstaged change aside \
+                 (git stash --keep-index), then run `mdgraph index` and `git add {index_name}`"
+            ),
+        ));
+    }
+    let prefix = if root.is_empty() {
+        String::new()
+    } else {
+        format!("{root}/")
+    };
+    let index_prefix = format!("{index}/");
+    let tracked = Tracked::new(&top, &prefix, &cfg.settings.scan, &staged, &differ)?;
+    let worktree = &report.meta.files;
+    let overlay = overlay_blobs(&top, &prefix, Some(&index_prefix), &staged, &differ, worktree, &tracked);
+    // What the staged index must hold: the working tree's, or computed with the overlay.
+    let (want, want_files, diagnostics) = if overlay.is_empty() {
+        (None, report.meta.files, report.diagnostics)
+    } else {
+        let ids: BTreeSet<&str> = overlay.values().flatten().map(String::as_str).collect();
+        let contents = blobs(&top, &ids)?;
+        let bytes: BTreeMap<String, Option<Vec<u8>>> = overlay
+            .iter()
+            .map(|(rel, id)| (rel.clone(), id.as_ref().map(|id| contents.get(id).cloned().unwrap_or_default())))
+            .collect();
+        let e = crate::ingest::overlay::expected_with(cfg, &bytes)?;
+        (Some(e.bytes), e.meta.files, e.diagnostics)
+    };
+    let names: Vec<&str> = files::OUTPUTS.iter().copied().chain([files::META]).collect();
+    let staged_id = |name: &str| staged.get(&format!("{index_prefix}{name}")).map(|e| e.blob.as_str());
+    let staged_ids: BTreeSet<&str> = match &want {
+        Some(_) => names.iter().filter_map(|n| staged_id(n)).collect(),
+        None => BTreeSet::new(),
+    };
+    let staged_index = blobs(&top, &staged_ids)?;
+    let inexact: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|name| match (staged_id(name), &want) {
+            (None, _) => true,
+            (Some(_), None) => differ.contains(&format!("{index_prefix}{name}")),
+            (Some(id), Some(want)) => staged_index.get(id).map(|b| blake3::hash(b)).as_ref() != want.get(*name),
+        })
+        .collect();
+    if !inexact.is_empty() {
+        // The sources the staged index records otherwise, when it says; else the files.
+        let recorded = staged_id(files::META)
+            .and_then(|id| crate::check::git::blob_text(&top, id).ok().flatten())
+            .and_then(|t| serde_json::from_str::<crate::store::sidecar::Meta>(&t).ok());
+        let sources = recorded.map(|m| sources_changed(&m.files, &want_files)).unwrap_or_default();
+        if sources.is_empty() {
+            stale.extend(inexact.iter().map(|name| {
+                stale_diag(
+                    format!("{index_name}/{name}"),
+                    format!(
+                        "the staged index file is not what the staged backlog gives; run `mdgraph index` and \
+                         `git add {index_name}`"
+                    ),
+                )
+            }));
+        }
+        stale.extend(sources.into_iter().map(|(p, m)| stale_diag(p, m)));
+    }
+    let loaded = staged_baseline(cfg, &top, opts, baseline.as_deref(), &staged, &differ)?;
+    let fresh = stale.is_empty();
+    let mut all = stale;
+    all.extend(diagnostics);
+    let report = check::verdict(cfg, opts, fresh, all, loaded, true);
+    Ok(committed_first(report, &top, &root, &prefix, &staged))
+}
