@@ -7,6 +7,7 @@ mod adrs;
 mod backlog;
 mod baseline;
 mod check;
+mod commit_hook;
 mod corpora;
 mod docs;
 mod eval;
