@@ -2,7 +2,7 @@
 """`mdgraph check --staged` (the pre-commit hook) on a generated backlog in a git
 repository, against `git status` on the same tree.
 
-    python3 bench/staged_bench.py [--items 10000] [--runs 5] [--bin target/release/mdgraph]
+    python3 bench/staged_bench.py [--items 10000] [--runs 5] [--bin target/release/mdgraph] [--commit]
 
 Cases, each the median of --runs runs (whole process, wall clock):
 - fresh: one edit staged a few seconds ago, the local index already up to date
@@ -11,6 +11,11 @@ Cases, each the median of --runs runs (whole process, wall clock):
   refreshes it, incrementally, as any reader would);
 - partial: a file staged and then edited again (its staged text is read from git);
 - git status on the same tree.
+
+With --commit the backlog is in commit mode (`commit_index = true`): each edit is indexed
+and staged with the index (`mdgraph index`, `git add <file> _index`), as a commit of it
+is made; "after an edit" stages the edit without its index (the check refuses it), and
+"partial" stages the edit with its index and then edits the file again.
 """
 import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -26,6 +31,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--items", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--commit", action="store_true", help="commit mode (commit_index = true)")
     ap.add_argument("--bin", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "mdgraph"))
     a = ap.parse_args()
     b = os.path.abspath(a.bin)
@@ -34,7 +40,7 @@ def main():
     try:
         run([sys.executable, os.path.join(here, "gen_backlog.py"), "--items", str(a.items), os.path.join(d, "backlog")], d)
         with open(os.path.join(d, "mdgraph.toml"), "w") as f:
-            f.write('root = "backlog"\nindex_dir = "_index"\n')
+            f.write('root = "backlog"\nindex_dir = "_index"\n' + ("commit_index = true\n" if a.commit else ""))
         for c in (["git", "init", "-q"], ["git", "config", "user.email", "b@b"], ["git", "config", "user.name", "b"]):
             run(c, d)
         run([b, "index", "-q"], d, check=False)
@@ -44,7 +50,11 @@ def main():
         target = files[len(files) // 2]
         path = os.path.join(d, target)
         fresh, after, partial, status = [], [], [], []
+        stage = [target, "_index"] if a.commit else [target]
         for i in range(a.runs):
+            if a.commit:
+                # Commit the previous round's staged state, so each round is one edit.
+                run(["git", "commit", "-q", "--no-verify", "-m", f"round {i}", "--allow-empty"], d)
             with open(path, "a") as f:
                 f.write(f"\nEdit {i}.\n")
             run(["git", "add", target], d)
@@ -53,16 +63,20 @@ def main():
             # watcher): the stat cache vouches for every file once the edit is older than
             # its racy window.
             run([b, "index", "-q"], d, check=False)
+            run(["git", "add"] + stage, d)
             time.sleep(3)
             fresh.append(timed([b, "check", "--staged"], d))
             with open(path, "a") as f:
                 f.write(f"\nUnstaged {i}.\n")
             run([b, "index", "-q"], d, check=False)
             partial.append(timed([b, "check", "--staged"], d))
-            run(["git", "add", target], d)
+            run(["git", "add"] + stage, d)
             status.append(timed(["git", "status"], d))
+        verdict = subprocess.run([b, "check", "--staged"], cwd=d, capture_output=True, text=True)
+        print(f"last verdict (all staged): exit {verdict.returncode} {verdict.stdout.strip()[-120:]}")
         med = statistics.median
-        print(f"items: {a.items}, runs: {a.runs} (median ms, whole process)")
+        mode = "commit mode" if a.commit else "local mode"
+        print(f"items: {a.items}, runs: {a.runs}, {mode} (median ms, whole process)")
         print(f"check --staged, local index fresh:        {med(fresh):7.1f}")
         print(f"check --staged, right after a new edit:   {med(after):7.1f}")
         print(f"check --staged, file partially staged:    {med(partial):7.1f}")

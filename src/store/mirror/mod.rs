@@ -423,6 +423,12 @@ mod tests {
             meta.outputs
                 .insert(name.to_string(), LineDigest::of(text.as_bytes()).hex());
         }
+        // The folder's mark: its meta.json (see `files::claim`).
+        std::fs::write(
+            files.path().join(crate::store::files::META),
+            serde_json::to_vec_pretty(&meta).unwrap(),
+        )
+        .unwrap();
         rebuild(memory.path(), &meta, &nodes, &edges, &spec).unwrap();
         rebuild_from_files(files.path(), &meta, &spec, &[]).unwrap();
         let want = tables(memory.path());
