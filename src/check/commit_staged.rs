@@ -26,11 +26,19 @@ pub(crate) fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Err
     let index = in_repo(&top, &cfg.index_dir).ok_or_else(|| outside(cfg, &top, "index folder", &cfg.index_dir))?;
     let config = cfg.config_file.as_deref().and_then(|f| in_repo(&top, f));
     let baseline = in_repo(&top, &cfg.baseline);
-    // The local index, up to date with the working tree: exact. (Before git is asked
-    // which files differ: this may rewrite the working tree's index files.)
-    let report = check::refresh(cfg)?;
     let specs = specs(&root, Some(&index), config.as_deref(), baseline.as_deref());
-    let staged = staged_files(&top, &specs)?;
+    // The local index, up to date with the working tree: exact. Git's index is read
+    // meanwhile; which files differ is asked after (the refresh may rewrite the working
+    // tree's index files).
+    let (report, staged) = std::thread::scope(|s| {
+        let staged = s.spawn(|| staged_files(&top, &specs));
+        let report = check::refresh(cfg);
+        let staged = staged
+            .join()
+            .unwrap_or_else(|_| Err(Error::Other("git ls-files: the reader panicked".into())));
+        (report, staged)
+    });
+    let (report, staged) = (report?, staged?);
     let differ = differing(&top, &specs)?;
     let index_name = cfg.display(&cfg.index_dir);
     let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);

@@ -26,11 +26,8 @@ pub(crate) fn verify(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
         .as_ref()
         .is_some_and(|h| h.schema == sidecar::SCHEMA_VERSION && h.config_digest == cfg.settings.digest());
     // Written here and unchanged since: the stat cache vouches (the probe queries run).
-    if current && unchanged(cfg) {
-        let meta_unproven = sidecar::read_meta(&cfg.index_dir).is_none_or(|m| m.unproven.is_some());
-        if !meta_unproven {
-            return Ok((true, sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?));
-        }
+    if current && head.as_ref().is_some_and(|h| h.unproven.is_none()) && unchanged(cfg) {
+        return Ok((true, sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?));
     }
     let want = build(
         cfg,

@@ -89,6 +89,10 @@ pub(crate) fn committed_first(
     prefix: &str,
     staged: &BTreeMap<String, Staged>,
 ) -> CheckReport {
+    // Nothing to order (the common case): no need to ask git what the commit changes.
+    if report.diagnostics.is_empty() {
+        return report;
+    }
     let changed = committed(top, root, prefix, staged);
     report.diagnostics.sort_by_key(|d| !changed.contains(&d.path));
     report.elsewhere = report

@@ -534,6 +534,9 @@ pub struct MetaHead {
     pub config_digest: String,
     /// blake3 of each output file.
     pub outputs: BTreeMap<String, String>,
+    /// Why the merge driver could not prove the index exact, if it could not.
+    #[serde(default)]
+    pub unproven: Option<String>,
 }
 
 /// Read the head of `meta.json`; None when absent or unreadable.
