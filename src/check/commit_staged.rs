@@ -8,9 +8,9 @@
 //! computed in memory from the local one with the staged blobs in place of the files that
 //! differ (`cat-file --batch`), and compared with the staged index files' blobs.
 
+use crate::check::committed::sources_changed;
 use crate::check::git::{blobs, differing, in_repo, outside, staged_files, toplevel};
 use crate::check::staged::{committed_first, config_differs, overlay_blobs, specs, staged_baseline};
-use crate::check::committed::sources_changed;
 use crate::check::tracked::Tracked;
 use crate::check::{self, CheckOptions, CheckReport};
 use crate::config::Config;
@@ -73,7 +73,12 @@ pub(crate) fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Err
         let contents = blobs(&top, &ids)?;
         let bytes: BTreeMap<String, Option<Vec<u8>>> = overlay
             .iter()
-            .map(|(rel, id)| (rel.clone(), id.as_ref().map(|id| contents.get(id).cloned().unwrap_or_default())))
+            .map(|(rel, id)| {
+                (
+                    rel.clone(),
+                    id.as_ref().map(|id| contents.get(id).cloned().unwrap_or_default()),
+                )
+            })
             .collect();
         let e = crate::ingest::overlay::expected_with(cfg, &bytes)?;
         (Some(e.bytes), e.meta.files, e.diagnostics)
@@ -99,7 +104,9 @@ pub(crate) fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Err
         let recorded = staged_id(files::META)
             .and_then(|id| crate::check::git::blob_text(&top, id).ok().flatten())
             .and_then(|t| serde_json::from_str::<crate::store::sidecar::Meta>(&t).ok());
-        let sources = recorded.map(|m| sources_changed(&m.files, &want_files)).unwrap_or_default();
+        let sources = recorded
+            .map(|m| sources_changed(&m.files, &want_files))
+            .unwrap_or_default();
         if sources.is_empty() {
             stale.extend(inexact.iter().map(|name| {
                 stale_diag(

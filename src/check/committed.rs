@@ -73,7 +73,11 @@ pub(crate) fn verify(cfg: &Config) -> Result<(bool, Vec<Diagnostic>), Error> {
                     "configuration changed since the index was built; run `mdgraph index`".into(),
                 ));
             }
-            stale.extend(sources_changed(&meta.files, &want.meta.files).into_iter().map(|(p, m)| stale_diag(p, m)));
+            stale.extend(
+                sources_changed(&meta.files, &want.meta.files)
+                    .into_iter()
+                    .map(|(p, m)| stale_diag(p, m)),
+            );
         }
     }
     // Byte for byte, file by file: a merge of records that each side made right can

@@ -48,7 +48,6 @@ pub(crate) fn git(dir: &Path, args: &[&str], input: Option<&[u8]>) -> Result<Vec
     Ok(out.stdout)
 }
 
-
 /// The objects named by `specs` (`<commit>:<path>`, blob ids), in order, in one `git
 /// cat-file --batch`: None for one git does not have.
 pub(crate) fn objects(dir: &Path, specs: &[String]) -> Result<Vec<Option<Vec<u8>>>, Error> {

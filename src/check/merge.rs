@@ -22,10 +22,10 @@
 //! `check/committed.rs`), since a merge of records each right on its side can be wrong
 //! as a whole (an edge to an id the other side removed, a rule the other side turned off).
 
+use crate::check::sides::Outputs;
 use crate::error::Error;
 use crate::model::diag::Diagnostic;
 use crate::model::{Edge, EdgeType};
-use crate::check::sides::Outputs;
 use crate::store::files::{DIAGNOSTICS, EDGES, LineDigest, META, NODES};
 use crate::store::sidecar::{Meta, source_digest};
 use std::collections::BTreeMap;
@@ -216,7 +216,9 @@ fn merge_meta(base: &[u8], ours: &[u8], theirs: &[u8], sides: Option<&[Outputs; 
     paths.dedup();
     let mut files = BTreeMap::new();
     for p in paths {
-        if let Some(h) = pick(&b.files.get(p), &o.files.get(p), &t.files.get(p)).map_err(|()| both(&format!("source file `{p}`")))? {
+        if let Some(h) =
+            pick(&b.files.get(p), &o.files.get(p), &t.files.get(p)).map_err(|()| both(&format!("source file `{p}`")))?
+        {
             files.insert(p.clone(), (*h).clone());
         }
     }

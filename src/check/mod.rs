@@ -10,15 +10,15 @@
 //! fixed.
 
 pub mod baseline;
+mod commit_staged;
 mod committed;
 mod git;
 pub mod hook;
 mod hygiene;
 pub mod merge;
 mod sides;
-mod tracked;
-mod commit_staged;
 pub mod staged;
+mod tracked;
 
 use crate::config::Config;
 use crate::error::Error;

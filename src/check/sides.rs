@@ -25,7 +25,12 @@ pub(crate) fn find(meta_path: &str, versions: [&[u8]; 3]) -> Option<[Outputs; 3]
     };
     let wanted: Vec<String> = versions.iter().map(|v| blob(v)).collect::<Option<_>>()?;
     let rev = |spec: &str| -> Option<String> {
-        let out = git(dir, &["rev-parse", "-q", "--verify", &format!("{spec}^{{commit}}")], None).ok()?;
+        let out = git(
+            dir,
+            &["rev-parse", "-q", "--verify", &format!("{spec}^{{commit}}")],
+            None,
+        )
+        .ok()?;
         Some(String::from_utf8_lossy(&out).trim().to_string())
     };
     let mut candidates: Vec<String> = rev("HEAD").into_iter().collect();
@@ -44,7 +49,13 @@ pub(crate) fn find(meta_path: &str, versions: [&[u8]; 3]) -> Option<[Outputs; 3]
             // The newest commit holding their version (a cherry-pick names none).
             let out = git(
                 dir,
-                &["log", "--all", "-n1", "--format=%H", &format!("--find-object={}", wanted[2])],
+                &[
+                    "log",
+                    "--all",
+                    "-n1",
+                    "--format=%H",
+                    &format!("--find-object={}", wanted[2]),
+                ],
                 None,
             )
             .ok()?;
@@ -63,7 +74,10 @@ pub(crate) fn find(meta_path: &str, versions: [&[u8]; 3]) -> Option<[Outputs; 3]
         found = sides_among(dir, meta_path, &wanted, &candidates);
     }
     let commits: Vec<String> = found.into_iter().collect::<Option<_>>()?;
-    let folder = meta_path.rsplit_once('/').map(|(d, _)| format!("{d}/")).unwrap_or_default();
+    let folder = meta_path
+        .rsplit_once('/')
+        .map(|(d, _)| format!("{d}/"))
+        .unwrap_or_default();
     let specs: Vec<String> = commits
         .iter()
         .flat_map(|c| OUTPUTS.iter().map(|n| format!("{c}:{folder}{n}")).collect::<Vec<_>>())
@@ -81,7 +95,11 @@ pub(crate) fn find(meta_path: &str, versions: [&[u8]; 3]) -> Option<[Outputs; 3]
 /// For each wanted blob, a candidate commit whose `meta_path` is that blob.
 fn sides_among(dir: &Path, meta_path: &str, wanted: &[String], candidates: &[String]) -> Vec<Option<String>> {
     let input: String = candidates.iter().map(|c| format!("{c}:{meta_path}\n")).collect();
-    let ids: Vec<Option<String>> = match git(dir, &["cat-file", "--batch-check=%(objectname)"], Some(input.as_bytes())) {
+    let ids: Vec<Option<String>> = match git(
+        dir,
+        &["cat-file", "--batch-check=%(objectname)"],
+        Some(input.as_bytes()),
+    ) {
         Ok(out) => String::from_utf8_lossy(&out)
             .lines()
             .map(|l| (!l.ends_with(" missing")).then(|| l.to_string()))
@@ -104,6 +122,9 @@ fn sides_among(dir: &Path, meta_path: &str, wanted: &[String], candidates: &[Str
 fn rebase_pick() -> Option<String> {
     let out = git(Path::new("."), &["rev-parse", "--git-path", "rebase-merge/done"], None).ok()?;
     let text = std::fs::read_to_string(String::from_utf8_lossy(&out).trim()).ok()?;
-    let last = text.lines().rev().find(|l| !l.trim().is_empty() && !l.starts_with('#'))?;
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty() && !l.starts_with('#'))?;
     last.split_whitespace().nth(1).map(str::to_string)
 }

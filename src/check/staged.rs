@@ -14,16 +14,16 @@
 //! there, the staged index against the staged sources.
 
 use crate::check::baseline::Baseline;
-use crate::check::{self, CheckOptions, CheckReport};
-use crate::config::{Config, Overrides};
-use crate::error::Error;
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 use crate::check::git::{
     EMPTY_BLOB, Staged, blob_text, blobs, committed, differing, git, in_repo, outside, pathspec, staged_files, text_of,
     toplevel,
 };
 use crate::check::tracked::Tracked;
+use crate::check::{self, CheckOptions, CheckReport};
+use crate::config::{Config, Overrides};
+use crate::error::Error;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 /// Check the staged content of the backlog (and, in commit mode, the staged index).
 pub fn check_staged(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
@@ -59,7 +59,15 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
     let index_prefix = index.map(|i| format!("{i}/"));
     let worktree = &report.meta.files;
     let tracked = Tracked::new(&top, &prefix, &cfg.settings.scan, &staged, &differ)?;
-    let overlay_blobs = overlay_blobs(&top, &prefix, index_prefix.as_deref(), &staged, &differ, worktree, &tracked);
+    let overlay_blobs = overlay_blobs(
+        &top,
+        &prefix,
+        index_prefix.as_deref(),
+        &staged,
+        &differ,
+        worktree,
+        &tracked,
+    );
     let diagnostics = if overlay_blobs.is_empty() {
         report.diagnostics
     } else {

@@ -196,7 +196,7 @@ impl Run<'_> {
             && let Some(meta) = prev.take()
         {
             match edit::apply(cfg, probe, meta, spec, self.progress, timings.clone())? {
-                Applied::Done(report) => return Ok(Made::Edit(report)),
+                Applied::Done(report) => return Ok(Made::Edit(*report)),
                 // Back when the short cut did not make it over, else read again.
                 Applied::No(meta) => prev = meta.or_else(|| sidecar::read_meta(&cfg.index_dir)),
             }
@@ -548,7 +548,11 @@ pub fn own_outputs(cfg: &Config, meta: &Meta) -> bool {
     let cache = StatCache::load(&cfg.index_dir);
     let stamp = |name: &str| statcache::Stamp::of_path(&cfg.index_dir.join(name));
     files::OUTPUTS.iter().all(|name| {
-        stamp(name).is_some_and(|st| cache.output(name, &st).is_some_and(|d| meta.outputs.get(*name).map(String::as_str) == Some(d)))
+        stamp(name).is_some_and(|st| {
+            cache
+                .output(name, &st)
+                .is_some_and(|d| meta.outputs.get(*name).map(String::as_str) == Some(d))
+        })
     }) && stamp(files::META).is_some_and(|st| cache.output(files::META, &st).is_some())
 }
 
@@ -575,7 +579,11 @@ fn probe_vouches(cfg: &Config, schema: u32, config_digest: &str, outputs: &BTree
 /// A build of `scan` computed in memory, nothing written, reusing the `previous` parses
 /// of files with the same hash (the others are parsed: from their text, else read from
 /// disk): the report's `bytes` hold each file's blake3.
-pub(crate) fn compute(cfg: &Config, mut scan: Scan, mut previous: HashMap<String, ParsedFile>) -> Result<BuildReport, Error> {
+pub(crate) fn compute(
+    cfg: &Config,
+    mut scan: Scan,
+    mut previous: HashMap<String, ParsedFile>,
+) -> Result<BuildReport, Error> {
     let run = Run {
         cfg,
         opts: BuildOptions {

@@ -66,7 +66,6 @@ pub(crate) fn resolved_with(
     Ok(diagnostics)
 }
 
-
 /// What the local index in `cfg.index_dir` (fresh, written here) would be with some
 /// files' bytes replaced (`Some`) or removed (`None`), by root-relative path: computed in
 /// memory, never written; the report's `bytes` hold each file's blake3, for a byte for
@@ -77,9 +76,8 @@ pub(crate) fn expected_with(cfg: &Config, overlay: &BTreeMap<String, Option<Vec<
     let unreadable = || Error::Other(format!("{}: the index cannot be read", cfg.display(&cfg.index_dir)));
     let meta = sidecar::read_meta(&cfg.index_dir).ok_or_else(unreadable)?;
     let (prev, all) = previous_parses(&cfg.index_dir, &meta).ok_or_else(unreadable)?;
-    let mut scan = Scan::default();
     // The scan's own findings (a file skipped), for the files that stay.
-    scan.diagnostics = all
+    let diagnostics = all
         .into_iter()
         .filter(|d| {
             matches!(
@@ -88,6 +86,11 @@ pub(crate) fn expected_with(cfg: &Config, overlay: &BTreeMap<String, Option<Vec<
             ) && !overlay.contains_key(&d.path)
         })
         .collect();
+    let mut scan = Scan {
+        files: Vec::new(),
+        diagnostics,
+        dirs: Vec::new(),
+    };
     let stamp = crate::store::statcache::Stamp {
         size: 0,
         mtime: 0,
@@ -106,7 +109,12 @@ pub(crate) fn expected_with(cfg: &Config, overlay: &BTreeMap<String, Option<Vec<
     }
     for (rel, bytes) in overlay {
         if let Some(bytes) = bytes {
-            let (file, skipped) = from_bytes(rel.clone(), cfg.root.join(rel), bytes.clone(), cfg.settings.scan.max_file_size);
+            let (file, skipped) = from_bytes(
+                rel.clone(),
+                cfg.root.join(rel),
+                bytes.clone(),
+                cfg.settings.scan.max_file_size,
+            );
             scan.diagnostics.extend(skipped);
             scan.files.push(file);
         }

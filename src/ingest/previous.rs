@@ -14,7 +14,10 @@ use std::collections::HashMap;
 /// keyed by path, and all its diagnostics; None when the index is of another schema or a
 /// file does not match its digest. The node file is read a batch at a time, its records
 /// moved into the parses.
-pub(crate) fn previous_parses(index_dir: &std::path::Path, meta: &Meta) -> Option<(HashMap<String, ParsedFile>, Vec<Diagnostic>)> {
+pub(crate) fn previous_parses(
+    index_dir: &std::path::Path,
+    meta: &Meta,
+) -> Option<(HashMap<String, ParsedFile>, Vec<Diagnostic>)> {
     if meta.schema != sidecar::SCHEMA_VERSION {
         return None;
     }
@@ -82,4 +85,3 @@ pub(crate) fn previous_parses(index_dir: &std::path::Path, meta: &Meta) -> Optio
     }
     Some((parses, all))
 }
-

@@ -344,10 +344,16 @@ fn check_leaves_the_mirror_fresh() {
     let cfg = f.config();
     let fresh = || {
         let meta = mdgraph::internal::sidecar::read_meta(&cfg.index_dir).unwrap();
-        mdgraph::internal::store::is_fresh(&cfg.index_dir, &meta.outputs, &mdgraph::internal::store::mirror_spec(&cfg))
+        mdgraph::internal::store::is_fresh(
+            &cfg.index_dir,
+            &meta.outputs,
+            &mdgraph::internal::store::mirror_spec(&cfg),
+        )
     };
     assert!(fresh());
-    let task = f.root().join("items/task/0000/QRY-TSK-0007_implement-resumable-photo-upload-client.md");
+    let task = f
+        .root()
+        .join("items/task/0000/QRY-TSK-0007_implement-resumable-photo-upload-client.md");
     edit_file(&task, &|t| format!("{t}\nA new line about resumable uploads.\n"));
     assert_eq!(f.run(&["check"]).code, 0);
     assert!(fresh(), "check refreshed the index but left the mirror stale");

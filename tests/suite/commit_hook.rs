@@ -34,7 +34,11 @@ fn good_then_bad(r: &Repo, root: &str, what: &str) {
 fn bad(r: &Repo, root: &str, what: &str) {
     let task = r.path().join(root).join(TASK);
     let text = std::fs::read_to_string(&task).unwrap();
-    std::fs::write(&task, text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1)).unwrap();
+    std::fs::write(
+        &task,
+        text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+    )
+    .unwrap();
     assert_eq!(r.mdgraph(&["index"]).code, 0, "{what}");
     r.git_ok(&["add", "-A"]);
     let out = r.git(&["commit", "-q", "-m", "bad edit"]);
@@ -83,10 +87,21 @@ fn commit_mode_commits_in_the_five_setups() {
     sub.git_ok(&["add", "-A"]);
     sub.git_ok(&["commit", "-q", "-m", "sub"]);
     let url = sub.path().to_str().unwrap();
-    r.git_ok(&["-c", "protocol.file.allow=always", "submodule", "add", "-q", url, "backlog/vendor"]);
+    r.git_ok(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        url,
+        "backlog/vendor",
+    ]);
     assert_eq!(r.mdgraph(&["index"]).code, 0);
     let nodes = std::fs::read_to_string(r.path().join("_index/graph_nodes.jsonl")).unwrap();
-    assert!(!nodes.contains("\"vendor/"), "a submodule's files are not the backlog's");
+    assert!(
+        !nodes.contains("\"vendor/"),
+        "a submodule's files are not the backlog's"
+    );
     r.git_ok(&["add", "-A"]);
     r.git_ok(&["commit", "-q", "-m", "backlog"]);
     install(&r);
@@ -96,7 +111,11 @@ fn commit_mode_commits_in_the_five_setups() {
     let r = Repo::committed();
     install(&r);
     let meant = "backlog/items/task/0000/QRY-TSK-0990_meant.md";
-    std::fs::write(r.path().join(meant), "---\nid: QRY-TSK-0990\ntype: Task\n---\n# Meant\n").unwrap();
+    std::fs::write(
+        r.path().join(meant),
+        "---\nid: QRY-TSK-0990\ntype: Task\n---\n# Meant\n",
+    )
+    .unwrap();
     r.git_ok(&["add", "-N", meant]);
     unrelated(&r, "NOTES.txt", "add -N");
     std::fs::remove_file(r.path().join(meant)).unwrap();
@@ -167,7 +186,11 @@ fn commit_mode_names_an_unstaged_config_as_the_cause() {
     let r = Repo::committed();
     let cfg = r.path().join("mdgraph.toml");
     let text = std::fs::read_to_string(&cfg).unwrap();
-    std::fs::write(&cfg, format!("{text}[check]\nseverity = {{ \"broken-link\" = \"off\" }}\n")).unwrap();
+    std::fs::write(
+        &cfg,
+        format!("{text}[check]\nseverity = {{ \"broken-link\" = \"off\" }}\n"),
+    )
+    .unwrap();
     assert_eq!(r.mdgraph(&["index"]).code, 0);
     r.git_ok(&["add", "_index"]);
     let out = r.mdgraph(&["check", "--staged"]);
@@ -181,7 +204,11 @@ fn commit_mode_names_an_unstaged_config_as_the_cause() {
 
 /// A repository in local mode (the index is not committed).
 fn local(r: &Repo) {
-    std::fs::write(r.path().join("mdgraph.toml"), "root = \"backlog\"\nindex_dir = \"_index\"\n").unwrap();
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n",
+    )
+    .unwrap();
     assert_eq!(r.mdgraph(&["index"]).code, 0);
     r.git_ok(&["add", "-A"]);
     r.git_ok(&["commit", "-q", "-m", "backlog"]);
@@ -207,7 +234,11 @@ fn local_mode_judges_tracked_files_whatever_the_untracked_ignore_rules() {
         }
         let task = r.path().join("backlog").join(TASK);
         let text = std::fs::read_to_string(&task).unwrap();
-        std::fs::write(&task, text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1)).unwrap();
+        std::fs::write(
+            &task,
+            text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+        )
+        .unwrap();
         r.git_ok(&["add", &format!("backlog/{TASK}")]);
         let out = r.git(&["commit", "-q", "-m", "hidden error"]);
         assert_ne!(out.code, 0, "{how}: the staged error went through");
@@ -251,8 +282,15 @@ fn local_mode_ignores_a_gitignore_above_the_repository() {
     git(&["add", "-A"]);
     let out = r.git_in(&top, &["commit", "-q", "-m", "good"], &path_with_mdgraph());
     assert_eq!(out.code, 0, "a correct commit refused: {}{}", out.stdout, out.stderr);
-    std::fs::write(&task, text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1)).unwrap();
+    std::fs::write(
+        &task,
+        text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+    )
+    .unwrap();
     git(&["add", "-A"]);
     let out = r.git_in(&top, &["commit", "-q", "-m", "bad"], &path_with_mdgraph());
-    assert_ne!(out.code, 0, "a staged error in a file ignored above the repository went through");
+    assert_ne!(
+        out.code, 0,
+        "a staged error in a file ignored above the repository went through"
+    );
 }

@@ -18,8 +18,8 @@ mod index;
 mod init;
 
 mod links;
-mod merges;
 mod mcp;
+mod merges;
 mod nav;
 mod never_hang;
 mod newcomer;

@@ -68,10 +68,15 @@ fn merge_two(r: &Repo, a: impl Fn(&Repo), b: impl Fn(&Repo)) -> Output {
 
 /// The index files' bytes.
 fn index_bytes(dir: &Path) -> Vec<Vec<u8>> {
-    ["graph_nodes.jsonl", "graph_edges.jsonl", "diagnostics.jsonl", "meta.json"]
-        .iter()
-        .map(|n| std::fs::read(dir.join("_index").join(n)).unwrap_or_default())
-        .collect()
+    [
+        "graph_nodes.jsonl",
+        "graph_edges.jsonl",
+        "diagnostics.jsonl",
+        "meta.json",
+    ]
+    .iter()
+    .map(|n| std::fs::read(dir.join("_index").join(n)).unwrap_or_default())
+    .collect()
 }
 
 /// `check --format json` in `dir`: whether it says the index is fresh, and its output.
@@ -175,7 +180,9 @@ fn an_added_id_referenced_or_mentioned_on_the_other_side_says_stale() {
     assert!(!exact_or_says_stale(&r, "added id, mentioned"));
     let edges = std::fs::read_to_string(r.path().join("_index/graph_edges.jsonl")).unwrap();
     assert!(
-        edges.lines().any(|l| l.contains("\"mentions\"") && l.contains("QRY-TSK-0097")),
+        edges
+            .lines()
+            .any(|l| l.contains("\"mentions\"") && l.contains("QRY-TSK-0097")),
         "the mention is an edge once rebuilt"
     );
 }
@@ -220,7 +227,10 @@ fn parallel_edits_merge_exact_and_a_cherry_picked_hotfix_is_not_counted_twice() 
     commit(&r, "release");
     let out = r.git(&["cherry-pick", &hotfix]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(exact_or_says_stale(&r, "cherry-pick"), "a cherry-pick of one item merges exactly");
+    assert!(
+        exact_or_says_stale(&r, "cherry-pick"),
+        "a cherry-pick of one item merges exactly"
+    );
     r.git_ok(&["checkout", "-q", &main]);
     change(&r, TASK8, "# Context\n", "# Context\n\nMain words.\n");
     commit(&r, "main");
@@ -243,13 +253,28 @@ fn one_new_id_from_two_files_is_a_conflict_that_names_the_fix() {
     let r = driver_repo();
     let out = merge_two(
         &r,
-        |r| write(r, "items/task/0000/QRY-TSK-0096_left.md", &item("QRY-TSK-0096", "Left.")),
-        |r| write(r, "items/task/0000/QRY-TSK-0096_right.md", &item("QRY-TSK-0096", "Right.")),
+        |r| {
+            write(
+                r,
+                "items/task/0000/QRY-TSK-0096_left.md",
+                &item("QRY-TSK-0096", "Left."),
+            )
+        },
+        |r| {
+            write(
+                r,
+                "items/task/0000/QRY-TSK-0096_right.md",
+                &item("QRY-TSK-0096", "Right."),
+            )
+        },
     );
     assert_ne!(out.code, 0, "git must stop: {}{}", out.stdout, out.stderr);
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(said.contains("Merge conflict in _index/graph_nodes.jsonl"), "{said}");
-    assert!(said.contains("QRY-TSK-0096") && said.contains("run `mdgraph index`"), "{said}");
+    assert!(
+        said.contains("QRY-TSK-0096") && said.contains("run `mdgraph index`"),
+        "{said}"
+    );
     assert_eq!(r.mdgraph(&["index"]).code, 0);
     r.git_ok(&["add", "-A"]);
     r.git_ok(&["commit", "-q", "--no-edit"]);
@@ -270,7 +295,14 @@ fn the_driver_refuses_garbage_and_truncated_files() {
         std::fs::write(at("theirs"), &theirs).unwrap();
         let out = run_in(
             tmp.path(),
-            &["merge-driver", "--", "base", "ours", "theirs", "_index/graph_edges.jsonl"],
+            &[
+                "merge-driver",
+                "--",
+                "base",
+                "ours",
+                "theirs",
+                "_index/graph_edges.jsonl",
+            ],
         );
         assert_eq!(out.code, 1, "{case}: {}", out.stderr);
         assert!(out.stderr.contains("run `mdgraph index`"), "{case}: {}", out.stderr);

@@ -85,7 +85,11 @@ pub(crate) fn apply(
             return Ok(Applied::No(Some(prev)));
         };
         timings.mark("verify");
-        return Ok(Applied::Done(BuildReport::unchanged(prev, diagnostics, timings)));
+        return Ok(Applied::Done(Box::new(BuildReport::unchanged(
+            prev,
+            diagnostics,
+            timings,
+        ))));
     }
     let Some(Prepared {
         mut table,
@@ -111,7 +115,7 @@ pub(crate) fn apply(
     table.sidecar = new_sidecar;
     let diagnostics = save_caches(cfg, &changes, &table, &meta)?;
     timings.mark("caches");
-    Ok(Applied::Done(BuildReport {
+    Ok(Applied::Done(Box::new(BuildReport {
         up_to_date: false,
         parsed: changes.edited.len(),
         reused: meta.files.len().saturating_sub(changes.edited.len()),
@@ -124,13 +128,13 @@ pub(crate) fn apply(
             docs: patched.docs,
         }),
         bytes: Default::default(),
-    }))
+    })))
 }
 
 /// What [`apply`] made of the run.
 pub(crate) enum Applied {
     /// The index, edited (or only the stamps of touched files refreshed).
-    Done(BuildReport),
+    Done(Box<BuildReport>),
     /// Not an edit this can apply; nothing was written. The meta record read comes back
     /// for the build, unless the edit had made it over (then the build reads it again).
     No(Option<Meta>),
