@@ -8,10 +8,9 @@
 //! only the others are read from git (`cat-file --batch`, nothing written to disk) and
 //! parsed, and the graph resolved with them. The staged baseline judges the errors.
 //!
-//! In commit mode (`commit_index = true`), or when the staged config shapes the index
-//! differently from the working tree's, the staged backlog, config, baseline and index
-//! are written out of git's index (`checkout-index`) into a temporary folder and checked
-//! there, the staged index against the staged sources.
+//! When the staged config shapes the index differently from the working tree's, the
+//! staged backlog, config and baseline are written out of git's index (`checkout-index`)
+//! into a temporary folder and checked there. Commit mode is `commit_staged.rs`.
 
 use crate::check::baseline::Baseline;
 use crate::check::git::{
@@ -25,7 +24,7 @@ use crate::error::Error;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Check the staged content of the backlog (and, in commit mode, the staged index).
+/// Check the staged content of the backlog with a local index (local mode).
 pub fn check_staged(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     match local(cfg, opts)? {
         Some(report) => Ok(report),
@@ -251,8 +250,8 @@ pub(crate) fn staged_baseline(
 }
 
 /// The staged backlog, config, baseline and index written out of git's index into a
-/// temporary folder and checked there (commit mode, or a staged config that changes
-/// what the index holds).
+/// temporary folder and checked there (local mode, a staged config that changes what the
+/// index holds).
 fn checked_out(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     let top = toplevel(cfg)?;
     let outside = |what: &str, p: &Path| outside(cfg, &top, what, p);

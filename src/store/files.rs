@@ -22,10 +22,9 @@ pub const OUTPUTS: [&str; 3] = [NODES, EDGES, DIAGNOSTICS];
 
 /// The digest `meta.json` records of a JSON-lines output: the sum of the blake3 of each
 /// line (newline included), four 64-bit lanes added with wraparound. A sum over lines,
-/// not a hash of the file, so that the records of a three-way merge have the digest
-/// `ours + theirs − base` (the merge driver writes `meta.json` without the merged
-/// files); any changed, added, removed or repeated line changes it. (Two lines swapped
-/// do not: the files are written sorted, and readers do not trust the order alone.)
+/// not a hash of the file, so that an edit patches it without reading the whole file; any
+/// changed, added, removed or repeated line changes it. (Two lines swapped do not: the
+/// files are written sorted, and `check` of a committed index compares whole files.)
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LineDigest([u64; 4]);
 
