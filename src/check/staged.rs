@@ -9,12 +9,13 @@
 //! parsed, and the graph resolved with them. The staged baseline judges the errors.
 //!
 //! When the staged config shapes the index differently from the working tree's, the
-//! staged backlog, config and baseline are written out of git's index (`checkout-index`)
-//! into a temporary folder and checked there. Commit mode is `commit_staged.rs`.
+//! graph of git's staged tree is built in memory under the staged config (the working
+//! tree's files where git says they are the staged ones, blobs for the others), nothing
+//! written to disk. Commit mode is `commit_staged.rs`.
 
 use crate::check::baseline::Baseline;
 use crate::check::git::{
-    EMPTY_BLOB, Staged, blob_text, blobs, committed, differing, git, in_repo, outside, pathspec, staged_files, text_of,
+    EMPTY_BLOB, Staged, blob_text, blobs, committed, differing, in_repo, outside, pathspec, staged_files, text_of,
     toplevel,
 };
 use crate::check::tracked::Tracked;
@@ -22,13 +23,13 @@ use crate::check::{self, CheckOptions, CheckReport};
 use crate::config::{Config, Overrides};
 use crate::error::Error;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Check the staged content of the backlog with a local index (local mode).
 pub fn check_staged(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     match local(cfg, opts)? {
         Some(report) => Ok(report),
-        None => checked_out(cfg, opts),
+        None => with_staged_config(cfg, opts),
     }
 }
 
@@ -249,105 +250,100 @@ pub(crate) fn staged_baseline(
     })
 }
 
-/// The staged backlog, config, baseline and index written out of git's index into a
-/// temporary folder and checked there (local mode, a staged config that changes what the
-/// index holds).
-fn checked_out(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
+/// The staged check when the staged config shapes the index differently from the working
+/// tree's (local mode): the graph of git's staged tree under the staged config, built in
+/// memory (every file parsed, as a cold index: this is rare), nothing written to disk.
+/// Files whose staged content equals the working tree's are read from there, the others
+/// from git's blobs.
+fn with_staged_config(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     let top = toplevel(cfg)?;
-    let outside = |what: &str, p: &Path| outside(cfg, &top, what, p);
-    let root = in_repo(&top, &cfg.root).ok_or_else(|| outside("root", &cfg.root))?;
-    let index = in_repo(&top, &cfg.index_dir).ok_or_else(|| outside("index folder", &cfg.index_dir))?;
-    let config = match &cfg.config_file {
-        Some(f) => Some(in_repo(&top, f).ok_or_else(|| outside("config", f))?),
-        None => None,
+    let root = in_repo(&top, &cfg.root).ok_or_else(|| outside(cfg, &top, "root", &cfg.root))?;
+    let index = in_repo(&top, &cfg.index_dir);
+    let config = cfg.config_file.as_deref().and_then(|f| in_repo(&top, f));
+    let prefix = if root.is_empty() {
+        String::new()
+    } else {
+        format!("{root}/")
     };
-    // What the check reads: the root, the index, the config and its folder's files (a
-    // baseline beside it), and every ignore file (they shape the scan).
-    let mut specs: Vec<String> = vec![
-        pathspec(&root),
-        pathspec(&index),
-        ":(glob)**/.gitignore".into(),
-        ":(glob)**/.ignore".into(),
-    ];
-    if let Some(c) = &config {
-        specs.push(format!(":(literal){c}"));
-        let dir = Path::new(c)
-            .parent()
-            .map(|d| d.to_string_lossy().replace('\\', "/"))
-            .unwrap_or_default();
-        specs.push(if dir.is_empty() {
-            ":(glob)*".to_string()
+    let staged_cfg = staged_config(cfg, &top, config.as_deref())?;
+    let baseline = in_repo(&top, &staged_cfg.baseline);
+    let specs = specs(&root, None, config.as_deref(), baseline.as_deref());
+    let staged = staged_files(&top, &specs)?;
+    let differ = differing(&top, &specs)?;
+    let tracked = Tracked::new(&top, &prefix, &staged_cfg.settings.scan, &staged, &differ)?;
+    let index_prefix = index.map(|i| format!("{i}/"));
+    let canon_root = cfg.root.canonicalize().map_err(|e| Error::io(&cfg.root, e))?;
+    let mut from_disk: Vec<(String, std::path::PathBuf)> = Vec::new();
+    let mut from_git: Vec<(String, &str)> = Vec::new();
+    for (path, entry) in &staged {
+        let Some(rel) = path.strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        let on_disk = top.join(path);
+        let intent = entry.blob == EMPTY_BLOB && differ.contains(path) && on_disk.metadata().is_ok_and(|m| m.len() > 0);
+        if entry.mode == "160000"
+            || intent
+            || index_prefix.as_ref().is_some_and(|i| path.starts_with(i.as_str()))
+            || !tracked.takes(path)
+        {
+            continue;
+        }
+        if entry.mode == "120000" {
+            // A symlink is read where it leads, when that is a file inside the root.
+            if !differ.contains(path)
+                && on_disk
+                    .canonicalize()
+                    .is_ok_and(|t| t.starts_with(&canon_root) && t.is_file())
+            {
+                from_disk.push((rel.to_string(), on_disk));
+            }
+        } else if differ.contains(path) {
+            from_git.push((rel.to_string(), entry.blob.as_str()));
         } else {
-            format!(":(glob){dir}/*")
-        });
+            from_disk.push((rel.to_string(), on_disk));
+        }
     }
-    // The baseline, wherever the staged config's `[check] baseline` puts it (the
-    // working tree's config may name another place).
-    let staged_config_text = config.as_ref().and_then(|c| {
-        let blob = git(&top, &["rev-parse", "-q", "--verify", &format!(":{c}")], None).ok()?;
-        blob_text(&top, String::from_utf8_lossy(&blob).trim()).ok().flatten()
+    let ids: BTreeSet<&str> = from_git.iter().map(|(_, id)| *id).collect();
+    let contents = blobs(&top, &ids)?;
+    let max = staged_cfg.settings.scan.max_file_size;
+    let mut scan = crate::ingest::scan::Scan::default();
+    let read = from_disk
+        .into_iter()
+        .map(|(rel, abs)| (rel, std::fs::read(&abs).unwrap_or_default(), abs));
+    let blobbed = from_git.into_iter().map(|(rel, id)| {
+        (
+            rel.clone(),
+            contents.get(id).cloned().unwrap_or_default(),
+            staged_cfg.root.join(&rel),
+        )
     });
-    let baseline_path = match (&cfg.config_file, &staged_config_text) {
-        (Some(file), Some(text)) => {
-            let ov = Overrides {
-                config: None,
-                root: Some(cfg.root.clone()),
-                index_dir: Some(cfg.index_dir.clone()),
-                no_sqlite: true,
-            };
-            Config::from_text(&cfg.cwd, Some((file, text)), &ov)
-                .map(|c| c.baseline)
-                .unwrap_or_else(|_| cfg.baseline.clone())
-        }
-        _ => cfg.baseline.clone(),
-    };
-    let baseline = in_repo(&top, &baseline_path);
-    if let Some(b) = &baseline {
-        specs.push(format!(":(literal){b}"));
+    for (rel, bytes, abs) in read.chain(blobbed) {
+        let (file, skipped) = crate::ingest::scan::from_bytes(rel, abs, bytes, max);
+        scan.diagnostics.extend(skipped);
+        scan.files.push(file);
     }
-    let mut args = vec!["ls-files", "-z", "--"];
-    args.extend(specs.iter().map(String::as_str));
-    let files = git(&top, &args, None)?;
-    let tmp = tempfile::Builder::new()
-        .prefix("mdgraph-staged-")
-        .tempdir()
-        .map_err(|e| Error::io("temporary folder", e))?;
-    let prefix = format!("{}/", tmp.path().display());
-    git(
-        &top,
-        &["checkout-index", "-z", "--stdin", "--prefix", &prefix],
-        Some(&files),
-    )?;
-    let at = |rel: &str| -> PathBuf {
-        if rel.is_empty() {
-            tmp.path().to_path_buf()
-        } else {
-            tmp.path().join(rel)
-        }
+    scan.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let built = crate::ingest::build::compute(&staged_cfg, scan, std::collections::HashMap::new())?;
+    let loaded = staged_baseline(&staged_cfg, &top, opts, baseline.as_deref(), &staged, &differ)?;
+    let report = check::verdict(&staged_cfg, opts, true, built.diagnostics, loaded, true);
+    Ok(committed_first(report, &top, &root, &prefix, &staged))
+}
+
+/// The staged config (the working tree's root and index folder kept), or the working
+/// tree's when the config is not staged.
+fn staged_config(cfg: &Config, top: &Path, config: Option<&str>) -> Result<Config, Error> {
+    let entry = config.and_then(|c| staged_files(top, &[format!(":(literal){c}")]).ok()?.remove(c));
+    let (Some(file), Some(entry)) = (cfg.config_file.as_deref(), entry) else {
+        return Ok(cfg.clone());
     };
-    let staged_root = at(&root);
-    std::fs::create_dir_all(&staged_root).map_err(|e| Error::io(&staged_root, e))?;
+    let text = blob_text(top, &entry.blob)?.unwrap_or_default();
     let ov = Overrides {
-        // A config that is not staged (untracked) is read where it is.
-        config: config
-            .as_deref()
-            .map(at)
-            .filter(|p| p.is_file())
-            .or_else(|| cfg.config_file.clone()),
-        root: Some(staged_root),
-        index_dir: Some(at(&index)),
+        config: None,
+        root: Some(cfg.root.clone()),
+        index_dir: Some(cfg.index_dir.clone()),
         no_sqlite: true,
     };
-    let mut staged = Config::load(tmp.path(), &ov)?;
-    // The checkout has no `.git`: links from the repository root resolve as in the
-    // working tree.
+    let mut staged = Config::from_text(&cfg.cwd, Some((file, &text)), &ov)?;
     staged.settings.repo_prefix = cfg.settings.repo_prefix.clone();
-    // The staged baseline (none when it is not staged: then every diagnostic is new).
-    staged.baseline = baseline
-        .as_deref()
-        .map(at)
-        .unwrap_or_else(|| tmp.path().join(".no-baseline"));
-    let mut report = check::check(&staged, CheckOptions { staged: false, ..opts })?;
-    report.staged = true;
-    Ok(report)
+    Ok(staged)
 }
