@@ -358,3 +358,28 @@ fn check_leaves_the_mirror_fresh() {
     assert_eq!(f.run(&["check"]).code, 0);
     assert!(fresh(), "check refreshed the index but left the mirror stale");
 }
+
+/// A `meta.json` the merge driver marked unproven fails `check` naming the fix, and a
+/// plain `mdgraph index` clears it.
+#[test]
+fn an_unproven_merge_says_stale_until_indexed() {
+    let f = Fixture::committed("backlog-fixtures");
+    assert_eq!(f.run(&["index"]).code, 0);
+    let meta = f.index().join("meta.json");
+    // As the driver writes it: in field order, before the file map.
+    let text = std::fs::read_to_string(&meta).unwrap();
+    let note =
+        "\n  \"unproven\": \"merged by the merge driver, which cannot prove graph_nodes.jsonl exact\",\n  \"files\": {";
+    std::fs::write(&meta, text.replacen("\n  \"files\": {", note, 1)).unwrap();
+    let out = f.run(&["check"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("cannot prove graph_nodes.jsonl exact; run `mdgraph index`"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(f.run(&["index"]).code, 0);
+    assert_eq!(f.run(&["check"]).code, 0);
+    assert!(!std::fs::read_to_string(&meta).unwrap().contains("unproven"));
+}
