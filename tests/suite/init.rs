@@ -262,3 +262,20 @@ fn init_on_the_real_corpora_matches_the_example_configs() {
         assert_eq!(ours.root.canonicalize().unwrap(), expected_root.canonicalize().unwrap());
     }
 }
+
+/// More work items than the detection samples: every one is counted (it said 2000 for
+/// 10,000).
+#[test]
+fn init_counts_every_work_item() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 1..=2100 {
+        let id = format!("BIG-TSK-{i:04}");
+        write(
+            dir.path(),
+            &format!("items/task/{}/{id}.md", i / 500),
+            &item(&id, "Task", "Open", "null"),
+        );
+    }
+    let (out, _) = init_here(dir.path());
+    assert!(out.stderr.contains("(2100 work items under items/"), "{}", out.stderr);
+}
