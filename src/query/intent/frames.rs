@@ -136,21 +136,9 @@ fn decision(c: &Clause, blocking: bool) -> bool {
 /// What replaced, absorbed or duplicates an item, or which of several is current.
 fn replacement(c: &Clause) -> bool {
     const REPLACED: &[&str] = &[
-        "replaced",
-        "replace",
-        "replaces",
-        "replacing",
-        "superseded",
-        "supersede",
-        "supersedes",
-        "superseding",
         "obsoleted",
         "subsumed",
         "deprecated",
-        "successor",
-        "successors",
-        "replacement",
-        "replacements",
         "duplicates",
         "dupes",
         "dupe",
@@ -211,13 +199,20 @@ fn replacement(c: &Clause) -> bool {
     let came_instead = c
         .pair(&["came", "come", "comes", "went", "used"], &["instead"], 1)
         .is_some();
-    c.has(REPLACED) || into || current || live || happened || duplicate_of || took_over || came_instead
+    c.has(REPLACING)
+        || c.has(REPLACED)
+        || into
+        || current
+        || live
+        || happened
+        || duplicate_of
+        || took_over
+        || came_instead
 }
 
-/// The words of a replacement frame that say nothing about what was replaced: not
-/// searched in a question that asks what replaced an item ("deprecated", "renamed" and
-/// "duplicate" stay, they can be what the item's text says of itself).
-pub(super) const REPLACEMENT_FRAME: &[&str] = &[
+/// The words of replacing: they ask for a replacement, and say nothing about what was
+/// replaced, so they are not searched in such a question ([`replacement_frame_word`]).
+const REPLACING: &[&str] = &[
     "replaced",
     "replace",
     "replaces",
@@ -230,8 +225,11 @@ pub(super) const REPLACEMENT_FRAME: &[&str] = &[
     "successors",
     "replacement",
     "replacements",
-    "instead",
-    "came",
-    "come",
-    "comes",
 ];
+
+/// Whether `word` belongs to a replacement frame and says nothing about what was
+/// replaced: the words of replacing and of "came instead" ("deprecated", "renamed" and
+/// "duplicate" stay, they can be what the item's text says of itself).
+pub(super) fn replacement_frame_word(word: &str) -> bool {
+    REPLACING.contains(&word) || matches!(word, "instead" | "came" | "come" | "comes")
+}

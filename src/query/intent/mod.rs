@@ -151,7 +151,7 @@ impl Intent {
     pub fn is_frame_word(&self, word: &str) -> bool {
         let blocking = self.asks(Ask::Blockers) || self.asks(Ask::Dependents);
         (blocking && blocking::BLOCKING_FRAME.contains(&word))
-            || (self.asks(Ask::Replacement) && frames::REPLACEMENT_FRAME.contains(&word))
+            || (self.asks(Ask::Replacement) && frames::replacement_frame_word(word))
             || (self.asks(Ask::Parts) && parts::PARTS_FRAME.contains(&word))
             || (self.open && self.asks(Ask::Parts) && parts::OPEN_FRAME.contains(&word))
     }
