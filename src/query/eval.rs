@@ -324,7 +324,11 @@ impl Keys {
     pub fn new(nodes: &[crate::model::Node]) -> Keys {
         let mut k = Keys::default();
         for n in nodes.iter().filter(|n| !n.is_chunk()) {
-            k.paths.insert(n.path.clone(), n.id.clone());
+            // A path names its file's own document, never an item written inside it
+            // (a spec folder's task shares its file's path).
+            if !n.inline {
+                k.paths.insert(n.path.clone(), n.id.clone());
+            }
             if let Some(raw) = &n.raw_id {
                 k.raw_ids.entry(raw.to_lowercase()).or_default().push(n.id.clone());
             }

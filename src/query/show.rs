@@ -73,8 +73,13 @@ pub fn find<'a>(nodes: &'a [Node], query: &str, aliases: &BTreeMap<String, Strin
     if let Some(found) = by_scope(&all, q) {
         return one_of(query, found);
     }
-    // Paths as people paste them.
-    let by_path: Vec<&Node> = all.iter().copied().filter(|n| path_names(q, &n.path)).collect();
+    // Paths as people paste them: a path names its file's own document, not the items
+    // written inside it (a spec folder's tasks share their file's path).
+    let by_path: Vec<&Node> = all
+        .iter()
+        .copied()
+        .filter(|n| !n.inline && path_names(q, &n.path))
+        .collect();
     if !by_path.is_empty() {
         return one_of(query, by_path);
     }

@@ -74,6 +74,63 @@ fn show_finds_a_task_by_its_id_as_typed() {
 }
 
 #[test]
+fn a_path_names_its_files_own_document_not_the_items_in_it() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    for (path, id) in [
+        ("docs/stories/1.1.story.md", "1.1"),
+        ("specs/001-chat/tasks.md", "001-chat/tasks"),
+    ] {
+        let one = f.run(&["show", path, "--format", "json"]);
+        assert_eq!(one.code, 0, "{path}: {}", one.stderr);
+        assert_eq!(json(&one)["node"]["id"], id, "{path}");
+    }
+    // A graded path in an eval file counts the file's document, not its last item.
+    let queries = f.dir.path().join("q.jsonl");
+    std::fs::write(
+        &queries,
+        r#"{"id":"p","query":"project setup health endpoint","relevant":{"docs/stories/1.1.story.md":3}}"#,
+    )
+    .unwrap();
+    let out = f.run(&["eval", queries.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(json(&out)["graph"]["mrr"], 1.0, "{}", out.stdout);
+}
+
+/// The ids `search` ranks for `q`, best first.
+fn found(f: &Fixture, q: &str) -> Vec<String> {
+    json(&f.run(&["search", q, "--format", "json"]))["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_question_names_an_item_by_its_number_inside_a_story() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    for (q, first) in [
+        ("which acceptance criterion does task 2 of story 1.1 serve?", "1.1/2"),
+        ("what does acceptance criterion 2 of story 1.1 ask for", "1.1/AC2"),
+    ] {
+        let got = found(&f, q);
+        assert_eq!(got.first().map(String::as_str), Some(first), "{q}: {got:?}");
+        assert!(got.contains(&"1.1".to_string()), "{q}: the story is named too: {got:?}");
+    }
+}
+
+#[test]
+fn what_is_left_for_the_mvp_is_the_open_work_of_the_p1_story() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let got = found(&f, "what is left for the MVP");
+    let at = |id: &str| got.iter().position(|g| g == id).unwrap_or(usize::MAX);
+    assert_eq!(at("001-chat/phase-3"), 0, "{got:?}");
+    for task in ["001-chat/T005", "001-chat/T006"] {
+        assert!(at(task) < 3, "{task} is open work of the P1 story: {got:?}");
+    }
+}
+
+#[test]
 fn ready_follows_each_formats_order() {
     let f = Fixture::new("tests/fixtures/spec-folders");
     let got = ids(&json(&f.run(&["ready", "--format", "json"])));

@@ -2,7 +2,7 @@
 //! their neighbors and re-ranked by document type, state and the question's relations.
 
 use super::hits::{SectionHit, make_seed, neighbor_hit, round};
-use super::scoped::{TAKE_UP, scoped};
+use super::scoped::{TAKE_UP, items_of_named, scoped};
 use super::successor::{add_successors, successors_first};
 use super::{Engine, Hit, NAV_WEIGHT, Results, Why};
 use crate::config::Retrieval;
@@ -36,6 +36,11 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     // "implement".
     if !exact.is_empty() && terms.iter().all(|t| TAKE_UP.contains(&t.word.as_str())) {
         terms.clear();
+    }
+    // The MVP of a spec folder is its P1 story (Spec Kit's "MVP First (User Story 1
+    // Only)"): the question's "MVP" also searches "P1".
+    if terms.iter().any(|t| t.word == "mvp") && !terms.iter().any(|t| t.word == "p1") {
+        terms.extend(tokenize::query_terms("P1"));
     }
     let postings = terms
         .iter()
@@ -127,6 +132,20 @@ fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec<String>, S
                 exact.push(id);
             }
         }
+    }
+    // "Task 2 of story 2.1": the item numbered inside a document the question names.
+    let mut spaced = spaced;
+    // The item comes before the document it is in: it is what the question asks about.
+    let (docs, items) = items_of_named(engine, &spaced, &exact);
+    for (pair, id) in docs.into_iter().chain(items.iter().cloned()) {
+        text = remove_token(&text, pair);
+        spaced.retain(|(p, _)| *p != pair);
+        if !exact.contains(&id) {
+            exact.push(id);
+        }
+    }
+    if !items.is_empty() {
+        exact.sort_by_key(|id| !items.iter().any(|(_, item)| item == id));
     }
     // `ADR 21`, `task 88`: the id they spell, never a bare number (`version 2` is no
     // EIP-2).
