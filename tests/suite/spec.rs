@@ -120,6 +120,29 @@ fn a_question_names_an_item_by_its_number_inside_a_story() {
 }
 
 #[test]
+fn implement_a_task_brings_what_it_is_tied_to_then_its_features_context() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let out = json(&f.run(&["search", "implement T005 in 001", "--format", "json"]));
+    let results = out["results"].as_array().unwrap();
+    let got: Vec<&str> = results.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(got.first(), Some(&"001-chat/T005"), "{got:?}");
+    // Its phase, its story and the requirement it cites come before anything its words
+    // found, and nothing of another feature comes at all.
+    let tied = ["001-chat/phase-3", "001-chat/US1", "001-chat/FR-001", "001-chat/T006"];
+    let at = |id: &str| got.iter().position(|g| *g == id).unwrap_or(usize::MAX);
+    for id in tied {
+        assert!(at(id) <= tied.len(), "{id}: {got:?}");
+    }
+    assert!(got.iter().all(|id| id.starts_with("001-chat")), "{got:?}");
+    // "001" named the feature: it is no search term.
+    assert!(
+        !out["terms"].as_array().unwrap().iter().any(|t| t == "001"),
+        "{}",
+        out["terms"]
+    );
+}
+
+#[test]
 fn what_is_left_for_the_mvp_is_the_open_work_of_the_p1_story() {
     let f = Fixture::new("tests/fixtures/spec-folders");
     let got = found(&f, "what is left for the MVP");

@@ -7,8 +7,8 @@ use super::successor::{add_successors, successors_first};
 use super::{Engine, Hit, NAV_WEIGHT, Results, Why};
 use crate::config::Retrieval;
 use crate::error::Error;
-use crate::model::EdgeType;
 use crate::model::graph::GraphEdge;
+use crate::model::{EdgeType, Kind};
 use crate::query::backlog::{Group, group_of};
 use crate::query::bm25;
 use crate::query::expand::{self, Step};
@@ -34,8 +34,18 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     // "implement T012", "start work on T012": an item named with only the words of
     // taking it up asks for the item and what it needs, not for every text that says
     // "implement".
+    // An item written inside a spec folder has no text beyond its line: what it needs
+    // is in its folder's other documents (the plan, the data model, the research), so
+    // its words search those.
+    let mut within: Option<ItemContext> = None;
     if !exact.is_empty() && terms.iter().all(|t| TAKE_UP.contains(&t.word.as_str())) {
         terms.clear();
+        if let [only] = exact.as_slice()
+            && let Some(cx) = item_in_scope(engine, only)
+        {
+            terms = tokenize::query_terms(&cx.title);
+            within = Some(cx);
+        }
     }
     // The MVP of a spec folder is its P1 story (Spec Kit's "MVP First (User Story 1
     // Only)"): the question's "MVP" also searches "P1".
@@ -49,6 +59,9 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     let corpus = engine.corpus();
     let hits = section_hits(corpus, &postings, r);
     let (mut docs, matched) = documents(corpus, &hits);
+    if let Some(cx) = &within {
+        docs.retain(|d| in_scope_context(engine, d.1, cx));
+    }
     let wanted = if graph { r.seeds } else { limit };
     let (pivots, best) = set_aside_pivots(engine, &mut docs, &exact, wanted, r);
 
@@ -88,11 +101,25 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         .filter(|h| !h.path.is_empty())
         .collect();
 
-    let results = if graph {
+    let mut results = if graph {
         expand_and_rank(engine, &intent, seeds, pivots, &matched, r, limit)
     } else {
         rank_without_graph(seeds, pivots, limit)
     };
+    // The item first, then what it is tied to (its phase, story, the requirement it
+    // cites, what it waits on), then the context its words found.
+    if let (Some(_), [item]) = (&within, exact.as_slice()) {
+        let tied: HashSet<String> = engine.edges(item).iter().map(|e| e.other.clone()).collect();
+        results.sort_by_key(|h| {
+            if &h.id == item {
+                0
+            } else if tied.contains(&h.id) {
+                1
+            } else {
+                2
+            }
+        });
+    }
     Ok(Results {
         schema: "mdgraph.search/1",
         query: query.to_string(),
@@ -120,12 +147,15 @@ fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec<String>, S
         let found = engine
             .exact_id(tok)
             .or_else(|| short.then(|| exact_typed_id(engine, tok, &r.id_aliases)).flatten());
-        let found: Vec<String> = match found {
-            Some(id) => vec![id],
+        let (found, scope_words) = match found {
+            Some(id) => (vec![id], Vec::new()),
             None => scoped(engine, query, tok),
         };
         if !found.is_empty() {
             text = remove_token(&text, tok);
+        }
+        for w in &scope_words {
+            text = remove_word(&text, w);
         }
         for id in found {
             if !exact.contains(&id) {
@@ -292,6 +322,75 @@ fn family_id(engine: &dyn Engine, typed: &str, number: &str, aliases: &BTreeMap<
         .iter()
         .flat_map(|f| ids::spellings(f, number))
         .find_map(|k| engine.exact_id(&k))
+}
+
+/// The scope and title of an item written in a spec folder (`003-chat/T012`: an id
+/// below a document that is its feature or story), the title without its paths.
+/// The context an item written in a spec folder (`003-chat/T012`: an id below a document
+/// that is its feature or story) is searched in: its scope, its file, and its title
+/// without paths and ids (the ids it cites are edges already).
+struct ItemContext {
+    scope: String,
+    path: String,
+    title: String,
+}
+
+fn item_in_scope(engine: &dyn Engine, id: &str) -> Option<ItemContext> {
+    let (scope, _) = id.split_once('/')?;
+    let item = engine.doc(id)?;
+    if item.kind != Kind::WorkItem || engine.doc(scope).is_none() {
+        return None;
+    }
+    let ids: HashSet<&str> = mention_candidates(&item.title).into_iter().map(|(t, _)| t).collect();
+    let title = item
+        .title
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.contains('/') && !ids.contains(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some(ItemContext {
+        scope: scope.to_string(),
+        path: item.path,
+        title,
+    })
+}
+
+/// Whether `doc` gives the item of `cx` its context: its feature or story, or a document
+/// of its folder that is no work item, other than the item's own file (whose text is
+/// its items).
+fn in_scope_context(engine: &dyn Engine, doc: &str, cx: &ItemContext) -> bool {
+    let inside = doc == cx.scope
+        || doc
+            .strip_prefix(cx.scope.as_str())
+            .is_some_and(|rest| rest.starts_with('/'));
+    inside
+        && engine
+            .doc(doc)
+            .is_some_and(|d| d.kind != Kind::WorkItem && d.path != cx.path)
+}
+
+/// `text` without the words that are `word` in any case (a word is a run of letters and
+/// digits: removing `chat` leaves `chatbot` and `003-chat`'s `003` alone).
+fn remove_word(text: &str, word: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if !run.eq_ignore_ascii_case(word) {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
 }
 
 /// `text` without the whole-token occurrences of `tok` (not inside longer tokens: removing

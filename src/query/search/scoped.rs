@@ -25,10 +25,12 @@ pub(super) const TAKE_UP: [&str; 14] = [
 
 /// The spec-folder items a task id names (`T012` is `003-chat/T012`): those of the
 /// scopes another word of the query names (`003`, `chat`), else all of them, at most
-/// five; none when it names more (a bare `1` in a sentence is no id).
-pub(super) fn scoped(engine: &dyn Engine, query: &str, tok: &str) -> Vec<String> {
+/// five; none when it names more (a bare `1` in a sentence is no id). Returns the items
+/// and the words that named their scope (they are part of the id as typed, no search
+/// terms).
+pub(super) fn scoped(engine: &dyn Engine, query: &str, tok: &str) -> (Vec<String>, Vec<String>) {
     if tok.contains('/') || !tok.bytes().any(|b| b.is_ascii_digit()) {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let all = engine.scoped_ids(tok);
     let words: Vec<String> = tokenize::query_terms(query)
@@ -36,18 +38,26 @@ pub(super) fn scoped(engine: &dyn Engine, query: &str, tok: &str) -> Vec<String>
         .map(|t| t.word)
         .filter(|w| w.len() >= 3 && !w.eq_ignore_ascii_case(tok))
         .collect();
+    let naming = |id: &str, w: &str| {
+        let scope = id.rsplit_once('/').map_or("", |(s, _)| s).to_lowercase();
+        scope.split(['-', '/', '.', '_']).any(|part| part == w)
+    };
     let named: Vec<String> = all
         .iter()
-        .filter(|id| {
-            let scope = id.rsplit_once('/').map_or("", |(s, _)| s).to_lowercase();
-            words
-                .iter()
-                .any(|w| scope.split(['-', '/', '.', '_']).any(|part| part == w))
-        })
+        .filter(|id| words.iter().any(|w| naming(id, w)))
+        .cloned()
+        .collect();
+    let scope_words: Vec<String> = words
+        .iter()
+        .filter(|w| named.iter().any(|id| naming(id, w)))
         .cloned()
         .collect();
     let pick = if named.is_empty() { all } else { named };
-    if pick.len() <= 5 { pick } else { Vec::new() }
+    if pick.len() <= 5 {
+        (pick, scope_words)
+    } else {
+        (Vec::new(), Vec::new())
+    }
 }
 
 /// The words that name an item inside a document by its number (`task 2 of story 2.1`
