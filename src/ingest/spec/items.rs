@@ -122,6 +122,9 @@ struct Ctx {
     ordinal: (u32, u32),
     /// Kiro/BMAD acceptance criteria seen in the current requirement.
     criteria: u32,
+    /// BMAD: the level of the heading of the story's task list (`## Tasks / Subtasks`)
+    /// while the scanner is in it.
+    tasks_level: Option<usize>,
     /// Acceptance Criteria sections seen (a BMAD story's first one numbers its criteria;
     /// a later one, as a QA review repeats it, does not).
     criteria_sections: u32,
@@ -139,6 +142,18 @@ impl Ctx {
     ) {
         self.section = text.to_lowercase();
         self.stack.clear();
+        // A story's task list is the section headed `## Tasks / Subtasks` (any `##`
+        // heading naming tasks, or a deeper one starting with "Tasks"), to the next heading
+        // of its level: a later `### Task Completion Status` of the dev agent's record
+        // repeats the boxes, and is no task list.
+        if self.tasks_level.is_some_and(|lv| level <= lv) {
+            self.tasks_level = None;
+        }
+        if self.tasks_level.is_none()
+            && ((level <= 2 && self.section.contains("task")) || self.section.starts_with("tasks"))
+        {
+            self.tasks_level = Some(level);
+        }
         if self.section.contains("acceptance criteria") {
             self.criteria_sections += 1;
         }
@@ -188,7 +203,8 @@ impl Ctx {
             // with its subtasks as boxes under it.
             Format::BmadStory => {
                 self.phase = None;
-                if let Some(n) = numbered_word(text, "task").filter(|_| level >= 3) {
+                let in_tasks = self.tasks_level.is_some_and(|lv| level > lv);
+                if let Some(n) = numbered_word(text, "task").filter(|_| in_tasks) {
                     let local = n.clone();
                     self.phase = Some(local.clone());
                     self.ordinal = (n.parse().unwrap_or(self.ordinal.0), 0);
@@ -254,7 +270,7 @@ impl Ctx {
                 let kind = if id.starts_with("CHK") { "Check" } else { "Task" };
                 (id.trim_end_matches('.').to_string(), kind, tail)
             }
-            None if scope.format == Format::BmadStory && self.section.contains("task") => {
+            None if scope.format == Format::BmadStory && self.tasks_level.is_some() => {
                 let id = match parent_task.as_ref().or(self.phase.as_ref()) {
                     Some(p) => {
                         self.ordinal.1 += 1;
@@ -270,7 +286,10 @@ impl Ctx {
             None => return None,
         };
         // A Kiro/BMAD number is only an id in a tasks file or a story's task list.
-        if r#type == "Task" && local.starts_with(|c: char| c.is_ascii_digit()) && !tasks_file(scope, &self.section) {
+        if r#type == "Task"
+            && local.starts_with(|c: char| c.is_ascii_digit())
+            && !tasks_file(scope, self.tasks_level.is_some())
+        {
             return None;
         }
         let parent = match scope.format {
@@ -360,13 +379,13 @@ fn leaf(local: String, r#type: &'static str, title: &str, line: u32, text: Strin
     }
 }
 
-/// True where a bare number is a task id: a tasks file, a story's task list.
-fn tasks_file(scope: &Scope, section: &str) -> bool {
+/// True where a bare number is a task id: a tasks file, a story's task list (`in_tasks`).
+fn tasks_file(scope: &Scope, in_tasks: bool) -> bool {
     match scope.format {
         // Spec Kit's tasks have a `T` id; a numbered box in its files is a plain list.
         Format::Kiro => scope.file == "tasks" || scope.file.ends_with("/tasks"),
         Format::SpecKit => false,
-        Format::BmadStory => section.contains("task"),
+        Format::BmadStory => in_tasks,
         Format::BmadEpic => false,
     }
 }

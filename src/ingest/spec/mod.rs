@@ -151,12 +151,15 @@ pub fn scope_of(rel: &str) -> Option<Scope> {
         && parts.len() >= i + 3
     {
         let kiro = i > 0 && parts[i - 1] == ".kiro";
-        // An archive of features (`specs/_archived/<feature>/`) holds features.
-        if parts.len() >= i + 4 && is_archive(parts[i + 1]) {
+        // An archive of features (`specs/_archived/<feature>/`) holds features; a file
+        // of its own (`specs/_archived/README.md`) is in none.
+        let archive = is_archive(parts[i + 1]);
+        let archive_file = archive && parts.len() == i + 3;
+        if parts.len() >= i + 4 && archive {
             i += 1;
         }
         let feature = parts[i + 1];
-        if is_name(feature) {
+        if is_name(feature) && !archive_file {
             return Some(Scope {
                 format: if kiro { Format::Kiro } else { Format::SpecKit },
                 name: feature.to_string(),
@@ -257,6 +260,13 @@ mod tests {
             (Format::Kiro, "old-ui", "tasks")
         );
         assert!(scope_of("specs/003/tasks.txt").is_none());
+        // SpaceWeirdos's `.kiro/specs/_archived/README.md` made `init` count 23 features
+        // for 22.
+        assert!(scope_of(".kiro/specs/_archived/README.md").is_none());
+        assert_eq!(
+            Census::of([".kiro/specs/_archived/README.md", ".kiro/specs/a/tasks.md"]).kiro,
+            1
+        );
         let s = scope_of("docs/stories/2.1.story.md").unwrap();
         assert_eq!((s.format, s.doc_id().as_str()), (Format::BmadStory, "2.1"));
         assert_eq!(s.doc_parent().as_deref(), Some("epic-2"));

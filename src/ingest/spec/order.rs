@@ -40,15 +40,24 @@ fn rolled_state(items: &[Item], at: usize) -> &'static str {
 }
 
 fn speckit_order(items: &mut [Item]) {
+    // A phase is its tasks' work: one without tasks (its tasks written another way, as
+    // `### T001:` headings) is no work of its own, never ready nor counted, and nothing
+    // waits for it.
     let phases: Vec<usize> = (0..items.len()).filter(|&i| items[i].r#type == "Phase").collect();
+    let has_tasks = |p: usize| items.iter().any(|t| t.parent.as_ref() == Some(&items[p].local));
+    let work: Vec<bool> = phases.iter().map(|&p| has_tasks(p)).collect();
     let is_story = |it: &Item| it.refs.iter().any(|r| r.target.starts_with("US"));
     let first_story = phases.iter().position(|&p| is_story(&items[p]));
     for (k, &p) in phases.iter().enumerate() {
         let before: Vec<String> = match first_story {
-            Some(fs) if is_story(&items[p]) => phases[..fs].iter().map(|&q| items[q].local.clone()).collect(),
-            _ => phases[..k]
-                .last()
-                .map(|&q| items[q].local.clone())
+            Some(fs) if is_story(&items[p]) => (0..fs)
+                .filter(|&j| work[j])
+                .map(|j| items[phases[j]].local.clone())
+                .collect(),
+            _ => (0..k)
+                .rev()
+                .find(|&j| work[j])
+                .map(|j| items[phases[j]].local.clone())
                 .into_iter()
                 .collect(),
         };
@@ -56,7 +65,9 @@ fn speckit_order(items: &mut [Item]) {
         for b in before {
             push_ref(&mut items[p].refs, EdgeType::DependsOn, b, line);
         }
-        items[p].state = Some(rolled_state(items, p));
+        if work[k] {
+            items[p].state = Some(rolled_state(items, p));
+        }
     }
     // Within a phase: wait for the tasks since the last one without [P].
     let mut run: Vec<String> = Vec::new();

@@ -2,7 +2,8 @@
 //! its own code (turned off or made an error by `[check] severity`):
 //!
 //! - `done-with-open-children`: an item in the done group with children still open,
-//!   in progress or blocked (drafts are ideas, not work: they do not count);
+//!   in progress or blocked (drafts are ideas, not work, and documents with no state are
+//!   no work: they do not count);
 //! - `superseded-without-successor`: a record whose state is Superseded with no
 //!   `superseded_by` edge from it and no `supersedes` edge to it;
 //! - `depends-on-dropped`: an unfinished item that waits (`depends_on`, `blocked_by`,
@@ -17,7 +18,7 @@ use super::states::PathState;
 use crate::config::StateGroups;
 use crate::model::backlog::{Group, fold_state};
 use crate::model::diag::{Code, Diagnostic, Severity};
-use crate::model::{Edge, EdgeType, Node};
+use crate::model::{Edge, EdgeType, Kind, Node};
 use std::collections::HashSet;
 
 /// States that say an item will never be done, folded: waiting on one never ends. Not
@@ -63,6 +64,9 @@ fn done_with_open_children(b: &Backlog) -> Vec<Diagnostic> {
             .iter()
             .filter_map(|c| b.docs.get(c))
             .filter(|c| !c.group.is_closed() && !matches!(c.rule, Some((_, PathState::Draft))))
+            // A document with no state (a story's acceptance criterion, a feature's plan)
+            // is no work, as `tree` counts it: nothing to finish.
+            .filter(|c| c.node.state.is_some() || c.node.kind != Kind::Doc)
             .filter(|c| !in_cycle(b, d.node.id.as_str(), c.node.id.as_str()))
             .map(|c| format!("{} ({})", c.node.id, shown(c.node)))
             .collect();
@@ -175,7 +179,6 @@ fn depends_on_dropped(b: &Backlog, edges: &[Edge]) -> Vec<Diagnostic> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Kind;
 
     fn node(id: &str, state: &str) -> Node {
         Node {
@@ -268,5 +271,28 @@ mod tests {
             edge("NEW", EdgeType::Supersedes, "OLD", 5),
         ];
         assert_eq!(hygiene(&nodes, &edges, &groups), Vec::new());
+    }
+
+    #[test]
+    fn documents_with_no_state_are_no_open_children() {
+        // A Done BMAD story's acceptance criteria (security-design-assistant: 21 stories
+        // warned "9 of its 16 children are not finished: 2.1/AC1 (no state), …").
+        let mut ac = node("S/AC1", "");
+        ac.kind = Kind::Doc;
+        let nodes = vec![node("S", "Done"), ac, node("S/1", "Done"), node("S/2", "")];
+        let edges = vec![
+            edge("S/AC1", EdgeType::Parent, "S", 2),
+            edge("S/1", EdgeType::Parent, "S", 3),
+            edge("S/2", EdgeType::Parent, "S", 4),
+        ];
+        let got = hygiene(&nodes, &edges, &StateGroups::default());
+        assert_eq!(got.len(), 1);
+        assert!(
+            got[0]
+                .message
+                .ends_with("1 of its 3 children is not finished: S/2 (no state)"),
+            "{}",
+            got[0].message
+        );
     }
 }

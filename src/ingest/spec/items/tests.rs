@@ -218,3 +218,38 @@ fn bmad_task_headings_and_kiro_optional_tasks() {
     let items = crate::ingest::spec::items(&scope, "- [ ]* 10.2a Optional test\n", 1);
     assert_eq!(ids(&items), vec![("10.2a", "Task", Some("open"), Some("10"))]);
 }
+
+#[test]
+fn a_phase_without_tasks_is_no_work_and_nothing_waits_for_it() {
+    // evolution-of-todo's 005-cloud-deployment writes its tasks as `### T001:` headings
+    // under `## Phase 5A: …`: the phase was an open item with nothing in it, `ready` listed
+    // it, and the phases after it waited for it forever.
+    let scope = scope_of("specs/005-cloud/tasks.md").unwrap();
+    let body = "## Phase 1: Setup\n- [x] T001 a\n## Phase 2: Checkpoint\nReview.\n## Phase 3: Polish\n- [ ] T002 b\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    let t = |id: &str| items.iter().find(|i| i.local == id).unwrap();
+    assert_eq!(t("phase-2").state, None);
+    assert_eq!(refs(t("phase-3")), vec![(EdgeType::DependsOn, "phase-1")]);
+    assert_eq!(t("phase-3").state, Some("open"));
+}
+
+#[test]
+fn a_storys_task_list_ends_at_the_next_heading_of_its_level() {
+    // security-design-assistant's story 2.4 repeats its boxes, ticked, under the dev
+    // agent's `### Task Completion Status`: those were read as 53 more tasks of the story.
+    let scope = scope_of("docs/stories/2.4.story.md").unwrap();
+    let body = "## Tasks / Subtasks\n- [ ] Fix models\n  - [ ] Judge\n\n## Dev Agent Record\n\n### Task Completion Status\n- [x] Fix models\n  - [x] Judge\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("1", "Task", Some("open"), None),
+            ("1.1", "Task", Some("open"), Some("1"))
+        ]
+    );
+    // A deeper heading inside the list keeps it; `### Tasks` under another section starts one.
+    let body = "## Tasks / Subtasks\n### Task 1: Model\n- [x] a\n## Notes\n### Tasks\n- [ ] b\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    let got: Vec<&str> = items.iter().map(|i| i.local.as_str()).collect();
+    assert_eq!(got, ["1", "1.1", "2"]);
+}

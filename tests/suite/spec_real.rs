@@ -1,0 +1,644 @@
+//! Real spec-folder repositories, untouched (ignored: they are not in this repository).
+//! Each is copied to a temp dir, `mdgraph init` and `mdgraph index` run there, and what
+//! mdgraph reports is held against a count this test makes itself from the raw Markdown by
+//! plain line scanning: every checkbox line with a task id (Spec Kit `- [ ] T012 …` and
+//! `1.  **T012**: [ ] …`, Kiro `- [ ] 2.1 …`, every box of a BMAD story's
+//! `## Tasks / Subtasks`) is a Task item at its line with its box's state and the parent
+//! the file's structure gives it; `list`, `ready` and `tree` agree with the count (`ready`
+//! lists only tasks, open or in progress); `check`
+//! reports exactly the errors that are real defects of the repository.
+//!
+//! Where the repositories are: the two shared corpora by their `../shared/corpora/` path,
+//! the others (and the corpora too) in the folder `MDGRAPH_SPEC_REPOS` names, one subfolder
+//! per repository as `scripts/fetch_spec_repos.sh DIR` writes them. A repository found in
+//! neither place is skipped, and the test says so.
+//!
+//! `cargo test --test suite -- --ignored spec_real --nocapture` prints each one's figures.
+
+use crate::common::*;
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// A real repository: its folder name, its source at a commit, where the shared corpora
+/// hold it (if they do), and the errors `check` must report, each real (`path:line code`).
+struct Real {
+    name: &'static str,
+    source: &'static str,
+    corpus: Option<&'static str>,
+    errors: &'static [&'static str],
+}
+
+const REAL: [Real; 4] = [
+    Real {
+        name: "speckit-toastmasters",
+        source: "danscarf/toastmasters-ai-companion@1f9f7f57849b54fe31135c25ec35daacb5a6ac02",
+        corpus: Some("speckit-toastmasters"),
+        errors: &[],
+    },
+    Real {
+        name: "evolution-of-todo",
+        source: "ibrahimgem/evolution-of-todo@8a227abef2b36fcdf6d3fad7484a5a1b02858beb",
+        corpus: None,
+        // Two prompt records whose frontmatter is the unfilled template (`{{FILES_YAML}}` on
+        // a line of its own under `files:`): not YAML, said once each, and indexed anyway.
+        errors: &[
+            "history/prompts/002-fullstack-web-app/0001-create-phase-ii-implementation-tasks.tasks.prompt.md:20 invalid-yaml",
+            "history/prompts/002-fullstack-web-app/0002-phase-ii-implementation-complete.green.prompt.md:20 invalid-yaml",
+        ],
+    },
+    Real {
+        name: "SpaceWeirdos",
+        source: "RockyBoyRC/SpaceWeirdos@1666df89b89b590f4ea738d4d29a40a857da80a5",
+        corpus: None,
+        errors: &[
+            // Four tasks written twice in one tasks.md, once ticked and once not (`- [x] 2.5
+            // Write tests …` and, a few lines on, `- [ ] 2.5 Write tests …`): one id, two
+            // boxes that disagree.
+            ".kiro/specs/1-ui-design-system/tasks.md:57 duplicate-id",
+            ".kiro/specs/1-ui-design-system/tasks.md:64 duplicate-id",
+            ".kiro/specs/_archived/npm-package-upgrade-fixes/tasks.md:345 duplicate-id",
+            ".kiro/specs/_archived/npm-package-upgrade-fixes/tasks.md:349 duplicate-id",
+            ".kiro/specs/_archived/test-suite-remediation/tasks.md:475 duplicate-id",
+            ".kiro/specs/_archived/test-suite-remediation/tasks.md:480 duplicate-id",
+            ".kiro/specs/_archived/warband-ability-cost-display-bug/tasks.md:44 duplicate-id",
+            ".kiro/specs/_archived/warband-ability-cost-display-bug/tasks.md:48 duplicate-id",
+            // `_Requirements: 6.2, 6.4, 6.7_`, and that feature's Requirement 6 has six
+            // acceptance criteria: 6.7 is none of them.
+            ".kiro/specs/5-realtime-feedback-polish/tasks.md:24 dangling-reference",
+            ".kiro/specs/5-realtime-feedback-polish/tasks.md:224 dangling-reference",
+        ],
+    },
+    Real {
+        name: "bmad-security-design-assistant",
+        source: "7-central/security-design-assistant@9d2aeb9b8267c4b090fac29ef308e5b88dc9ec30",
+        corpus: Some("bmad-security-design-assistant"),
+        errors: &[],
+    },
+];
+
+/// Where a task hangs, as the file's structure says: a line of the file (a phase heading,
+/// a parent task's box), or the file's own document.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Under {
+    Line(u32),
+    File,
+}
+
+/// One task as the raw Markdown writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Want {
+    /// The feature (Spec Kit, Kiro: its folder) or the story (BMAD: its number).
+    feature: String,
+    state: &'static str,
+    under: Under,
+}
+
+/// The independent count of one repository: tasks by (path, line), and per feature the
+/// Spec Kit phases and checklist boxes (`tree` counts them as work too).
+#[derive(Default)]
+struct Count {
+    tasks: BTreeMap<(String, u32), Want>,
+    /// Per feature: (done, total) of phases and `CHK` boxes.
+    other: BTreeMap<String, (usize, usize)>,
+    files: usize,
+}
+
+impl Count {
+    fn open(&self) -> usize {
+        self.tasks.values().filter(|w| w.state == "open").count()
+    }
+    fn done(&self) -> usize {
+        self.tasks.values().filter(|w| w.state == "done").count()
+    }
+}
+
+/// The state a box writes: `[ ]` open, `[x]`/`[X]` done, `[-]`/`[~]` in progress.
+fn box_state(c: u8) -> Option<&'static str> {
+    match c {
+        b' ' => Some("open"),
+        b'x' | b'X' => Some("done"),
+        b'-' | b'~' => Some("in progress"),
+        _ => None,
+    }
+}
+
+/// A bullet line's indentation and the text after `- `/`* `/`+ ` or `1. `/`1) `.
+fn bullet(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_start();
+    let indent = line.len() - t.len();
+    if let Some(rest) = t.strip_prefix("- ").or(t.strip_prefix("* ")).or(t.strip_prefix("+ ")) {
+        return Some((indent, rest.trim_start()));
+    }
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = t.get(digits..)?;
+    (digits > 0)
+        .then(|| rest.strip_prefix(". ").or(rest.strip_prefix(") ")))
+        .flatten()
+        .map(|r| (indent, r.trim_start()))
+}
+
+/// `[x] rest` → ("done", rest); Kiro's optional `[ ]*` too.
+fn checkbox(s: &str) -> Option<(&'static str, &str)> {
+    let b = s.as_bytes();
+    if b.len() < 3 || b[0] != b'[' || b[2] != b']' {
+        return None;
+    }
+    let rest = &s[3..];
+    let rest = rest.strip_prefix('*').unwrap_or(rest);
+    (rest.is_empty() || rest.starts_with(' ')).then_some(())?;
+    Some((box_state(b[1])?, rest.trim_start()))
+}
+
+/// `## Phase 3: …` → (2, "Phase 3: …").
+fn heading(line: &str) -> Option<(usize, &str)> {
+    let level = line.bytes().take_while(|&b| b == b'#').count();
+    let rest = line.get(level..)?;
+    ((1..=6).contains(&level) && rest.starts_with(' ')).then(|| (level, rest.trim()))
+}
+
+/// The first word of `s` if it is `T` and digits (`T012`, `T006a`), emphasis aside.
+fn t_id(s: &str) -> Option<&str> {
+    let s = s.trim_start_matches("**");
+    let word = s.split([' ', ':', '*']).next()?;
+    let digits = word.strip_prefix('T')?;
+    let digits = digits.strip_suffix(|c: char| c.is_ascii_lowercase()).unwrap_or(digits);
+    (digits.len() >= 2 && digits.bytes().all(|c| c.is_ascii_digit())).then_some(word)
+}
+
+/// A Spec Kit task line: `- [x] T001 …` or `1.  **T018**: [x] …` → its state.
+fn speckit_task(rest: &str) -> Option<&'static str> {
+    if let Some((state, body)) = checkbox(rest) {
+        return t_id(body).map(|_| state);
+    }
+    let id = t_id(rest)?;
+    let after = rest.trim_start_matches("**")[id.len()..].trim_start_matches(['*', ':', ' ']);
+    checkbox(after).map(|(s, _)| s)
+}
+
+/// A Kiro task line: `- [ ] 2.1 …`, `- [x] 3. …`, `- [ ]* 2.2 …` → (state, id).
+fn kiro_task(rest: &str) -> Option<(&'static str, String)> {
+    let (state, body) = checkbox(rest)?;
+    let word = body.split(' ').next()?.trim_end_matches('.');
+    let ok = !word.is_empty()
+        && word.split('.').all(|p| {
+            let p = p.strip_suffix(|c: char| c.is_ascii_lowercase()).unwrap_or(p);
+            !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())
+        });
+    (ok && body.len() > word.len() + 1).then(|| (state, word.to_string()))
+}
+
+/// Lines outside fenced code, numbered from 1.
+fn unfenced(text: &str) -> Vec<(u32, &str)> {
+    let mut fence: Option<&str> = None;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        let marker = ["```", "~~~"].into_iter().find(|m| t.starts_with(m));
+        match (fence, marker) {
+            (None, Some(m)) => fence = Some(m),
+            (Some(f), Some(m)) if f == m && t.trim_end() == m => fence = None,
+            (None, None) => out.push((i as u32 + 1, line)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Which convention a root-relative path follows, and its feature (or story).
+enum Kind {
+    SpecKit(String),
+    Kiro(String),
+    Bmad(String),
+}
+
+fn kind_of(rel: &str) -> Option<Kind> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let file = *parts.last()?;
+    if let Some(i) = parts.iter().rposition(|p| *p == "specs") {
+        let mut rest = &parts[i + 1..];
+        let kiro = i > 0 && parts[i - 1] == ".kiro";
+        if rest.len() >= 3 && (rest[0].starts_with('_') || rest[0] == "archive") {
+            rest = &rest[1..];
+        }
+        return match (kiro, rest) {
+            (true, [feature, "tasks.md"]) => Some(Kind::Kiro(feature.to_string())),
+            (false, [feature, _, ..]) => Some(Kind::SpecKit(feature.to_string())),
+            _ => None,
+        };
+    }
+    // A BMAD story: `docs/stories/2.1.story.md`, `4.3.1.story.md`.
+    let dir = parts.len() >= 2 && parts[..parts.len() - 1].contains(&"stories");
+    let num: Vec<&str> = file
+        .split('.')
+        .take_while(|p| p.bytes().all(|c| c.is_ascii_digit()) && !p.is_empty())
+        .collect();
+    (dir && num.len() >= 2 && file.ends_with(".story.md")).then(|| Kind::Bmad(num.join(".")))
+}
+
+/// Count the tasks of one file.
+fn count_file(rel: &str, text: &str, count: &mut Count) {
+    let Some(kind) = kind_of(rel) else { return };
+    let lines = unfenced(text);
+    let mut put = |feature: &str, line: u32, state, under| {
+        let want = Want {
+            feature: feature.to_string(),
+            state,
+            under,
+        };
+        count.tasks.insert((rel.to_string(), line), want);
+    };
+    match kind {
+        Kind::SpecKit(feature) => {
+            // Tasks hang under the `Phase N` heading above them, until a `##` heading that
+            // is no phase; a task indented under another task hangs under it.
+            let mut phase: Option<u32> = None;
+            let mut stack: Vec<(usize, u32)> = Vec::new();
+            let mut phases: Vec<(u32, usize, usize)> = Vec::new();
+            let mut checks = (0, 0);
+            for (no, line) in lines {
+                if let Some((level, h)) = heading(line) {
+                    stack.clear();
+                    let lower = h.to_lowercase();
+                    let numbered = lower
+                        .strip_prefix("phase ")
+                        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+                    if numbered && rel.ends_with("/tasks.md") {
+                        phase = Some(no);
+                        phases.push((no, 0, 0));
+                    } else if level <= 2 {
+                        phase = None;
+                    }
+                    continue;
+                }
+                let Some((indent, rest)) = bullet(line) else { continue };
+                stack.retain(|&(i, _)| i < indent);
+                if let Some((state, body)) = checkbox(rest)
+                    && body.starts_with("CHK")
+                {
+                    checks.1 += 1;
+                    checks.0 += usize::from(state == "done");
+                }
+                let Some(state) = speckit_task(rest) else { continue };
+                let under = match (stack.last(), phase) {
+                    (Some(&(_, l)), _) => Under::Line(l),
+                    (None, Some(p)) => {
+                        let ph = phases.last_mut().expect("a phase");
+                        ph.1 += 1;
+                        ph.2 += usize::from(state == "done");
+                        Under::Line(p)
+                    }
+                    (None, None) => Under::File,
+                };
+                stack.push((indent, no));
+                put(&feature, no, state, under);
+            }
+            // A phase with tasks is work too, done when all its tasks are; one without is
+            // none (its tasks are written another way).
+            let e = count.other.entry(feature).or_default();
+            e.0 += checks.0 + phases.iter().filter(|p| p.1 > 0 && p.1 == p.2).count();
+            e.1 += checks.1 + phases.iter().filter(|p| p.1 > 0).count();
+        }
+        Kind::Kiro(feature) => {
+            // `2.1` hangs under `2` (the box whose id is its prefix); `2` under the file.
+            let mut at: BTreeMap<String, u32> = BTreeMap::new();
+            for (no, line) in lines {
+                let Some((state, id)) = bullet(line).and_then(|(_, r)| kiro_task(r)) else {
+                    continue;
+                };
+                let under = match id.rsplit_once('.') {
+                    // No such task: line 0, which no item is on.
+                    Some((p, _)) => Under::Line(at.get(p).copied().unwrap_or(0)),
+                    None => Under::File,
+                };
+                at.entry(id).or_insert(no);
+                put(&feature, no, state, under);
+            }
+        }
+        Kind::Bmad(story) => {
+            // Every box of the `## Tasks / Subtasks` section; a box indented under another
+            // hangs under it, the others under the story.
+            let mut in_tasks = false;
+            let mut stack: Vec<(usize, u32)> = Vec::new();
+            for (no, line) in lines {
+                if let Some((level, h)) = heading(line) {
+                    stack.clear();
+                    if level <= 2 {
+                        in_tasks = h.to_lowercase().starts_with("tasks");
+                    }
+                    continue;
+                }
+                let Some((indent, rest)) = bullet(line).filter(|_| in_tasks) else {
+                    continue;
+                };
+                stack.retain(|&(i, _)| i < indent);
+                let Some((state, _)) = checkbox(rest) else { continue };
+                let under = stack.last().map_or(Under::File, |&(_, l)| Under::Line(l));
+                stack.push((indent, no));
+                put(&story, no, state, under);
+            }
+        }
+    }
+}
+
+/// Count every Markdown file under `root`.
+fn count_repo(root: &Path) -> Count {
+    let mut count = Count::default();
+    for p in md_files(root) {
+        let rel = p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+        if rel.starts_with("_index/") {
+            continue;
+        }
+        count.files += 1;
+        let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+        count_file(&rel, &text, &mut count);
+    }
+    count
+}
+
+/// The index's nodes by id, and each source's first parent.
+struct Graph {
+    nodes: BTreeMap<String, Value>,
+    parent: BTreeMap<String, String>,
+}
+
+fn graph(dir: &Path) -> Graph {
+    let read = |name: &str| std::fs::read_to_string(dir.join("_index").join(name)).unwrap();
+    let rows = |text: String| -> Vec<Value> { text.lines().map(|l| serde_json::from_str(l).unwrap()).collect() };
+    let nodes = rows(read("graph_nodes.jsonl"))
+        .into_iter()
+        .filter(|n| n["kind"] != "chunk")
+        .map(|n| (n["id"].as_str().unwrap().to_string(), n))
+        .collect();
+    let mut parent = BTreeMap::new();
+    for e in rows(read("graph_edges.jsonl")) {
+        if e["type"] == "parent" {
+            parent
+                .entry(e["source"].as_str().unwrap().to_string())
+                .or_insert_with(|| e["target"].as_str().unwrap().to_string());
+        }
+    }
+    Graph { nodes, parent }
+}
+
+impl Graph {
+    /// Where node `id` is: (path, line), its line none for a file's own document.
+    fn place(&self, id: &str) -> Option<(String, Under)> {
+        let n = self.nodes.get(id)?;
+        let path = n["path"].as_str()?.to_string();
+        let under = match (n["inline"].as_bool(), n["line"].as_u64()) {
+            (Some(true), Some(l)) => Under::Line(l as u32),
+            _ => Under::File,
+        };
+        Some((path, under))
+    }
+    /// The tasks mdgraph made: (path, line) → (id, state, where its parent is).
+    fn tasks(&self) -> BTreeMap<(String, u32), (String, String, Option<(String, Under)>)> {
+        self.nodes
+            .iter()
+            .filter(|(_, n)| n["type"] == "Task")
+            .map(|(id, n)| {
+                let key = (
+                    n["path"].as_str().unwrap().to_string(),
+                    n["line"].as_u64().unwrap_or(0) as u32,
+                );
+                let state = n["state"].as_str().unwrap_or("-").to_string();
+                let up = self.parent.get(id).and_then(|p| self.place(p));
+                (key, (id.clone(), state, up))
+            })
+            .collect()
+    }
+}
+
+/// Every task is an item at its line, with its box's state and its parent.
+fn same_tasks(name: &str, count: &Count, g: &Graph) -> Vec<String> {
+    let got = g.tasks();
+    let mut wrong = Vec::new();
+    for ((path, line), w) in &count.tasks {
+        match got.get(&(path.clone(), *line)) {
+            None => wrong.push(format!("{path}:{line}: no Task item (want {w:?})")),
+            Some((id, state, up)) => {
+                if state != w.state {
+                    wrong.push(format!("{path}:{line}: {id} is {state}, the box says {}", w.state));
+                }
+                if up.as_ref() != Some(&(path.clone(), w.under.clone())) {
+                    wrong.push(format!(
+                        "{path}:{line}: {id} hangs under {up:?}, the file says {:?}",
+                        w.under
+                    ));
+                }
+            }
+        }
+    }
+    for (path, line) in got.keys().filter(|k| !count.tasks.contains_key(*k)) {
+        wrong.push(format!("{path}:{line}: a Task item on no task line"));
+    }
+    wrong.iter().map(|w| format!("{name}: {w}")).collect()
+}
+
+/// `ready`: each item an unfinished task; `list --type Task --state open`: the open count.
+fn list_and_ready(name: &str, dir: &Path, count: &Count, g: &Graph) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let open = json(&run_in(
+        dir,
+        &["list", "--type", "Task", "--state", "open", "--format", "json"],
+    ));
+    if open["count"].as_u64() != Some(count.open() as u64) {
+        wrong.push(format!(
+            "{name}: list --state open counts {}, the boxes {}",
+            open["count"],
+            count.open()
+        ));
+    }
+    let ready = json(&run_in(dir, &["ready", "--limit", "1000000", "--format", "json"]));
+    for id in ids(&ready) {
+        // `ready` lists work open or in progress whose blockers are done.
+        let unfinished_task = g
+            .nodes
+            .get(&id)
+            .and_then(|n| Some((n["path"].as_str()?.to_string(), n["line"].as_u64()? as u32)))
+            .and_then(|k| count.tasks.get(&k))
+            .is_some_and(|w| w.state != "done");
+        if !unfinished_task {
+            wrong.push(format!("{name}: ready lists {id}, no unfinished task"));
+        }
+    }
+    eprintln!("{name}: ready {}", ready["count"]);
+    wrong
+}
+
+/// The Task nodes of a tree (total, done).
+fn tree_tasks(node: &Value, into: &mut (usize, usize)) {
+    if node["type"] == "Task" {
+        into.1 += 1;
+        into.0 += usize::from(node["state"] == "done");
+    }
+    for c in node["children"].as_array().into_iter().flatten() {
+        tree_tasks(c, into);
+    }
+}
+
+/// `tree <feature>`: its tasks and its done/total are the count's.
+fn trees(name: &str, dir: &Path, count: &Count) -> Vec<String> {
+    let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for w in count.tasks.values() {
+        let e = per.entry(&w.feature).or_default();
+        e.1 += 1;
+        e.0 += usize::from(w.state == "done");
+    }
+    let mut wrong = Vec::new();
+    for (feature, want) in per {
+        // A feature without its spec (`spec.md`, `requirements.md`) is its tasks file.
+        let out = [feature.to_string(), format!("{feature}/tasks")]
+            .into_iter()
+            .map(|root| run_in(dir, &["tree", &root, "--format", "json"]))
+            .find(|o| o.code == 0);
+        let Some(out) = out else {
+            wrong.push(format!("{name}: no tree for {feature}"));
+            continue;
+        };
+        let tree = json(&out);
+        let mut got = (0, 0);
+        tree_tasks(&tree["root"], &mut got);
+        if got != want {
+            wrong.push(format!(
+                "{name}: tree {feature} holds {got:?} tasks (done, total), the boxes {want:?}"
+            ));
+        }
+        let other = count.other.get(feature).copied().unwrap_or_default();
+        let rollup = &tree["root"]["rollup"];
+        let rolled = (
+            rollup["done"].as_u64().unwrap() as usize,
+            rollup["total"].as_u64().unwrap() as usize,
+        );
+        if rolled != (want.0 + other.0, want.1 + other.1) {
+            wrong.push(format!(
+                "{name}: tree {feature} rolls up {rolled:?} (done, total), the boxes {want:?} and phases and checks {other:?}"
+            ));
+        }
+    }
+    wrong
+}
+
+/// The errors `check` reports, as `path:line code`, and its warning count.
+fn check_errors(dir: &Path) -> (BTreeSet<String>, usize) {
+    let out = run_in(dir, &["check"]);
+    assert!(out.code == 0 || out.code == 1, "{}{}", out.stdout, out.stderr);
+    let all = format!("{}{}", out.stdout, out.stderr);
+    let mut errors = BTreeSet::new();
+    for l in all.lines() {
+        let Some((at, rest)) = l.split_once(": error[") else {
+            continue;
+        };
+        let code = rest.split(']').next().unwrap_or("");
+        let at = at.rsplit_once(':').map_or(at, |(a, _)| a);
+        errors.insert(format!("{at} {code}"));
+    }
+    (errors, all.matches(": warning[").count())
+}
+
+/// Where repository `r` is on this machine, if anywhere.
+fn find(r: &Real) -> Option<PathBuf> {
+    let fetched = std::env::var_os("MDGRAPH_SPEC_REPOS").map(|d| PathBuf::from(d).join(r.name));
+    let corpus = r.corpus.map(|c| repo().join("../shared/corpora").join(c));
+    fetched.into_iter().chain(corpus).find(|p| p.is_dir())
+}
+
+/// Run one repository; the figures and every disagreement.
+fn try_repo(r: &Real, src: &Path) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(r.name);
+    copy_dir(src, &dir);
+    let _ = std::fs::remove_dir_all(dir.join(".git"));
+    let count = count_repo(&dir);
+    let mut indexed = String::new();
+    for step in [&["init"][..], &["index"]] {
+        let out = run_in(&dir, step);
+        assert_eq!(out.code, 0, "{}: {step:?}: {}{}", r.name, out.stdout, out.stderr);
+        let said = format!("{}{}", out.stdout, out.stderr);
+        if let Some(l) = said.lines().find(|l| l.starts_with("indexed ")) {
+            indexed = l.split(':').next().unwrap_or(l).to_string();
+        }
+    }
+    let g = graph(&dir);
+    let mut wrong = same_tasks(r.name, &count, &g);
+    wrong.extend(list_and_ready(r.name, &dir, &count, &g));
+    wrong.extend(trees(r.name, &dir, &count));
+    let (errors, warnings) = check_errors(&dir);
+    let want: BTreeSet<String> = r.errors.iter().map(|e| e.to_string()).collect();
+    if errors != want {
+        let extra: Vec<_> = errors.difference(&want).collect();
+        let missing: Vec<_> = want.difference(&errors).collect();
+        wrong.push(format!(
+            "{}: check errors: unexpected {extra:?}, missing {missing:?}",
+            r.name
+        ));
+    }
+    let features: BTreeSet<&str> = count.tasks.values().map(|w| w.feature.as_str()).collect();
+    eprintln!(
+        "{} ({}): {indexed} ({} Markdown files in all), {} features with tasks, {} tasks: {} open, {} done, {} in progress; check: {} errors, {warnings} warnings",
+        r.name,
+        r.source,
+        count.files,
+        features.len(),
+        count.tasks.len(),
+        count.open(),
+        count.done(),
+        count.tasks.len() - count.open() - count.done(),
+        errors.len(),
+    );
+    wrong
+}
+
+#[test]
+#[ignore = "needs the real repositories: ../shared/corpora or MDGRAPH_SPEC_REPOS (scripts/fetch_spec_repos.sh)"]
+fn spec_real_repositories_agree_with_a_count_of_their_boxes() {
+    let mut wrong = Vec::new();
+    for r in &REAL {
+        match find(r) {
+            Some(src) => wrong.extend(try_repo(r, &src)),
+            None => eprintln!(
+                "skipping {} ({}): not in MDGRAPH_SPEC_REPOS nor ../shared/corpora",
+                r.name, r.source
+            ),
+        }
+    }
+    assert!(wrong.is_empty(), "{} disagreements:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn the_count_reads_each_form() {
+    let mut c = Count::default();
+    let speckit = "## Phase 1: Setup\n- [x] T001 a\n  - [ ] T002 b\n1.  **T003**: [X] c\n## Notes\n- [ ] T004 d\n```\n- [ ] T005 e\n```\n";
+    count_file("specs/001-a/tasks.md", speckit, &mut c);
+    count_file(
+        ".kiro/specs/b/tasks.md",
+        "- [x] 1. a\n- [ ]* 1.1 b\n- [-] 2. c\n",
+        &mut c,
+    );
+    count_file(
+        "docs/stories/2.1.story.md",
+        "## Tasks / Subtasks\n- [ ] a\n  - [x] b\n## Dev Notes\n- [ ] c\n",
+        &mut c,
+    );
+    let got: Vec<(u32, &str, Under)> = c
+        .tasks
+        .iter()
+        .map(|((_, l), w)| (*l, w.state, w.under.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, "done", Under::File),
+            (2, "open", Under::Line(1)),
+            (3, "in progress", Under::File),
+            (2, "open", Under::File),
+            (3, "done", Under::Line(2)),
+            (2, "done", Under::Line(1)),
+            (3, "open", Under::Line(2)),
+            (4, "done", Under::Line(1)),
+            (6, "open", Under::File),
+        ]
+    );
+    assert_eq!(c.other["001-a"], (1, 1));
+}
