@@ -557,7 +557,7 @@ fn try_repo(r: &Real, src: &Path) -> Vec<String> {
         assert_eq!(out.code, 0, "{}: {step:?}: {}{}", r.name, out.stdout, out.stderr);
         let said = format!("{}{}", out.stdout, out.stderr);
         if let Some(l) = said.lines().find(|l| l.starts_with("indexed ")) {
-            indexed = l.split(':').next().unwrap_or(l).to_string();
+            indexed = l.split(" (").next().unwrap_or(l).to_string();
         }
     }
     let g = graph(&dir);

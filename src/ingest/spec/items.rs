@@ -33,6 +33,8 @@ pub struct Item {
     pub priority: Option<String>,
     /// Marked `[P]`: may run beside the tasks before it.
     pub parallel: bool,
+    /// Kiro's optional task (`- [ ]* 2.1`): its parent may be done without it.
+    pub optional: bool,
 }
 
 /// A reference from an item to another item of its scope.
@@ -178,6 +180,7 @@ impl Ctx {
                         refs: story_refs(text, l.no),
                         priority: priority(text),
                         parallel: false,
+                        optional: false,
                     });
                 } else if level <= 2 {
                     self.phase = None;
@@ -196,6 +199,7 @@ impl Ctx {
                         refs: Vec::new(),
                         priority: priority(text),
                         parallel: false,
+                        optional: false,
                     });
                 }
             }
@@ -219,6 +223,7 @@ impl Ctx {
                         refs: cites(scope, text, l.no),
                         priority: None,
                         parallel: false,
+                        optional: false,
                     });
                 }
             }
@@ -236,6 +241,7 @@ impl Ctx {
                         refs: Vec::new(),
                         priority: None,
                         parallel: false,
+                        optional: false,
                     });
                 }
             }
@@ -251,7 +257,8 @@ impl Ctx {
         let after = l.text[marker_end..].trim_start();
         let text = item_text(l, rest);
         if let Some((state, body)) = checkbox(after) {
-            return self.task(scope, l, state, body, text);
+            let optional = after.as_bytes().get(3) == Some(&b'*');
+            return self.task(scope, l, state, body, text).map(|it| Item { optional, ..it });
         }
         // Spec Kit's numbered form: `1.  **T018**: [x] Create …`.
         if ordered && let Some((id, tail)) = task_id(after) {
@@ -310,6 +317,7 @@ impl Ctx {
             refs,
             priority: None,
             parallel,
+            optional: false,
         })
     }
 
@@ -376,6 +384,7 @@ fn leaf(local: String, r#type: &'static str, title: &str, line: u32, text: Strin
         refs: Vec::new(),
         priority: None,
         parallel: false,
+        optional: false,
     }
 }
 

@@ -89,6 +89,9 @@ fn item_node(file: &Node, file_id: &str, scope: &Scope, it: Item) -> (Node, Sect
     if it.parallel {
         fields.insert("parallel".into(), true.into());
     }
+    if it.optional {
+        fields.insert("optional".into(), true.into());
+    }
     // Stories, requirements and criteria of a spec are what tasks serve: they have no box
     // of their own, so they are documents, not work that a roll-up would count as open.
     let kind = if it.state.is_some() { Kind::WorkItem } else { Kind::Doc };

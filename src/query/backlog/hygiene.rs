@@ -2,8 +2,8 @@
 //! its own code (turned off or made an error by `[check] severity`):
 //!
 //! - `done-with-open-children`: an item in the done group with children still open,
-//!   in progress or blocked (drafts are ideas, not work, and documents with no state are
-//!   no work: they do not count);
+//!   in progress or blocked (drafts are ideas, not work, documents with no state are no
+//!   work, and optional children need not be done: they do not count);
 //! - `superseded-without-successor`: a record whose state is Superseded with no
 //!   `superseded_by` edge from it and no `supersedes` edge to it;
 //! - `depends-on-dropped`: an unfinished item that waits (`depends_on`, `blocked_by`,
@@ -67,6 +67,8 @@ fn done_with_open_children(b: &Backlog) -> Vec<Diagnostic> {
             // A document with no state (a story's acceptance criterion, a feature's plan)
             // is no work, as `tree` counts it: nothing to finish.
             .filter(|c| c.node.state.is_some() || c.node.kind != Kind::Doc)
+            // An optional child (Kiro's `- [ ]* 2.1`, `optional: true`) need not be done.
+            .filter(|c| c.node.field_values("optional").first().map(String::as_str) != Some("true"))
             .filter(|c| !in_cycle(b, d.node.id.as_str(), c.node.id.as_str()))
             .map(|c| format!("{} ({})", c.node.id, shown(c.node)))
             .collect();
@@ -274,23 +276,28 @@ mod tests {
     }
 
     #[test]
-    fn documents_with_no_state_are_no_open_children() {
+    fn documents_with_no_state_and_optional_tasks_are_no_open_children() {
         // A Done BMAD story's acceptance criteria (security-design-assistant: 21 stories
         // warned "9 of its 16 children are not finished: 2.1/AC1 (no state), …").
         let mut ac = node("S/AC1", "");
         ac.kind = Kind::Doc;
-        let nodes = vec![node("S", "Done"), ac, node("S/1", "Done"), node("S/2", "")];
+        // And Kiro's optional tasks (SpaceWeirdos: 31 of 32 warnings were a done task
+        // with `- [ ]* 2.1 Write property test …` under it).
+        let mut optional = node("S/3", "open");
+        optional.fields = serde_json::value::to_raw_value(&serde_json::json!({"optional": true})).ok();
+        let nodes = vec![node("S", "Done"), ac, node("S/1", "Done"), node("S/2", ""), optional];
         let edges = vec![
             edge("S/AC1", EdgeType::Parent, "S", 2),
             edge("S/1", EdgeType::Parent, "S", 3),
             edge("S/2", EdgeType::Parent, "S", 4),
+            edge("S/3", EdgeType::Parent, "S", 5),
         ];
         let got = hygiene(&nodes, &edges, &StateGroups::default());
         assert_eq!(got.len(), 1);
         assert!(
             got[0]
                 .message
-                .ends_with("1 of its 3 children is not finished: S/2 (no state)"),
+                .ends_with("1 of its 4 children is not finished: S/2 (no state)"),
             "{}",
             got[0].message
         );

@@ -217,6 +217,14 @@ fn bmad_task_headings_and_kiro_optional_tasks() {
     let scope = scope_of(".kiro/specs/x/tasks.md").unwrap();
     let items = crate::ingest::spec::items(&scope, "- [ ]* 10.2a Optional test\n", 1);
     assert_eq!(ids(&items), vec![("10.2a", "Task", Some("open"), Some("10"))]);
+    assert!(items[0].optional);
+    let items = crate::ingest::spec::items(
+        &scope,
+        "- [ ] 10.3 Required
+",
+        1,
+    );
+    assert!(!items[0].optional);
 }
 
 #[test]
