@@ -99,6 +99,8 @@ struct Want {
 #[derive(Default)]
 struct Count {
     tasks: BTreeMap<(String, u32), Want>,
+    /// The feature folders (Spec Kit, Kiro) and story files (BMAD) `init` should name.
+    census: [BTreeSet<String>; 3],
     /// Per feature: (done, total) of phases and `CHK` boxes.
     other: BTreeMap<String, (usize, usize)>,
     files: usize,
@@ -341,6 +343,21 @@ fn count_file(rel: &str, text: &str, count: &mut Count) {
     }
 }
 
+/// The spec folder a Markdown file is in, for `init`'s census: (0, Spec Kit feature),
+/// (1, Kiro feature), (2, BMAD story file).
+fn folder_of(rel: &str) -> Option<(usize, String)> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    if let Some(i) = parts.iter().rposition(|p| *p == "specs") {
+        let kiro = usize::from(i > 0 && parts[i - 1] == ".kiro");
+        let mut rest = &parts[i + 1..];
+        if rest.len() >= 3 && rest[0].starts_with('_') {
+            rest = &rest[1..];
+        }
+        return (rest.len() >= 2 && !rest[0].starts_with('_')).then(|| (kiro, rest[0].to_string()));
+    }
+    matches!(kind_of(rel), Some(Kind::Bmad(_))).then(|| (2, rel.to_string()))
+}
+
 /// Count every Markdown file under `root`.
 fn count_repo(root: &Path) -> Count {
     let mut count = Count::default();
@@ -350,6 +367,9 @@ fn count_repo(root: &Path) -> Count {
             continue;
         }
         count.files += 1;
+        if let Some((k, name)) = folder_of(&rel) {
+            count.census[k].insert(name);
+        }
         let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
         count_file(&rel, &text, &mut count);
     }
@@ -552,16 +572,26 @@ fn try_repo(r: &Real, src: &Path) -> Vec<String> {
     let _ = std::fs::remove_dir_all(dir.join(".git"));
     let count = count_repo(&dir);
     let mut indexed = String::new();
+    let mut wrong = Vec::new();
     for step in [&["init"][..], &["index"]] {
         let out = run_in(&dir, step);
         assert_eq!(out.code, 0, "{}: {step:?}: {}{}", r.name, out.stdout, out.stderr);
         let said = format!("{}{}", out.stdout, out.stderr);
+        let census = format!(
+            "Spec Kit: {} features; Kiro: {} features; BMAD: {} stories;",
+            count.census[0].len(),
+            count.census[1].len(),
+            count.census[2].len()
+        );
+        if step == ["init"] && !said.contains(&census) {
+            wrong.push(format!("{}: init says {said:?}, the folders {census:?}", r.name));
+        }
         if let Some(l) = said.lines().find(|l| l.starts_with("indexed ")) {
             indexed = l.split(" (").next().unwrap_or(l).to_string();
         }
     }
     let g = graph(&dir);
-    let mut wrong = same_tasks(r.name, &count, &g);
+    wrong.extend(same_tasks(r.name, &count, &g));
     wrong.extend(list_and_ready(r.name, &dir, &count, &g));
     wrong.extend(trees(r.name, &dir, &count));
     let (errors, warnings) = check_errors(&dir);
