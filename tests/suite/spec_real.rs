@@ -376,6 +376,9 @@ fn count_repo(root: &Path) -> Count {
     count
 }
 
+/// A task as mdgraph made it: its id, its state, and where its parent is (path and line).
+type Made = (String, String, Option<(String, Under)>);
+
 /// The index's nodes by id, and each source's first parent.
 struct Graph {
     nodes: BTreeMap<String, Value>,
@@ -413,7 +416,7 @@ impl Graph {
         Some((path, under))
     }
     /// The tasks mdgraph made: (path, line) → (id, state, where its parent is).
-    fn tasks(&self) -> BTreeMap<(String, u32), (String, String, Option<(String, Under)>)> {
+    fn tasks(&self) -> BTreeMap<(String, u32), Made> {
         self.nodes
             .iter()
             .filter(|(_, n)| n["type"] == "Task")
