@@ -29,7 +29,7 @@ struct Real {
     errors: &'static [&'static str],
 }
 
-const REAL: [Real; 4] = [
+const REAL: [Real; 5] = [
     Real {
         name: "speckit-toastmasters",
         source: "danscarf/toastmasters-ai-companion@1f9f7f57849b54fe31135c25ec35daacb5a6ac02",
@@ -67,6 +67,18 @@ const REAL: [Real; 4] = [
             // acceptance criteria: 6.7 is none of them.
             ".kiro/specs/5-realtime-feedback-polish/tasks.md:24 dangling-reference",
             ".kiro/specs/5-realtime-feedback-polish/tasks.md:224 dangling-reference",
+        ],
+    },
+    Real {
+        name: "ferrocodex",
+        // The last commit with its stories (the next one deletes `docs/stories/`).
+        source: "HillviewCap/ferrocodex@099f36f9a4af102ec330dbfff605f15ced528cc7",
+        corpus: None,
+        // Story 1.4 has five acceptance criteria, and three of its tasks cite `(AC: 6)`.
+        errors: &[
+            "docs/stories/completed/1.4.story.md:191 dangling-reference",
+            "docs/stories/completed/1.4.story.md:238 dangling-reference",
+            "docs/stories/completed/1.4.story.md:261 dangling-reference",
         ],
     },
     Real {
@@ -231,9 +243,13 @@ fn kind_of(rel: &str) -> Option<Kind> {
     }
     // A BMAD story: `docs/stories/2.1.story.md`, `4.3.1.story.md`.
     let dir = parts.len() >= 2 && parts[..parts.len() - 1].contains(&"stories");
+    // The last number may carry a letter: `5.1A.story.md`.
     let num: Vec<&str> = file
         .split('.')
-        .take_while(|p| p.bytes().all(|c| c.is_ascii_digit()) && !p.is_empty())
+        .take_while(|p| {
+            let p = p.strip_suffix(|c: char| c.is_ascii_uppercase()).unwrap_or(p);
+            !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())
+        })
         .collect();
     (dir && num.len() >= 2 && file.ends_with(".story.md")).then(|| Kind::Bmad(num.join(".")))
 }
@@ -317,29 +333,67 @@ fn count_file(rel: &str, text: &str, count: &mut Count) {
                 put(&feature, no, state, under);
             }
         }
-        Kind::Bmad(story) => {
-            // Every box of the `## Tasks / Subtasks` section; a box indented under another
-            // hangs under it, the others under the story.
-            let mut in_tasks = false;
-            let mut stack: Vec<(usize, u32)> = Vec::new();
-            for (no, line) in lines {
-                if let Some((level, h)) = heading(line) {
-                    stack.clear();
-                    if level <= 2 {
-                        in_tasks = h.to_lowercase().starts_with("tasks");
-                    }
-                    continue;
-                }
-                let Some((indent, rest)) = bullet(line).filter(|_| in_tasks) else {
-                    continue;
-                };
-                stack.retain(|&(i, _)| i < indent);
-                let Some((state, _)) = checkbox(rest) else { continue };
-                let under = stack.last().map_or(Under::File, |&(_, l)| Under::Line(l));
-                stack.push((indent, no));
-                put(&story, no, state, under);
+        Kind::Bmad(story) => count_story(&story, lines, &mut put),
+    }
+}
+
+/// A BMAD story's tasks: every box of its task list, the first section whose heading
+/// names tasks (`## Tasks / Subtasks`, `## Task Breakdown`, `### Tasks`) down to the next
+/// heading of its level (a later one, as a dev record's `### Tasks / Subtasks Completion
+/// Status`, repeats it). A box indented under another hangs under it; the others under
+/// the `### Task N: …` heading above them, a task of its own (done when all its boxes are,
+/// open when none is started or done, else in progress; no state without boxes), or under
+/// the story.
+fn count_story(story: &str, lines: Vec<(u32, &str)>, put: &mut impl FnMut(&str, u32, &'static str, Under)) {
+    let mut list: Option<usize> = None;
+    let mut seen = false;
+    let mut stack: Vec<(usize, u32)> = Vec::new();
+    let mut heads: Vec<(u32, Vec<&'static str>)> = Vec::new();
+    let mut head: Option<u32> = None;
+    for (no, line) in lines {
+        if let Some((level, h)) = heading(line) {
+            stack.clear();
+            head = None;
+            let h = h.to_lowercase();
+            if list.is_some_and(|lv| level <= lv) {
+                list = None;
             }
+            if list.is_none() && !seen && ((level <= 2 && h.contains("task")) || h.starts_with("tasks")) {
+                (list, seen) = (Some(level), true);
+            } else if list.is_some()
+                && h.strip_prefix("task ")
+                    .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            {
+                head = Some(no);
+                heads.push((no, Vec::new()));
+            }
+            continue;
         }
+        let Some((indent, rest)) = bullet(line).filter(|_| list.is_some()) else {
+            continue;
+        };
+        stack.retain(|&(i, _)| i < indent);
+        let Some((state, _)) = checkbox(rest) else { continue };
+        let under = match (stack.last(), head) {
+            (Some(&(_, l)), _) => Under::Line(l),
+            (None, Some(h)) => {
+                heads.last_mut().expect("a task heading").1.push(state);
+                Under::Line(h)
+            }
+            (None, None) => Under::File,
+        };
+        stack.push((indent, no));
+        put(story, no, state, under);
+    }
+    for (no, boxes) in heads {
+        let done = boxes.iter().filter(|s| **s == "done").count();
+        let state = match (done, boxes.len()) {
+            (_, 0) => "-",
+            (d, n) if d == n => "done",
+            (0, _) if !boxes.contains(&"in progress") => "open",
+            _ => "in progress",
+        };
+        put(story, no, state, Under::File);
     }
 }
 
@@ -466,7 +520,11 @@ fn list_and_ready(name: &str, dir: &Path, count: &Count, g: &Graph) -> Vec<Strin
         dir,
         &["list", "--type", "Task", "--state", "open", "--format", "json"],
     ));
-    if open["count"].as_u64() != Some(count.open() as u64) {
+    // `list` puts an item with no state in the open group (its rule for every backlog):
+    // a task heading without boxes is listed with the open ones (`ready` and `tree` count
+    // it as no work).
+    let stateless = count.tasks.values().filter(|w| w.state == "-").count();
+    if open["count"].as_u64() != Some((count.open() + stateless) as u64) {
         wrong.push(format!(
             "{name}: list --state open counts {}, the boxes {}",
             open["count"],
@@ -481,7 +539,7 @@ fn list_and_ready(name: &str, dir: &Path, count: &Count, g: &Graph) -> Vec<Strin
             .get(&id)
             .and_then(|n| Some((n["path"].as_str()?.to_string(), n["line"].as_u64()? as u32)))
             .and_then(|k| count.tasks.get(&k))
-            .is_some_and(|w| w.state != "done");
+            .is_some_and(|w| matches!(w.state, "open" | "in progress"));
         if !unfinished_task {
             wrong.push(format!("{name}: ready lists {id}, no unfinished task"));
         }
@@ -503,14 +561,17 @@ fn tree_tasks(node: &Value, into: &mut (usize, usize)) {
 
 /// `tree <feature>`: its tasks and its done/total are the count's.
 fn trees(name: &str, dir: &Path, count: &Count) -> Vec<String> {
-    let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    // Per feature: (done, total) of the tasks, and the total of those with a state (a
+    // task heading without boxes is no work: the roll-up leaves it out).
+    let mut per: BTreeMap<&str, ((usize, usize), usize)> = BTreeMap::new();
     for w in count.tasks.values() {
         let e = per.entry(&w.feature).or_default();
-        e.1 += 1;
-        e.0 += usize::from(w.state == "done");
+        e.0.1 += 1;
+        e.0.0 += usize::from(w.state == "done");
+        e.1 += usize::from(w.state != "-");
     }
     let mut wrong = Vec::new();
-    for (feature, want) in per {
+    for (feature, (want, work)) in per {
         // A feature without its spec (`spec.md`, `requirements.md`) is its tasks file.
         let out = [feature.to_string(), format!("{feature}/tasks")]
             .into_iter()
@@ -534,7 +595,7 @@ fn trees(name: &str, dir: &Path, count: &Count) -> Vec<String> {
             rollup["done"].as_u64().unwrap() as usize,
             rollup["total"].as_u64().unwrap() as usize,
         );
-        if rolled != (want.0 + other.0, want.1 + other.1) {
+        if rolled != (want.0 + other.0, work + other.1) {
             wrong.push(format!(
                 "{name}: tree {feature} rolls up {rolled:?} (done, total), the boxes {want:?} and phases and checks {other:?}"
             ));
@@ -609,7 +670,7 @@ fn try_repo(r: &Real, src: &Path) -> Vec<String> {
     }
     let features: BTreeSet<&str> = count.tasks.values().map(|w| w.feature.as_str()).collect();
     eprintln!(
-        "{} ({}): {indexed} ({} Markdown files in all), {} features with tasks, {} tasks: {} open, {} done, {} in progress; check: {} errors, {warnings} warnings",
+        "{} ({}): {indexed} ({} Markdown files in all), {} features with tasks, {} tasks: {} open, {} done, {} in progress, {} headings without boxes; check: {} errors, {warnings} warnings",
         r.name,
         r.source,
         count.files,
@@ -617,7 +678,8 @@ fn try_repo(r: &Real, src: &Path) -> Vec<String> {
         count.tasks.len(),
         count.open(),
         count.done(),
-        count.tasks.len() - count.open() - count.done(),
+        count.tasks.values().filter(|w| w.state == "in progress").count(),
+        count.tasks.values().filter(|w| w.state == "-").count(),
         errors.len(),
     );
     wrong

@@ -124,12 +124,41 @@ struct Ctx {
     ordinal: (u32, u32),
     /// Kiro/BMAD acceptance criteria seen in the current requirement.
     criteria: u32,
-    /// BMAD: the level of the heading of the story's task list (`## Tasks / Subtasks`)
-    /// while the scanner is in it.
-    tasks_level: Option<usize>,
-    /// Acceptance Criteria sections seen (a BMAD story's first one numbers its criteria;
-    /// a later one, as a QA review repeats it, does not).
-    criteria_sections: u32,
+    /// BMAD: the story's task list (`## Tasks / Subtasks`).
+    tasks_list: Region,
+    /// The first Acceptance Criteria section (a BMAD story's numbers its criteria; a later
+    /// one, as a QA review repeats it, does not).
+    criteria_list: Region,
+}
+
+/// The first section whose heading names something, down to the next heading of its
+/// level: its subheadings stay in it (`### Task 1: …`, `### Functional Requirements`),
+/// and a later section so named (a dev agent's `### Tasks / Subtasks Completion Status`,
+/// a QA review's criteria) repeats it, and is not it.
+#[derive(Default)]
+struct Region {
+    level: Option<usize>,
+    seen: bool,
+}
+
+impl Region {
+    /// Pass a heading of `level` that `names` the section or not.
+    fn heading(&mut self, level: usize, names: bool) {
+        if self.level.is_some_and(|lv| level <= lv) {
+            self.level = None;
+        }
+        if self.level.is_none() && names && !self.seen {
+            self.seen = true;
+            self.level = Some(level);
+        }
+    }
+    fn open(&self) -> bool {
+        self.level.is_some()
+    }
+    /// A heading of `level` is a subheading of the section.
+    fn under(&self, level: usize) -> bool {
+        self.level.is_some_and(|lv| level > lv)
+    }
 }
 
 impl Ctx {
@@ -144,24 +173,18 @@ impl Ctx {
     ) {
         self.section = text.to_lowercase();
         self.stack.clear();
-        // A story's task list is the section headed `## Tasks / Subtasks` (any `##`
-        // heading naming tasks, or a deeper one starting with "Tasks"), to the next heading
-        // of its level: a later `### Task Completion Status` of the dev agent's record
-        // repeats the boxes, and is no task list.
-        if self.tasks_level.is_some_and(|lv| level <= lv) {
-            self.tasks_level = None;
-        }
-        if self.tasks_level.is_none()
-            && ((level <= 2 && self.section.contains("task")) || self.section.starts_with("tasks"))
-        {
-            self.tasks_level = Some(level);
-        }
-        if self.section.contains("acceptance criteria") {
-            self.criteria_sections += 1;
-        }
+        // A story's task list is headed `## Tasks / Subtasks` (any `##` heading naming
+        // tasks, or a deeper one starting with "Tasks").
+        let names_tasks = (level <= 2 && self.section.contains("task")) || self.section.starts_with("tasks");
+        self.tasks_list.heading(level, names_tasks);
+        self.criteria_list
+            .heading(level, self.section.contains("acceptance criteria"));
         if self.requirement.as_ref().is_none_or(|(_, lv)| level <= *lv) {
             self.requirement = None;
-            self.criteria = 0;
+            // Criteria under subheadings of their section number on.
+            if !self.criteria_list.under(level) {
+                self.criteria = 0;
+            }
         }
         let section_text = || section_body(level, l, rest);
         match scope.format {
@@ -207,7 +230,7 @@ impl Ctx {
             // with its subtasks as boxes under it.
             Format::BmadStory => {
                 self.phase = None;
-                let in_tasks = self.tasks_level.is_some_and(|lv| level > lv);
+                let in_tasks = self.tasks_list.under(level);
                 if let Some(n) = numbered_word(text, "task").filter(|_| in_tasks) {
                     let local = n.clone();
                     self.phase = Some(local.clone());
@@ -277,7 +300,7 @@ impl Ctx {
                 let kind = if id.starts_with("CHK") { "Check" } else { "Task" };
                 (id.trim_end_matches('.').to_string(), kind, tail)
             }
-            None if scope.format == Format::BmadStory && self.tasks_level.is_some() => {
+            None if scope.format == Format::BmadStory && self.tasks_list.open() => {
                 let id = match parent_task.as_ref().or(self.phase.as_ref()) {
                     Some(p) => {
                         self.ordinal.1 += 1;
@@ -295,7 +318,7 @@ impl Ctx {
         // A Kiro/BMAD number is only an id in a tasks file or a story's task list.
         if r#type == "Task"
             && local.starts_with(|c: char| c.is_ascii_digit())
-            && !tasks_file(scope, self.tasks_level.is_some())
+            && !tasks_file(scope, self.tasks_list.open())
         {
             return None;
         }
@@ -331,7 +354,7 @@ impl Ctx {
         ordered: bool,
         text: String,
     ) -> Option<Item> {
-        let in_criteria = self.section.contains("acceptance criteria") && self.criteria_sections == 1;
+        let in_criteria = self.criteria_list.open();
         match scope.format {
             Format::Kiro if ordered && l.indent == 0 => {
                 let req = self.requirement.clone()?.0;

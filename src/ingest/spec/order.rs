@@ -18,8 +18,13 @@ pub fn order_rules(scope: &Scope, items: &mut [Item]) {
             let heads: Vec<usize> = (0..items.len())
                 .filter(|&i| items[i].state.is_none() && items[i].r#type == "Task")
                 .collect();
+            // A task heading with no boxes under it (`### Task 1: …` over a plain list)
+            // has nothing that says its state: no work, as a phase without tasks.
             for h in heads {
-                items[h].state = Some(rolled_state(items, h));
+                let local = &items[h].local;
+                if items.iter().any(|t| t.parent.as_ref() == Some(local)) {
+                    items[h].state = Some(rolled_state(items, h));
+                }
             }
         }
         _ => {}

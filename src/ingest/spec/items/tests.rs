@@ -255,9 +255,37 @@ fn a_storys_task_list_ends_at_the_next_heading_of_its_level() {
             ("1.1", "Task", Some("open"), Some("1"))
         ]
     );
-    // A deeper heading inside the list keeps it; `### Tasks` under another section starts one.
-    let body = "## Tasks / Subtasks\n### Task 1: Model\n- [x] a\n## Notes\n### Tasks\n- [ ] b\n";
+    // A deeper heading inside the list keeps it; a story's first `### Tasks` starts one.
+    let body = "## Tasks / Subtasks\n### Task 1: Model\n- [x] a\n## Notes\n- [ ] b\n";
     let items = crate::ingest::spec::items(&scope, body, 1);
     let got: Vec<&str> = items.iter().map(|i| i.local.as_str()).collect();
-    assert_eq!(got, ["1", "1.1", "2"]);
+    assert_eq!(got, ["1", "1.1"]);
+    let items = crate::ingest::spec::items(&scope, "## Story\n### Tasks\n- [ ] b\n", 1);
+    assert_eq!(ids(&items), vec![("1", "Task", Some("open"), None)]);
+}
+
+#[test]
+fn a_storys_lists_are_its_first_sections_so_headed_with_their_subheadings() {
+    // HillviewCap/ferrocodex: story 5.3B repeats its task list, ticked, under the dev
+    // record's `### Tasks / Subtasks Completion Status` (32 false duplicate ids); 1.2 writes
+    // `### Task 1: …` over a plain list (no box says its state: it was open, and ready);
+    // 5.2C numbers its criteria 1–13 under `### Functional Requirements` and two more
+    // subheadings of `## Acceptance Criteria` (12 false dangling references).
+    let scope = scope_of("docs/stories/5.3B.story.md").unwrap();
+    let body = "## Acceptance Criteria\n### Functional\n1. Search\n2. Filter\n### Quality\n3. Fast\n\
+## Tasks / Subtasks\n### Task 1: Model\n- [ ] 1.1. Update\n### Task 2: Plain\n- 2.1. Not a box\n\
+## Dev Agent Record\n### Tasks / Subtasks Completion Status\n- [x] Task 1: Model\n  - [x] 1.1. Update\n\
+## QA Results\n### Acceptance Criteria\n1. Search again\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("AC1", "Criterion", None, None),
+            ("AC2", "Criterion", None, None),
+            ("AC3", "Criterion", None, None),
+            ("1", "Task", Some("open"), None),
+            ("1.1", "Task", Some("open"), Some("1")),
+            ("2", "Task", None, None),
+        ]
+    );
 }
