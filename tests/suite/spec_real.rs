@@ -736,4 +736,24 @@ fn the_count_reads_each_form() {
         ]
     );
     assert_eq!(c.other["001-a"], (1, 1));
+    // Task headings: a state from their boxes, none without; a repeated list is none.
+    let mut c = Count::default();
+    let story = "## Tasks / Subtasks\n### Task 1: A\n- [x] 1.1 a\n  - [ ] b\n### Task 2: B\n- 2.1 plain\n\
+## Dev Agent Record\n### Tasks / Subtasks Completion Status\n- [x] Task 1\n";
+    count_file("docs/stories/completed/5.1A.story.md", story, &mut c);
+    let got: Vec<(u32, &str, Under)> = c
+        .tasks
+        .iter()
+        .map(|((_, l), w)| (*l, w.state, w.under.clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (2, "done", Under::File),
+            (3, "done", Under::Line(2)),
+            (4, "open", Under::Line(3)),
+            (5, "-", Under::File),
+        ]
+    );
+    assert!(c.tasks.values().all(|w| w.feature == "5.1A"));
 }
