@@ -181,18 +181,28 @@ impl DocTable {
             // Rows are sorted by path, and the header (no tab) comes before them all.
             let path_of = |l: &[u8]| l.iter().position(|&b| b == b'\t').map(|i| l[..i].to_vec());
             for p in paths {
-                let row = self.get(p).filter(|r| r.writable())?;
+                let rows = self.rows_of(p);
+                if rows.is_empty() || !rows.iter().all(Row::writable) {
+                    return None;
+                }
                 let at = src
                     .lower_bound(|l| path_of(l).is_some_and(|lp| lp.as_slice() >= p.as_bytes()))
                     .ok()?;
-                let old = src.line(at).ok()?;
-                if path_of(&old)? != p.as_bytes() {
+                let to = src
+                    .lower_bound(|l| path_of(l).is_some_and(|lp| lp.as_slice() > p.as_bytes()))
+                    .ok()?;
+                let old = src.lines(at, to).ok()?;
+                if old.is_empty() {
                     return None;
                 }
-                let mut line = String::new();
-                row.write(&mut line);
-                patch.remove(at, old);
-                patch.insert(at, line.into_bytes());
+                for (start, line) in old {
+                    patch.remove(start, line);
+                }
+                let mut lines = String::new();
+                for row in rows {
+                    row.write(&mut lines);
+                }
+                patch.insert(at, lines.into_bytes());
             }
             files::atomic_write(&path, |f| patch.write(&src, f)).ok()
         };
@@ -201,18 +211,29 @@ impl DocTable {
         }
     }
 
-    /// The row of `path`.
+    /// The row of the document of `path` itself (a spec folder's file has its items'
+    /// rows after it).
     pub fn get(&self, path: &str) -> Option<&Row> {
-        self.rows
-            .binary_search_by(|r| r.path.as_str().cmp(path))
-            .ok()
-            .map(|i| &self.rows[i])
+        self.rows_of(path).first()
     }
 
-    /// Replace the row of `row.path` (which must be there).
-    pub fn set(&mut self, row: Row) {
-        if let Ok(i) = self.rows.binary_search_by(|r| r.path.cmp(&row.path)) {
-            self.rows[i] = row;
+    /// The rows of every document of `path`: its own, then its items in file order.
+    pub fn rows_of(&self, path: &str) -> &[Row] {
+        let (lo, hi) = self.range(path);
+        &self.rows[lo..hi]
+    }
+
+    fn range(&self, path: &str) -> (usize, usize) {
+        let lo = self.rows.partition_point(|r| r.path.as_str() < path);
+        let hi = lo + self.rows[lo..].partition_point(|r| r.path.as_str() == path);
+        (lo, hi)
+    }
+
+    /// Replace the rows of every document of `path` (which must be there) by `rows`.
+    pub fn set_file(&mut self, path: &str, rows: Vec<Row>) {
+        let (lo, hi) = self.range(path);
+        if lo < hi {
+            self.rows.splice(lo..hi, rows);
         }
     }
 }
@@ -288,7 +309,7 @@ mod tests {
             t.save(dir.path());
             t.sidecar = "s2".into();
             for p in edited {
-                t.set(row(p, "Done"));
+                t.set_file(p, vec![row(p, "Done")]);
             }
             t.save_edited(dir.path(), "s1", edited);
             assert_eq!(std::fs::read(dir.path().join(FILE)).unwrap(), whole(&t), "{edited:?}");
@@ -302,7 +323,7 @@ mod tests {
         };
         t.save(dir.path());
         t.sidecar = "s2".into();
-        t.set(row("b.md", "Done"));
+        t.set_file("b.md", vec![row("b.md", "Done")]);
         t.save_edited(dir.path(), "s1", &["b.md"]);
         assert_eq!(std::fs::read(dir.path().join(FILE)).unwrap(), whole(&t));
     }

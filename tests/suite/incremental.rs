@@ -164,7 +164,7 @@ proptest! {
 /// changes a document's sections moves its rows (its old rows left empty, the new ones
 /// appended, their places in a rebuild's order in the corpus's `row_rank`), and such a
 /// mirror must hold and answer what a rebuilt one does under a rebuild's numbering.
-fn mirror_dump(index: &Path) -> Vec<String> {
+pub(crate) fn mirror_dump(index: &Path) -> Vec<String> {
     use mdgraph::internal::postings::{HOLE, Strings, bytes_to_u32s, decode};
     use rusqlite::types::Value;
     let conn = rusqlite::Connection::open(index.join("index.sqlite")).unwrap();

@@ -28,6 +28,7 @@ mod search;
 mod show;
 mod site;
 mod spec;
+mod spec_edits;
 mod spec_real;
 mod term;
 mod tidy;

@@ -24,6 +24,7 @@ pub(super) fn resolve_among(
     let others = || table.rows.iter().filter(|r| !changed.contains(r.path.as_str()));
     let mut groups: HashSet<std::borrow::Cow<'_, str>> = parsed
         .iter()
+        .flat_map(|p| std::iter::once(p).chain(&p.items))
         .map(|p| {
             Wanted::id_group(p.doc.raw_id.as_deref().unwrap_or(&p.doc.id))
                 .into_owned()
@@ -76,6 +77,41 @@ pub(super) fn same_surface(row: &Row, doc: &Node, s: &Settings) -> bool {
         && doc.uid == row.uid
         && doc.line == row.line
         && yields(doc.state.as_deref()) == yields(row.state.as_deref())
+}
+
+/// Does the parsed file show other files what its `rows` (its own document's, then its
+/// items', as the document table has them) say it showed them? Its own document as
+/// [`same_surface`] says; its items (a spec folder's file) the same ids, each as it was
+/// but for its line, which only tells apart items that share an id: none of the file's
+/// did (each row's node id is its id as written), and the same ids share none now.
+pub(super) fn same_file_surface(rows: &[Row], p: &ParsedFile, s: &Settings) -> bool {
+    let Some((own, items)) = rows.split_first() else {
+        return false;
+    };
+    if own.inline || !same_surface(own, &p.doc, s) || items.len() != p.items.len() {
+        return false;
+    }
+    if p.items.is_empty() {
+        return true;
+    }
+    let mut by_raw: std::collections::HashMap<&str, &Row> = std::collections::HashMap::with_capacity(items.len());
+    for r in items {
+        if !r.inline || r.node != r.raw || by_raw.insert(r.raw.as_str(), r).is_some() {
+            return false;
+        }
+    }
+    let yields = |st: Option<&str>| st.is_some_and(|st| s.ids.yield_states.iter().any(|y| y.eq_ignore_ascii_case(st)));
+    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
+    p.items.iter().all(|it| {
+        let raw = it.doc.raw_id.as_deref().unwrap_or(&it.doc.id);
+        by_raw.get(raw).is_some_and(|r| {
+            it.doc.inline
+                && seen.insert(raw)
+                && it.doc.id_derived == r.derived
+                && it.doc.uid == r.uid
+                && yields(it.doc.state.as_deref()) == yields(r.state.as_deref())
+        })
+    })
 }
 
 #[cfg(test)]

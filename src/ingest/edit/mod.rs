@@ -21,6 +21,7 @@
 //! `None`, and the caller takes the full incremental path.
 
 mod among;
+mod file;
 mod records;
 
 use crate::config::Config;
@@ -28,18 +29,19 @@ use crate::error::Error;
 use crate::ingest::parse::{ParsedFile, parse_file};
 use crate::ingest::report::{BuildReport, Edits, count_tokens};
 use crate::model::diag::{Diagnostic, Severity};
-use crate::model::{Edge, EdgeType, Graph, Kind, Node};
+use crate::model::{Edge, Graph, Kind};
 use crate::progress::Progress;
-use crate::store::doctable::{DocTable, Row};
+use crate::store::doctable::DocTable;
 use crate::store::files::{self, LineDigest};
 use crate::store::mirror;
 use crate::store::patch::{Patch, Sorted};
 use crate::store::sidecar::{self, Meta, MetaCounts, Removal};
 use crate::store::statcache::{self, Stamp};
 use crate::timing::Timings;
-use among::{resolve_among, same_surface};
+use among::{resolve_among, same_file_surface, same_surface};
+use file::{FileDocs, Patched, patch_outputs, same_parents};
 use rayon::prelude::*;
-use records::{Old, Patches, edges_of, parse, patch_diags, patch_edges, patch_nodes, replaced};
+use records::{Old, Patches, edges_of, parse, replaced};
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 
@@ -162,10 +164,11 @@ fn prepare(
     let parsed = reparse(cfg, &changes.edited, &table, progress)?;
     timings.mark("parse");
     let changed: HashSet<&str> = changes.edited.iter().map(|f| f.rel.as_str()).collect();
+    let files: Vec<FileDocs> = parsed.iter().map(FileDocs::of).collect();
     let (graph, new_diags) = reresolve(cfg, &table, &changed, parsed);
     timings.mark("resolve");
     let old = Old::open(&cfg.index_dir)?;
-    let patched = patch_outputs(&old, &changes.edited, &graph, &new_diags, &mut table)?;
+    let patched = patch_outputs(&old, &files, &graph, &new_diags, &mut table)?;
     // Diagnostics of other paths (a reference's finding is its own file's) are none.
     if new_diags.iter().any(|d| !changed.contains(d.path.as_str())) {
         return None;
@@ -223,11 +226,6 @@ fn what_changed(
     let mut stamps: Vec<(String, Stamp, String)> = Vec::with_capacity(delta.touched.len());
     let mut edited: Vec<Edited> = Vec::new();
     for rel in &delta.touched {
-        // A spec folder's file holds items beside its own document: its edit takes the
-        // full path (the document table keeps one row per file's own document).
-        if crate::ingest::spec::scope_of(rel).is_some() {
-            return None;
-        }
         let abs = cfg.root.join(rel);
         let md = std::fs::symlink_metadata(&abs).ok()?;
         if !md.is_file() || md.len() > max {
@@ -289,7 +287,7 @@ fn reparse(cfg: &Config, edited: &[Edited], table: &DocTable, progress: Option<&
         })
         .collect();
     for p in &parsed {
-        if !same_surface(table.get(&p.doc.path)?, &p.doc, &cfg.settings) {
+        if !same_file_surface(table.rows_of(&p.doc.path), p, &cfg.settings) {
             return None;
         }
     }
@@ -309,53 +307,6 @@ fn reresolve(
     new_diags.sort();
     new_diags.dedup();
     (graph, new_diags)
-}
-
-/// What the edit changes: the outputs' patches, and the documents the mirror takes in.
-#[derive(Default)]
-struct Patched {
-    files: Patches,
-    /// How many sections the edited documents had.
-    old_chunks: usize,
-    /// The edited documents as the new index holds them.
-    docs: Vec<mirror::DocEdit>,
-    /// Whether what the `backlog` table reads of them changed.
-    backlog: bool,
-}
-
-/// Replace the old records of each edited file by its new ones in the patches, and its
-/// row in `table`; None when an edited document changed its id or its parent links.
-fn patch_outputs(
-    old: &Old,
-    edited: &[Edited],
-    graph: &Graph,
-    new_diags: &[Diagnostic],
-    table: &mut DocTable,
-) -> Option<Patched> {
-    let mut out = Patched::default();
-    for f in edited {
-        let id = table.get(&f.rel)?.node.as_str();
-        let doc = graph.nodes.iter().find(|n| n.path == f.rel && !n.is_chunk())?;
-        if doc.id != id {
-            return None;
-        }
-        let (old_doc, old_chunks) = patch_nodes(&old.nodes, &mut out.files.nodes, id, &f.rel, graph)?;
-        let (old_edges, new_edges) = patch_edges(&old.edges, &mut out.files.edges, id, &f.rel, graph)?;
-        // Parent links decide cycles, and what the backlog table reads may change: then
-        // it is made again.
-        if !same_parents(&old_edges, &new_edges) {
-            return None;
-        }
-        out.backlog |= backlog_view(&old_doc, &old_edges) != backlog_view(doc, &new_edges);
-        patch_diags(&old.diags, &mut out.files.diags, &f.rel, new_diags)?;
-        out.old_chunks += old_chunks;
-        table.set(Row::of(doc));
-        out.docs.push(mirror::DocEdit {
-            nodes: graph.nodes.iter().filter(|n| n.path == f.rel).cloned().collect(),
-            edges: new_edges,
-        });
-    }
-    Some(out)
 }
 
 /// What the edit changes in the meta record but the sources: the outputs' digests, which
@@ -527,7 +478,7 @@ pub fn diagnostics_with(
             .map(|(_, _, e)| e)
             .collect();
         let new_edges: Vec<Edge> = graph.edges.iter().filter(|e| e.path == *path).cloned().collect();
-        if !same_parents(&old_edges, &new_edges) {
+        if !same_parents(&old_edges, &new_edges, false) {
             return None;
         }
     }
@@ -542,41 +493,4 @@ pub fn diagnostics_with(
     diagnostics.sort();
     diagnostics.dedup();
     Some(diagnostics)
-}
-
-/// What the `backlog` table reads of a document and its edges.
-fn backlog_view<'a>(doc: &'a Node, edges: &'a [Edge]) -> impl PartialEq + 'a {
-    let priority = doc.field_values("priority").into_iter().next();
-    let typed = |t| links(edges, t, false);
-    (
-        (
-            doc.kind,
-            doc.path.as_str(),
-            doc.label(),
-            doc.r#type.as_deref(),
-            doc.state.as_deref(),
-        ),
-        priority,
-        [
-            typed(EdgeType::Parent),
-            typed(EdgeType::BlockedBy),
-            typed(EdgeType::DependsOn),
-            typed(EdgeType::Blocks),
-        ],
-    )
-}
-
-/// The (source, target[, line]) of edges of one type, in order.
-fn links(edges: &[Edge], t: EdgeType, with_line: bool) -> Vec<(&str, &str, u32)> {
-    edges
-        .iter()
-        .filter(|e| e.r#type == t)
-        .map(|e| (e.source.as_str(), e.target.as_str(), if with_line { e.line } else { 0 }))
-        .collect()
-}
-
-/// Parent edges (with their lines) decide parent cycles and their diagnostics: an edit
-/// takes the short cut only when a file's stay as they were.
-fn same_parents(old: &[Edge], new: &[Edge]) -> bool {
-    links(old, EdgeType::Parent, true) == links(new, EdgeType::Parent, true)
 }

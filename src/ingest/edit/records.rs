@@ -33,24 +33,35 @@ pub(super) struct Patches {
     pub(super) diags: Patch,
 }
 
-/// Nodes: the document's own, and its sections' (`id#…`, of this path), replaced by
-/// the graph's of `path`. Returns the old document and how many sections it had.
+/// Nodes: the documents' own (`ids`: a file's own and its items'), and their sections'
+/// (`id#…`, of this path), replaced by the graph's of `path`. Returns the old documents
+/// (one per id) and how many sections they had.
 pub(super) fn patch_nodes(
     file: &Sorted,
     patch: &mut Patch,
-    id: &str,
+    ids: &[&str],
     path: &str,
     graph: &Graph,
-) -> Option<(Node, usize)> {
-    let (mut old_doc, mut old_chunks) = (None, 0);
-    for (start, line) in own_lines(file, id, path, |l| node_key(l).map(|k| (k.id, k.path)))? {
-        let n: Node = serde_json::from_slice(&line).ok()?;
-        if n.is_chunk() {
-            old_chunks += 1;
-        } else {
-            old_doc = Some(n);
+) -> Option<(Vec<Node>, usize)> {
+    let (mut old_docs, mut old_chunks) = (Vec::with_capacity(ids.len()), 0);
+    // A document whose id is another's and `#…` has its lines in both ranges.
+    let mut seen = std::collections::HashSet::new();
+    for id in ids {
+        for (start, line) in own_lines(file, id, path, |l| node_key(l).map(|k| (k.id, k.path)))? {
+            if !seen.insert(start) {
+                continue;
+            }
+            let n: Node = serde_json::from_slice(&line).ok()?;
+            if n.is_chunk() {
+                old_chunks += 1;
+            } else {
+                old_docs.push(n);
+            }
+            patch.remove(start, line);
         }
-        patch.remove(start, line);
+    }
+    if old_docs.len() != ids.len() {
+        return None;
     }
     for n in graph.nodes.iter().filter(|n| n.path == path) {
         let pos = file
@@ -58,22 +69,28 @@ pub(super) fn patch_nodes(
             .ok()?;
         patch.insert(pos, jsonl(n)?);
     }
-    Some((old_doc?, old_chunks))
+    Some((old_docs, old_chunks))
 }
 
-/// Edges: those whose source is the document or one of its sections, replaced by the
-/// graph's of `path`. Returns the old edges and the new.
+/// Edges: those whose source is one of the documents (`ids`) or one of their sections,
+/// replaced by the graph's of `path`. Returns the old edges and the new.
 pub(super) fn patch_edges(
     file: &Sorted,
     patch: &mut Patch,
-    id: &str,
+    ids: &[&str],
     path: &str,
     graph: &Graph,
 ) -> Option<(Vec<Edge>, Vec<Edge>)> {
     let mut old_edges: Vec<Edge> = Vec::new();
-    for (start, line, edge) in edges_of(file, id, path)? {
-        old_edges.push(edge);
-        patch.remove(start, line);
+    let mut seen = std::collections::HashSet::new();
+    for id in ids {
+        for (start, line, edge) in edges_of(file, id, path)? {
+            if !seen.insert(start) {
+                continue;
+            }
+            old_edges.push(edge);
+            patch.remove(start, line);
+        }
     }
     let new_edges: Vec<Edge> = graph.edges.iter().filter(|e| e.path == path).cloned().collect();
     for e in &new_edges {

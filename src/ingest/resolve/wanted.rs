@@ -36,7 +36,8 @@ impl Wanted {
             .collect();
         let prefix: Vec<&str> = s.repo_prefix.split('/').filter(|c| !c.is_empty()).collect();
         let mut w = Wanted::default();
-        for f in files {
+        // A spec folder's file: its items' references and sections too.
+        for f in files.iter().flat_map(|f| std::iter::once(f).chain(&f.items)) {
             for r in f.doc.refs.as_deref().unwrap_or_default() {
                 if let Some(label) = &r.label {
                     w.id(label, &aliases);
