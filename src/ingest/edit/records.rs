@@ -43,30 +43,22 @@ pub(super) fn patch_nodes(
     path: &str,
     graph: &Graph,
 ) -> Option<(Vec<Node>, usize)> {
+    let range = Range::read(file, ids, node_key)?;
     let (mut old_docs, mut old_chunks) = (Vec::with_capacity(ids.len()), 0);
-    // A document whose id is another's and `#…` has its lines in both ranges.
-    let mut seen = std::collections::HashSet::new();
-    for id in ids {
-        for (start, line) in own_lines(file, id, path, |l| node_key(l).map(|k| (k.id, k.path)))? {
-            if !seen.insert(start) {
-                continue;
-            }
-            let n: Node = serde_json::from_slice(&line).ok()?;
-            if n.is_chunk() {
-                old_chunks += 1;
-            } else {
-                old_docs.push(n);
-            }
-            patch.remove(start, line);
+    for (start, line) in range.of_path(path) {
+        let n: Node = serde_json::from_slice(line).ok()?;
+        if n.is_chunk() {
+            old_chunks += 1;
+        } else {
+            old_docs.push(n);
         }
+        patch.remove(start, line.to_vec());
     }
     if old_docs.len() != ids.len() {
         return None;
     }
     for n in graph.nodes.iter().filter(|n| n.path == path) {
-        let pos = file
-            .lower_bound(|l| node_key(l).is_none_or(|k| k.id.as_str() >= n.id.as_str()))
-            .ok()?;
+        let pos = range.lower_bound(|(id, _, _)| id.as_str() >= n.id.as_str());
         patch.insert(pos, jsonl(n)?);
     }
     Some((old_docs, old_chunks))
@@ -81,28 +73,72 @@ pub(super) fn patch_edges(
     path: &str,
     graph: &Graph,
 ) -> Option<(Vec<Edge>, Vec<Edge>)> {
+    let range = Range::read(file, ids, |l| {
+        edge_key(l).map(|k| (k.source.clone(), k.path.clone(), (k.r#type, k.target, k.line)))
+    })?;
     let mut old_edges: Vec<Edge> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for id in ids {
-        for (start, line, edge) in edges_of(file, id, path)? {
-            if !seen.insert(start) {
-                continue;
-            }
-            old_edges.push(edge);
-            patch.remove(start, line);
-        }
+    for (start, line) in range.of_path(path) {
+        old_edges.push(serde_json::from_slice(line).ok()?);
+        patch.remove(start, line.to_vec());
     }
     let new_edges: Vec<Edge> = graph.edges.iter().filter(|e| e.path == path).cloned().collect();
     for e in &new_edges {
         let key = (e.source.as_str(), e.r#type, e.target.as_str(), e.line);
-        let pos = file
-            .lower_bound(|l| {
-                edge_key(l).is_none_or(|k| (k.source.as_str(), k.r#type, k.target.as_str(), k.line) >= key)
-            })
-            .ok()?;
+        let pos = range.lower_bound(|(source, _, (t, target, line))| (source.as_str(), *t, target.as_str(), *line) >= key);
         patch.insert(pos, jsonl(e)?);
     }
     Some((old_edges, new_edges))
+}
+
+/// The lines of a file sorted by a key that starts with a node id (nodes by `id`, edges
+/// by `source`) that may belong to some documents of one file (`ids`): from the first
+/// keyed by the least id to the last before every `id$` (past `id#…`, the sections),
+/// read at once, each with its key (id, path and the rest of the sort key).
+/// Every record of the documents is among them (a section's id sorts between its
+/// document's and the next id past it); records of other documents may be too (their
+/// path tells them apart: only one file's documents have its path).
+struct Range<K> {
+    lines: Vec<(u64, Vec<u8>, K)>,
+    /// The start of the first line past the range (the file's length at its end).
+    end: u64,
+}
+
+impl<R> Range<(String, String, R)> {
+    fn read(file: &Sorted, ids: &[&str], key: impl Fn(&[u8]) -> Option<(String, String, R)>) -> Option<Self> {
+        // Past every id's sections (`id#…` sorts before `id$`, whatever follows).
+        let (Some(lo), Some(after)) = (ids.iter().min(), ids.iter().map(|id| format!("{id}$")).max()) else {
+            return None;
+        };
+        let from = file.lower_bound(|l| key(l).is_none_or(|k| k.0.as_str() >= *lo)).ok()?;
+        let end = file
+            .lower_bound(|l| key(l).is_none_or(|k| k.0.as_str() >= after.as_str()))
+            .ok()?;
+        let lines = file
+            .lines(from, end)
+            .ok()?
+            .into_iter()
+            .map(|(start, line)| {
+                let k = key(&line)?;
+                Some((start, line, k))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Range { lines, end })
+    }
+
+    /// The lines of records written by `path`, with their starts.
+    fn of_path<'a>(&'a self, path: &'a str) -> impl Iterator<Item = (u64, &'a [u8])> + 'a {
+        self.lines
+            .iter()
+            .filter(move |(_, _, k)| k.1 == path)
+            .map(|(start, line, _)| (*start, line.as_slice()))
+    }
+
+    /// The start of the first line whose key satisfies `ge` (monotone over the range),
+    /// else of the first line past the range.
+    fn lower_bound(&self, ge: impl Fn(&(String, String, R)) -> bool) -> u64 {
+        let i = self.lines.partition_point(|(_, _, k)| !ge(k));
+        self.lines.get(i).map_or(self.end, |(start, _, _)| *start)
+    }
 }
 
 /// Diagnostics: the file's own, replaced by `new_diags` of `path`, but for those that
@@ -216,8 +252,8 @@ pub(super) fn parse<T: serde::de::DeserializeOwned>(line: &[u8]) -> Option<T> {
     serde_json::from_slice(line).ok()
 }
 
-fn node_key(line: &[u8]) -> Option<NodeKey> {
-    parse(line)
+fn node_key(line: &[u8]) -> Option<(String, String, ())> {
+    parse::<NodeKey>(line).map(|k| (k.id, k.path, ()))
 }
 
 fn edge_key(line: &[u8]) -> Option<EdgeKey> {
