@@ -14,11 +14,17 @@
 //! - the SQLite mirror changes the edited documents' rows in place, or moves them when
 //!   their sections changed ([`mirror::update_docs`]).
 //!
+//! A spec folder's file yields several documents (its own and its items, see
+//! [`crate::ingest::spec`]): they are replaced together (`file.rs`), and its items must
+//! keep their ids as its own document keeps its surface.
+//!
 //! The result is byte for byte what a full build writes (the property test in
-//! `tests/suite/incremental.rs` checks this over random edits, renames and deletions).
-//! Anything else (a new file, a changed id, a parent edge added or moved, which can make
-//! or break a cycle, a changed `backlog` row, a mirror that is not the sidecar's) returns
-//! `None`, and the caller takes the full incremental path.
+//! `tests/suite/incremental.rs` checks this over random edits, renames and deletions,
+//! `tests/suite/spec_edits.rs` over spec-folder edits). Anything else (a new file, a
+//! changed id, an item added or removed, a parent edge added or retargeted, which can
+//! make or break a cycle, or moved to another line while the index has a cycle, a
+//! mirror that is not the sidecar's) returns `None`, and the caller takes the full
+//! incremental path.
 
 mod among;
 mod file;

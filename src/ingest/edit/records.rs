@@ -84,7 +84,8 @@ pub(super) fn patch_edges(
     let new_edges: Vec<Edge> = graph.edges.iter().filter(|e| e.path == path).cloned().collect();
     for e in &new_edges {
         let key = (e.source.as_str(), e.r#type, e.target.as_str(), e.line);
-        let pos = range.lower_bound(|(source, _, (t, target, line))| (source.as_str(), *t, target.as_str(), *line) >= key);
+        let pos =
+            range.lower_bound(|(source, _, (t, target, line))| (source.as_str(), *t, target.as_str(), *line) >= key);
         patch.insert(pos, jsonl(e)?);
     }
     Some((old_edges, new_edges))
