@@ -260,3 +260,47 @@ fn toggle(text: &str, n: usize) -> String {
     };
     out.join("\n") + "\n"
 }
+
+/// An index held in memory (the watcher's, `mcp`'s) takes in a spec-folder edit as a
+/// freshly opened one answers: searches, packs, the graph, each node, `ready` and `list`.
+#[test]
+fn an_index_in_memory_takes_in_a_tick_as_a_fresh_one_answers() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let dir = f.dir.path();
+    let inc = cfg(dir, "_index");
+    mdgraph::Index::build(&inc, false, None).unwrap();
+    settle(&inc);
+    let open = || {
+        let index = mdgraph::Index::open_as_is(inc.clone()).unwrap().in_memory();
+        index.warm().unwrap();
+        index
+    };
+    let mut held = open();
+    let answers = |index: &mdgraph::Index| -> Vec<String> {
+        let mut out = Vec::new();
+        for q in ["implement T005", "what is left for the chat MVP", "session store"] {
+            out.push(format!("{:?}", index.search(q).unwrap()));
+            out.push(index.pack(q, 2000).unwrap().markdown);
+        }
+        let g = index.graph().unwrap();
+        out.push(serde_json::to_string(&g.nodes).unwrap());
+        out.push(serde_json::to_string(&g.edges).unwrap());
+        out.push(format!("{:?}", g.diagnostics));
+        for n in g.nodes.iter().filter(|n| !n.is_chunk()) {
+            out.push(format!("{:?}", index.node(&n.id).unwrap()));
+        }
+        out.push(format!("{:?}", index.ready().unwrap()));
+        out.push(format!("{:?}", index.list(&mdgraph::ListFilter::default()).unwrap()));
+        out
+    };
+    for (name, path, change, _) in EDITS.iter().filter(|e| e.3) {
+        edit_file(&f.root().join(path), &|t| change(t));
+        let report = mdgraph::Index::build(&inc, false, None).unwrap();
+        assert!(
+            report.timings.phases.iter().any(|(p, _)| *p == "patch"),
+            "{name}: not the short cut"
+        );
+        assert!(held.apply_edits(&report), "{name}: not applied");
+        assert_eq!(answers(&held), answers(&open()), "{name}");
+    }
+}
