@@ -96,9 +96,9 @@ fn a_path_names_its_files_own_document_not_the_items_in_it() {
     assert_eq!(json(&out)["graph"]["mrr"], 1.0, "{}", out.stdout);
 }
 
-/// The ids `search` ranks for `q`, best first.
+/// The ids `search` ranks for `q`, best first (at most 30).
 fn found(f: &Fixture, q: &str) -> Vec<String> {
-    json(&f.run(&["search", q, "--format", "json"]))["results"]
+    json(&f.run(&["search", q, "--limit", "30", "--format", "json"]))["results"]
         .as_array()
         .unwrap()
         .iter()
@@ -140,6 +140,23 @@ fn implement_a_task_brings_what_it_is_tied_to_then_its_features_context() {
         "{}",
         out["terms"]
     );
+}
+
+#[test]
+fn still_open_asks_for_a_state_not_for_the_word_open() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    // A guide that says "open" and "still" often: before, it ranked first on those words.
+    std::fs::write(
+        f.root().join("setup-guide.md"),
+        "# Chat setup guide\n\nOpen the chat dashboard. If the port is still open, open it again; the chat log stays open.\n",
+    )
+    .unwrap();
+    let got = found(&f, "which chat tasks are still open");
+    assert_eq!(got.first().map(String::as_str), Some("001-chat/tasks"), "{got:?}");
+    let guide = got.iter().position(|g| g == "setup-guide").unwrap_or(usize::MAX);
+    let phase = got.iter().position(|g| g == "001-chat/phase-3").unwrap_or(usize::MAX);
+    assert!(guide != usize::MAX, "the guide is found (on \"chat\"): {got:?}");
+    assert!(phase < guide, "{got:?}");
 }
 
 #[test]

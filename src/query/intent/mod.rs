@@ -153,7 +153,7 @@ impl Intent {
         (blocking && blocking::BLOCKING_FRAME.contains(&word))
             || (self.asks(Ask::Replacement) && frames::replacement_frame_word(word))
             || (self.asks(Ask::Parts) && parts::PARTS_FRAME.contains(&word))
-            || (self.open && self.asks(Ask::Parts) && parts::OPEN_FRAME.contains(&word))
+            || (self.open && !self.asks(Ask::Replacement) && parts::OPEN_FRAME.contains(&word))
     }
 
     /// Whether the items that answer should come open first: the question asks what is
