@@ -34,7 +34,10 @@ use std::path::Path;
 /// 8: an output's digest is the sum of its lines' digests (mergeable by the merge driver).
 /// 9: a typed link's raw reference carries its text (`label`), the id a broken
 /// destination falls back to.
-pub const SCHEMA_VERSION: u32 = 9;
+/// 10: spec folders read as the real-repository count has them (a BMAD story's first task
+/// list and criteria to their heading's end, a phase or task heading without boxes has
+/// no state, Kiro's `optional`): a file parsed before reads differently now.
+pub const SCHEMA_VERSION: u32 = 10;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.
