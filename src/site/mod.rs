@@ -17,6 +17,7 @@
 
 mod board;
 mod decisions;
+mod delta;
 mod graphs;
 mod item;
 mod layout;
@@ -90,6 +91,11 @@ pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
         t.mark("unchanged");
         return report(dir, out, &stamp, t);
     }
+    // A few documents' files changed and nothing else: their pages alone.
+    if delta::run(cfg, &mut out, &stamp, &mut t)? {
+        return report(dir, out, &stamp, t);
+    }
+    delta::forget(&dir);
     let mut apart = crate::store::apart::load_apart(&cfg.index_dir).ok_or_else(|| crate::api::no_index(cfg))?;
     // The backlog hygiene `check` judges on the whole graph, beside the index's own.
     let mut hygiene = crate::query::backlog::hygiene(&apart.docs, &apart.edges, &cfg.states);
@@ -129,6 +135,8 @@ pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
     t.mark("lists");
     item_pages(&site, &mut out, &mut t)?;
     graph_pages(&site, &mut out, &mut t)?;
+    delta::save(&dir, &stamp, cfg, &apart, &site)?;
+    t.mark("save");
     report(dir, out, &stamp, t)
 }
 

@@ -26,7 +26,19 @@ pub struct Doc<'a> {
     pub digest: blake3::Hash,
 }
 
-impl Doc<'_> {
+impl<'a> Doc<'a> {
+    /// The document `node` as `item`, with its flags.
+    pub fn new(node: &'a Node, item: Item, blocked: bool, blocking: usize) -> Doc<'a> {
+        Doc {
+            digest: summary(node, &item, blocked, blocking),
+            href: format!("items/{}.html", slug(&node.id)),
+            node,
+            blocked,
+            blocking,
+            item,
+        }
+    }
+
     /// Its state as written, or `-`.
     pub fn state(&self) -> &str {
         self.item.state.as_deref().unwrap_or("-")
@@ -85,29 +97,7 @@ impl<'a> Site<'a> {
         let backlog = Backlog::new(&index.docs, &index.edges, &config.states);
         let items = backlog.list(&Filter::default());
         let by_id: HashMap<&str, &Node> = index.docs.iter().map(|n| (n.id.as_str(), n)).collect();
-        // A section's edge (its id `DOC#slug`) is its document's.
-        let doc_of = |id: &'a str| -> Option<&'a str> {
-            let n = by_id
-                .get(id)
-                .or_else(|| id.rsplit_once('#').and_then(|(d, _)| by_id.get(d)))?;
-            Some(n.id.as_str())
-        };
-        let (mut out, mut inc): (ByDoc, ByDoc) = Default::default();
-        for e in index.edges.iter().filter(|e| e.r#type != EdgeType::SectionOf) {
-            let (Some(s), Some(t)) = (doc_of(&e.source), doc_of(&e.target)) else {
-                continue;
-            };
-            if s == t {
-                continue;
-            }
-            let link = Link {
-                source: s,
-                target: t,
-                edge: e,
-            };
-            out.entry(s).or_default().push(link);
-            inc.entry(t).or_default().push(link);
-        }
+        let (out, inc) = by_doc(index, &by_id);
         let group: HashMap<&str, Group> = items.iter().map(|i| (i.id.as_str(), i.group)).collect();
         let (mut waits, mut holds): (HashMap<&str, bool>, HashMap<&str, usize>) = Default::default();
         for l in out.values().flatten() {
@@ -132,15 +122,7 @@ impl<'a> Site<'a> {
             let open = !item.group.is_closed();
             let blocked = item.group == Group::Blocked || (open && waits.contains_key(id));
             let blocking = if open { holds.get(id).copied().unwrap_or(0) } else { 0 };
-            let doc = Doc {
-                digest: summary(node, &item, blocked, blocking),
-                node,
-                href: format!("items/{}.html", slug(id)),
-                blocked,
-                blocking,
-                item,
-            };
-            docs.insert(id, doc);
+            docs.insert(id, Doc::new(node, item, blocked, blocking));
         }
         let ready = backlog.ready();
         Site {
@@ -148,6 +130,36 @@ impl<'a> Site<'a> {
             backlog,
             docs,
             order,
+            out,
+            inc,
+            ready,
+        }
+    }
+
+    /// A part of the graph whose documents' items and flags are known from a whole
+    /// one (`known`, by id: documents it does not know are left out). Its item pages
+    /// and their digests are those of the whole graph for the documents whose edges
+    /// it holds all of; its backlog and ready work are of the part only.
+    pub fn partial(
+        config: &'a Config,
+        index: &'a Apart,
+        known: impl Fn(&str) -> Option<(Item, bool, usize)>,
+    ) -> Site<'a> {
+        let backlog = Backlog::new(&index.docs, &index.edges, &config.states);
+        let mut docs = BTreeMap::new();
+        for node in &index.docs {
+            if let Some((item, blocked, blocking)) = known(&node.id) {
+                docs.insert(node.id.as_str(), Doc::new(node, item, blocked, blocking));
+            }
+        }
+        let by_id: HashMap<&str, &Node> = docs.values().map(|d| (d.node.id.as_str(), d.node)).collect();
+        let (out, inc) = by_doc(index, &by_id);
+        let ready = backlog.ready();
+        Site {
+            index,
+            backlog,
+            order: docs.keys().copied().collect(),
+            docs,
             out,
             inc,
             ready,
@@ -230,6 +242,44 @@ impl<'a> Site<'a> {
             })
             .collect()
     }
+}
+
+/// Edges between the documents `by_id` by source and by target: a section's edge
+/// (its id `DOC#slug`) is its document's; `section_of` edges and edges of a document
+/// to itself are left out.
+fn by_doc<'a>(index: &'a Apart, by_id: &HashMap<&str, &'a Node>) -> (ByDoc<'a>, ByDoc<'a>) {
+    let doc_of = |id: &'a str| -> Option<&'a str> {
+        let n = by_id
+            .get(id)
+            .or_else(|| id.rsplit_once('#').and_then(|(d, _)| by_id.get(d)))?;
+        Some(n.id.as_str())
+    };
+    let (mut out, mut inc): (ByDoc, ByDoc) = Default::default();
+    for e in index.edges.iter().filter(|e| e.r#type != EdgeType::SectionOf) {
+        let (Some(s), Some(t)) = (doc_of(&e.source), doc_of(&e.target)) else {
+            continue;
+        };
+        if s == t {
+            continue;
+        }
+        let link = Link {
+            source: s,
+            target: t,
+            edge: e,
+        };
+        out.entry(s).or_default().push(link);
+        inc.entry(t).or_default().push(link);
+    }
+    (out, inc)
+}
+
+/// A digest of a document's record without its file's hash and its token count: what
+/// every page but its own shows of it depends on this alone (with the edges).
+pub fn record(node: &Node) -> blake3::Hash {
+    let mut n = node.clone();
+    n.hash = None;
+    n.tokens = None;
+    blake3::hash(&serde_json::to_vec(&n).unwrap_or_default())
 }
 
 /// The digest of what pages show of a document (see [`Doc::digest`]).

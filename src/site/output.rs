@@ -76,14 +76,35 @@ impl Out {
     /// When the last run was made from the index and settings `stamp` and every page it
     /// wrote is still there, keep them all (nothing to render); whether it did.
     pub fn keep_all(&mut self, stamp: &str) -> bool {
-        let same = self.stamp.as_deref() == Some(stamp)
-            && !self.old.is_empty()
-            && self.old.keys().all(|p| self.dir.join(p).is_file());
+        let same = self.stamp.as_deref() == Some(stamp) && self.all_there();
         if same {
             self.new = self.old.clone();
             self.unchanged = self.new.len();
         }
         same
+    }
+
+    /// The stamp the last run wrote the site under, if any.
+    pub fn last_stamp(&self) -> Option<&str> {
+        self.stamp.as_deref()
+    }
+
+    /// Whether the last run wrote pages and every one of them is still there.
+    pub fn all_there(&self) -> bool {
+        use rayon::prelude::*;
+        let pages: Vec<&String> = self.old.keys().collect();
+        !pages.is_empty() && pages.par_iter().all(|p| self.dir.join(p).is_file())
+    }
+
+    /// Keep every page of the last run this run has not kept or written (after
+    /// [`Out::all_there`]: they are there, and their inputs did not change).
+    pub fn keep_rest(&mut self) {
+        for (page, key) in &self.old {
+            if !self.new.contains_key(page) {
+                self.new.insert(page.clone(), key.clone());
+                self.unchanged += 1;
+            }
+        }
     }
 
     /// Whether `page` was written from inputs with this digest and is still there: then

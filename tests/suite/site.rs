@@ -286,6 +286,80 @@ fn an_edit_rewrites_only_the_pages_it_changes() {
     assert_eq!(full.code, 0, "{}", full.stderr);
 }
 
+/// Every file under `dir`, by its path from there, with its bytes.
+fn files_of(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_string_lossy().replace('\\', "/");
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// The site `f` holds equals, file for file (manifest and saved documents included),
+/// the one a first run writes into a new folder `name`.
+fn same_as_full(f: &Fixture, name: &str) {
+    let full = f.run(&["site", "--out", name]);
+    assert_eq!(full.code, 0, "{}", full.stderr);
+    let (ours, theirs) = (files_of(&site(f)), files_of(&f.index().with_file_name(name)));
+    assert_eq!(ours.keys().collect::<Vec<_>>(), theirs.keys().collect::<Vec<_>>());
+    for (page, bytes) in &ours {
+        assert!(bytes == &theirs[page], "{page} differs from a full build");
+    }
+}
+
+#[test]
+fn an_edit_taken_the_short_way_equals_a_full_build() {
+    let f = built();
+    let a = f
+        .root()
+        .join("items/task/0000/QRY-TSK-0001_create-sqlite-schema-and-migrations-in-wal-mode.md");
+    let b = f
+        .root()
+        .join("items/task/0000/QRY-TSK-0013_build-report-template-with-photo-grid-and-signature-block.md");
+    // Two bodies edited in place (one grows, one shrinks, no line moves): the short
+    // way, which reads those two documents and their edges and nothing else.
+    edit_file(&a, &|t| {
+        t.replace(
+            "replaces the AsyncStorage prototype",
+            "replaces the old, slow AsyncStorage prototype",
+        )
+    });
+    edit_file(&b, &|t| t.replace("produces a complete, branded", "produces a branded"));
+    let out = f.run(&["-v", "site", "--format", "json"]);
+    assert!(out.stderr.contains("edit: pages"), "{}", out.stderr);
+    assert_eq!(
+        json(&out)["written"],
+        serde_json::json!(["items/QRY-TSK-0001.html", "items/QRY-TSK-0013.html"])
+    );
+    same_as_full(&f, "full1");
+    // Again, from what the short way saved.
+    edit_file(&b, &|t| t.replace("produces a branded", "produces a nicely branded"));
+    let out = f.run(&["-v", "site", "--format", "json"]);
+    assert!(out.stderr.contains("edit: pages"), "{}", out.stderr);
+    assert_eq!(json(&out)["written"], serde_json::json!(["items/QRY-TSK-0013.html"]));
+    same_as_full(&f, "full2");
+    // A line added above its links moves their edges: the full path, the same site.
+    edit_file(&b, &|t| t.replacen("# Context\n", "# Context\n\nOne more line.\n", 1));
+    let out = f.run(&["-v", "site", "--format", "json"]);
+    assert!(!out.stderr.contains("edit: pages"), "{}", out.stderr);
+    assert!(json(&out)["written"].as_array().unwrap().len() > 1, "{}", out.stdout);
+    same_as_full(&f, "full3");
+    // A state edit takes the full path too.
+    edit_file(&a, &|t| t.replace("state: Done", "state: In Progress"));
+    let out = f.run(&["-v", "site", "--format", "json"]);
+    assert!(!out.stderr.contains("edit: pages"), "{}", out.stderr);
+    same_as_full(&f, "full4");
+}
+
 #[test]
 fn a_folder_that_is_no_site_is_never_written() {
     let f = Fixture::new("backlog-fixtures");
