@@ -44,9 +44,8 @@ pub fn render(site: &Site) -> String {
         }
         h2 { "Supersedes chains (" (chains.len()) ")" }
         @if chains.is_empty() { p.none { "No decision supersedes another." } }
-        @for (nodes, edges) in &chains {
-            div.graphbox { (svg::draw(nodes, edges, "")) }
-        }
+        @else { (svg::legend("lines: a decision → the one that supersedes it")) }
+        @for (nodes, edges) in &chains { (svg::figure(nodes, edges, "")) }
     };
     page("Decisions", "", "decisions.html", body)
 }
@@ -126,11 +125,7 @@ fn chains<'s, 'a>(site: &'s Site<'a>, adrs: &[(String, &'s Doc<'a>)]) -> Vec<Cha
             let nodes = members
                 .iter()
                 .filter_map(|&i| site.docs.get(ids[i]))
-                .map(|d| GNode {
-                    doc: d,
-                    focus: false,
-                    outside: false,
-                })
+                .map(GNode::plain)
                 .collect();
             let edges = pairs
                 .iter()

@@ -140,12 +140,8 @@ pub fn render(root: &Doc, tree: &TreeNode, g: &Graph) -> String {
     let body = maud::html! {
         h1 { "Dependency graph: " span.id { (root.node.id) } " " (root.item.title) }
         p.meta { (badge(root)) " " (progress(&tree.rollup)) " · " a href={ "../" (root.href) } { "item page" } }
-        p.legend {
-            span.key.g-open { "open" } span.key.g-in_progress { "in progress" } span.key.g-blocked { "blocked" }
-            span.key.g-done { "done" } span.key.g-dropped { "dropped" }
-            " · ⊘ blocked · ▲N holds up N open items · grey lines: parent → child · red: blocker → blocked · dashed box: from outside"
-        }
-        div.graphbox { (svg::draw(&nodes, &g.edges, "../")) }
+        (svg::legend("⊘ blocked · ▲N holds up N open items · grey lines: parent → child · red: blocker → blocked · dashed box: from outside"))
+        (svg::figure(&nodes, &g.edges, "../"))
         @if !blocked.is_empty() {
             h2 { "Blocked (" (blocked.len()) ")" }
             ul { @for d in blocked { li { (entry(d, "../")) } } }

@@ -61,7 +61,16 @@ pub fn render(site: &Site, d: &Doc) -> String {
     let rels = relations(site, &d.node.id);
     let sections = site.sections(&d.node.id);
     let resolve = |dest: &str, wiki: bool| target_page(site, d, &rels, dest, wiki);
-    let body_html = markdown::render(&markdown::source(&sections), &resolve);
+    // An id in the prose links to its page when the document relates to it (the index
+    // found the mention, or another edge, so it is a document of the index).
+    let mention = |tok: &str| {
+        rels.iter()
+            .filter(|(out, _)| *out)
+            .filter_map(|(_, l)| site.docs.get(l.target))
+            .find(|t| t.node.id.eq_ignore_ascii_case(tok))
+            .map(|t| format!("../{}", t.href))
+    };
+    let body_html = markdown::render(&markdown::source(&sections), &resolve, &mention);
     let parent = d.item.parent.as_deref().and_then(|p| site.docs.get(p));
     let body = html! {
         h1 { span.id { (d.node.id) } " " (d.item.title) }
@@ -75,7 +84,7 @@ pub fn render(site: &Site, d: &Doc) -> String {
         section.body { (PreEscaped(body_html)) }
         (relations_table(site, &rels))
         h2 { "Neighbourhood" }
-        div.graphbox { (neighbourhood(site, d, &rels)) }
+        (neighbourhood(site, d, &rels))
     };
     page(&d.node.id, "../", "", body)
 }
@@ -180,11 +189,7 @@ fn neighbourhood(site: &Site, d: &Doc, rels: &[(bool, &Link)]) -> Markup {
                 && let Some(x) = site.docs.get(end)
             {
                 idx.insert(end, nodes.len());
-                nodes.push(GNode {
-                    doc: x,
-                    focus: false,
-                    outside: false,
-                });
+                nodes.push(GNode::plain(x));
             }
         }
         let (Some(&a), Some(&b)) = (idx.get(s), idx.get(t)) else {
@@ -219,7 +224,7 @@ fn neighbourhood(site: &Site, d: &Doc, rels: &[(bool, &Link)]) -> Markup {
         };
         edges.push(edge);
     }
-    svg::draw(&nodes, &edges, "../")
+    svg::figure(&nodes, &edges, "../")
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 //! its longest path from a source, order each layer by the barycentre of its neighbours
 //! in sweeps down and up (fewer crossings), then place the layers as rows. A layer wider
 //! than [`MAX_ROW`] nodes wraps onto several rows, so a feature with sixty tasks stays
-//! readable. Long edges get no dummy nodes: they are drawn as curves over the rows.
+//! readable. An edge that spans more than one row goes through a narrow dummy slot in
+//! each row between its ends (edges from one node share them, a trunk), so that no
+//! edge crosses a box: between two rows it stays in the gap, within a row it runs
+//! down its slot.
 
 /// Width of a node's box.
 pub const NODE_W: f64 = 172.0;
@@ -15,6 +18,8 @@ const GAP_Y: f64 = 54.0;
 pub const MAX_ROW: usize = 8;
 /// Margin around the drawing.
 pub const MARGIN: f64 = 12.0;
+/// Width of a dummy slot an edge runs down through a row.
+const DUMMY_W: f64 = 12.0;
 
 /// Where each node's box goes (its top-left corner) and the drawing's size.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +30,9 @@ pub struct Layout {
     pub width: f64,
     /// Height of the drawing.
     pub height: f64,
+    /// For each edge given, the points it runs through between its ends, from its
+    /// `from` end: the top and bottom of its dummy slot in each row it crosses.
+    pub routes: Vec<Vec<(f64, f64)>>,
 }
 
 /// Lay out `n` nodes with `edges` (from, to): `from` goes above `to` unless that would
@@ -38,7 +46,95 @@ pub fn layered(n: usize, edges: &[(usize, usize)]) -> Layout {
         layers[l].push(v);
     }
     order(&mut layers, n, &dag);
-    place(n, &layers)
+    let rows: Vec<Vec<usize>> = layers
+        .iter()
+        .flat_map(|l| l.chunks(MAX_ROW).map(<[usize]>::to_vec))
+        .collect();
+    let plain: Vec<Vec<Slot>> = rows
+        .iter()
+        .map(|r| r.iter().map(|&v| Slot::Node(v)).collect())
+        .collect();
+    let first = place(n, &plain, 0);
+    let mut row_of = vec![0usize; n];
+    for (ri, r) in rows.iter().enumerate() {
+        for &v in r {
+            row_of[v] = ri;
+        }
+    }
+    // The dummies: one per (upper node, row crossed), placed in the row where the
+    // straight line from its upper node to its first lower node crosses it.
+    let mut dummies: Vec<(usize, usize)> = Vec::new();
+    let mut keyed: Vec<Vec<(f64, Slot)>> = rows
+        .iter()
+        .map(|r| r.iter().map(|&v| (first.pos[v].0, Slot::Node(v))).collect())
+        .collect();
+    let spans = |&(a, b): &(usize, usize)| -> Option<(usize, usize)> {
+        let (a, b) = (a.min(n), b.min(n));
+        if a == n || b == n || row_of[a] == row_of[b] {
+            return None;
+        }
+        Some(if row_of[a] < row_of[b] { (a, b) } else { (b, a) })
+    };
+    for (u, w) in edges.iter().filter_map(spans) {
+        let rows_crossed = keyed.iter_mut().enumerate().take(row_of[w]).skip(row_of[u] + 1);
+        for (r, row) in rows_crossed {
+            if dummies.contains(&(u, r)) {
+                continue;
+            }
+            let t = (r - row_of[u]) as f64 / (row_of[w] - row_of[u]) as f64;
+            let x = first.pos[u].0 + t * (first.pos[w].0 - first.pos[u].0);
+            row.push((x, Slot::Dummy(dummies.len())));
+            dummies.push((u, r));
+        }
+    }
+    let slots: Vec<Vec<Slot>> = keyed
+        .into_iter()
+        .map(|mut r| {
+            r.sort_by(|a, b| a.0.total_cmp(&b.0));
+            r.into_iter().map(|(_, s)| s).collect()
+        })
+        .collect();
+    let lay = place(n, &slots, dummies.len());
+    let routes = edges
+        .iter()
+        .map(|e| {
+            let Some((u, w)) = spans(e) else {
+                return Vec::new();
+            };
+            let mut pts = Vec::new();
+            for r in row_of[u] + 1..row_of[w] {
+                if let Some(k) = dummies.iter().position(|d| *d == (u, r)) {
+                    let (x, y) = lay.dummy[k];
+                    pts.extend([(x, y), (x, y + NODE_H)]);
+                }
+            }
+            if e.0 != u {
+                pts.reverse();
+            }
+            pts
+        })
+        .collect();
+    Layout {
+        pos: lay.pos,
+        width: lay.width,
+        height: lay.height,
+        routes,
+    }
+}
+
+/// A place in a row: a node's box or a dummy slot.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Node(usize),
+    Dummy(usize),
+}
+
+/// Where the slots went: the nodes' boxes, each dummy's centre line (x, row top).
+struct Placed {
+    pos: Vec<(f64, f64)>,
+    dummy: Vec<(f64, f64)>,
+    width: f64,
+    height: f64,
 }
 
 /// The edges with each back edge of a depth-first search (in node order) reversed, and
@@ -154,21 +250,34 @@ fn order(layers: &mut [Vec<usize>], n: usize, dag: &[(usize, usize)]) {
     }
 }
 
-/// Rows of at most [`MAX_ROW`] nodes, each centred, one layer after another.
-fn place(n: usize, layers: &[Vec<usize>]) -> Layout {
-    let rows: Vec<&[usize]> = layers.iter().flat_map(|l| l.chunks(MAX_ROW)).collect();
-    let widest = rows.iter().map(|r| r.len()).max().unwrap_or(0) as f64;
-    let width = (widest * (NODE_W + GAP_X) - GAP_X).max(NODE_W) + 2.0 * MARGIN;
-    let mut pos = vec![(0.0, 0.0); n];
+/// The rows one under another, each centred: boxes and dummy slots side by side.
+fn place(n: usize, rows: &[Vec<Slot>], dummies: usize) -> Placed {
+    let w = |s: &Slot| match s {
+        Slot::Node(_) => NODE_W,
+        Slot::Dummy(_) => DUMMY_W,
+    };
+    let row_w = |r: &[Slot]| (r.iter().map(|s| w(s) + GAP_X).sum::<f64>() - GAP_X).max(0.0);
+    let widest = rows.iter().map(|r| row_w(r)).fold(0.0, f64::max);
+    let width = widest.max(NODE_W) + 2.0 * MARGIN;
+    let (mut pos, mut dummy) = (vec![(0.0, 0.0); n], vec![(0.0, 0.0); dummies]);
     for (ri, row) in rows.iter().enumerate() {
-        let row_w = row.len() as f64 * (NODE_W + GAP_X) - GAP_X;
-        let x0 = (width - row_w) / 2.0;
-        for (i, &v) in row.iter().enumerate() {
-            pos[v] = (x0 + i as f64 * (NODE_W + GAP_X), MARGIN + ri as f64 * (NODE_H + GAP_Y));
+        let y = MARGIN + ri as f64 * (NODE_H + GAP_Y);
+        let mut x = (width - row_w(row)) / 2.0;
+        for s in row {
+            match *s {
+                Slot::Node(v) => pos[v] = (x, y),
+                Slot::Dummy(k) => dummy[k] = (x + DUMMY_W / 2.0, y),
+            }
+            x += w(s) + GAP_X;
         }
     }
     let height = (rows.len() as f64 * (NODE_H + GAP_Y) - GAP_Y).max(NODE_H) + 2.0 * MARGIN;
-    Layout { pos, width, height }
+    Placed {
+        pos,
+        dummy,
+        width,
+        height,
+    }
 }
 
 #[cfg(test)]
@@ -181,14 +290,19 @@ mod tests {
         let l = layered(5, &[(0, 1), (1, 2), (0, 2), (3, 4), (4, 3), (2, 2)]);
         assert!(l.pos[0].1 < l.pos[1].1 && l.pos[1].1 < l.pos[2].1);
         assert_ne!(l.pos[3].1, l.pos[4].1);
-        assert_eq!(layered(5, &[(0, 1), (1, 2), (0, 2), (3, 4), (4, 3)]), l);
+        let again = layered(5, &[(0, 1), (1, 2), (0, 2), (3, 4), (4, 3), (2, 2)]);
+        assert_eq!(again, l);
+        // The long edge 0 → 2 runs down a slot in the row of 1; the loop has no route.
+        assert_eq!(l.routes[2].len(), 2);
+        assert!(l.routes[5].is_empty());
     }
 
     #[test]
     fn wide_layers_wrap_and_boxes_never_overlap() {
         let edges: Vec<(usize, usize)> = (1..30).map(|c| (0, c)).collect();
         let l = layered(30, &edges);
-        assert!(l.width <= MAX_ROW as f64 * (NODE_W + GAP_X) + 2.0 * MARGIN);
+        // At most a row of boxes and the trunk's slot to the rows below.
+        assert!(l.width <= MAX_ROW as f64 * (NODE_W + GAP_X) + DUMMY_W + GAP_X + 2.0 * MARGIN);
         for a in 0..30 {
             for b in a + 1..30 {
                 let (pa, pb) = (l.pos[a], l.pos[b]);
@@ -204,5 +318,49 @@ mod tests {
         // Two chains given crossed: 0 → 3, 1 → 2; the second layer is reordered.
         let l = layered(4, &[(0, 3), (1, 2)]);
         assert!(l.pos[3].0 < l.pos[2].0);
+    }
+
+    /// Whether the segment from `p` to `q` passes through the box at `b`.
+    fn hits(p: (f64, f64), q: (f64, f64), b: (f64, f64)) -> bool {
+        (0..=100).any(|i| {
+            let t = f64::from(i) / 100.0;
+            let (x, y) = (p.0 + t * (q.0 - p.0), p.1 + t * (q.1 - p.1));
+            x > b.0 && x < b.0 + NODE_W && y > b.1 && y < b.1 + NODE_H
+        })
+    }
+
+    #[test]
+    fn long_edges_run_through_dummy_slots_and_cross_no_box() {
+        // 0 → 1 → 2 → 3 and 0 → 3: the long edge crosses the rows of 1 and 2; and a
+        // parent of twenty children, wrapped onto three rows.
+        let l = layered(4, &[(0, 1), (1, 2), (2, 3), (0, 3)]);
+        assert!(l.routes[0].is_empty() && l.routes[1].is_empty());
+        assert_eq!(l.routes[3].len(), 4, "{:?}", l.routes);
+        let mut edges: Vec<(usize, usize)> = (1..21).map(|c| (0, c)).collect();
+        edges.push((21, 0));
+        let wide = layered(22, &edges);
+        for (l, n, es) in [(&l, 4, vec![(0, 1), (1, 2), (2, 3), (0, 3)]), (&wide, 22, edges)] {
+            for (i, &(a, b)) in es.iter().enumerate() {
+                // The edge from the bottom of the upper box to the top of the lower one,
+                // through its route, as straight stretches (the drawn curves stay within
+                // the same bands: gaps between rows and the slots within them).
+                let (up, down) = if l.pos[a].1 < l.pos[b].1 { (a, b) } else { (b, a) };
+                let mut pts = vec![(l.pos[up].0 + NODE_W / 2.0, l.pos[up].1 + NODE_H)];
+                let mut route = l.routes[i].clone();
+                if up != a {
+                    route.reverse();
+                }
+                pts.extend(route);
+                pts.push((l.pos[down].0 + NODE_W / 2.0, l.pos[down].1));
+                for w in pts.windows(2) {
+                    for v in (0..n).filter(|&v| v != a && v != b) {
+                        assert!(!hits(w[0], w[1], l.pos[v]), "edge {a}→{b} crosses {v}");
+                    }
+                }
+            }
+        }
+        // Edges from one node share their slots: the second row of children is
+        // reached through one trunk slot in the first.
+        assert!(wide.width < (MAX_ROW as f64 + 1.0) * (NODE_W + GAP_X) + 2.0 * MARGIN);
     }
 }

@@ -3,11 +3,14 @@
 //! text is untrusted: raw HTML, scripts, event attributes and `javascript:` links are
 //! dropped by the sanitizer, never by hand-written escaping. Images become links (a page
 //! that opens from `file://` must load nothing from the network), task boxes become text
-//! (ammonia drops `<input>`), and links to other documents go to their pages.
+//! (ammonia drops `<input>`), links to other documents go to their pages, and so do
+//! the ids of documents it relates to where its prose names them (not in code, not
+//! inside a link); the sanitizer still sees every link last.
 
 use crate::ingest::markdown::cmark_options;
 use crate::model::Node;
-use pulldown_cmark::{CowStr, Event, LinkType, Parser, Tag, TagEnd};
+use crate::text::mentions::mention_candidates;
+use pulldown_cmark::{CowStr, Event, LinkType, Parser, Tag, TagEnd, TextMergeStream};
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
@@ -45,42 +48,110 @@ pub fn source(chunks: &[Node]) -> String {
 
 /// Render `md` as sanitized HTML. `resolve(dest, wiki)` gives the page a link leads to
 /// when it names another document (None: the link is kept as written, and the
-/// sanitizer decides).
-pub fn render(md: &str, resolve: &dyn Fn(&str, bool) -> Option<String>) -> String {
-    let events = Parser::new_ext(md, cmark_options()).map(|e| match e {
-        Event::Start(Tag::Image {
-            dest_url, title, id, ..
-        }) => Event::Start(Tag::Link {
-            link_type: LinkType::Inline,
-            dest_url,
-            title,
-            id,
-        }),
-        Event::End(TagEnd::Image) => Event::End(TagEnd::Link),
-        Event::TaskListMarker(done) => Event::Text(CowStr::Borrowed(if done { "☑ " } else { "☐ " })),
-        Event::Start(Tag::Link {
-            link_type,
-            dest_url,
-            title,
-            id,
-        }) => {
-            let wiki = matches!(link_type, LinkType::WikiLink { .. });
-            let dest_url = match resolve(&dest_url, wiki) {
-                Some(href) => CowStr::from(href),
-                None => dest_url,
-            };
+/// sanitizer decides); `mention(token)` the page an id-like word of the prose names.
+pub fn render(
+    md: &str,
+    resolve: &dyn Fn(&str, bool) -> Option<String>,
+    mention: &dyn Fn(&str) -> Option<String>,
+) -> String {
+    // Inside a link or a code block, words are left as they are.
+    let (mut in_link, mut in_code) = (0usize, 0usize);
+    let events = TextMergeStream::new(Parser::new_ext(md, cmark_options())).flat_map(|e| {
+        let one = match e {
+            Event::Start(Tag::Image {
+                dest_url, title, id, ..
+            }) => {
+                in_link += 1;
+                Event::Start(Tag::Link {
+                    link_type: LinkType::Inline,
+                    dest_url,
+                    title,
+                    id,
+                })
+            }
+            Event::End(TagEnd::Image) => {
+                in_link = in_link.saturating_sub(1);
+                Event::End(TagEnd::Link)
+            }
+            Event::TaskListMarker(done) => Event::Text(CowStr::Borrowed(if done { "☑ " } else { "☐ " })),
             Event::Start(Tag::Link {
                 link_type,
                 dest_url,
                 title,
                 id,
-            })
-        }
-        other => other,
+            }) => {
+                in_link += 1;
+                let wiki = matches!(link_type, LinkType::WikiLink { .. });
+                let dest_url = match resolve(&dest_url, wiki) {
+                    Some(href) => CowStr::from(href),
+                    None => dest_url,
+                };
+                Event::Start(Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                })
+            }
+            Event::End(TagEnd::Link) => {
+                in_link = in_link.saturating_sub(1);
+                Event::End(TagEnd::Link)
+            }
+            Event::Start(Tag::CodeBlock(k)) => {
+                in_code += 1;
+                Event::Start(Tag::CodeBlock(k))
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                in_code = in_code.saturating_sub(1);
+                Event::End(TagEnd::CodeBlock)
+            }
+            // A link written as HTML counts as a link too.
+            Event::InlineHtml(tag) => {
+                let t = tag.trim_start().to_ascii_lowercase();
+                if t.starts_with("<a ") || t.starts_with("<a>") {
+                    in_link += 1;
+                } else if t.starts_with("</a") {
+                    in_link = in_link.saturating_sub(1);
+                }
+                Event::InlineHtml(tag)
+            }
+            Event::Text(text) if in_link == 0 && in_code == 0 => return linked(text, mention),
+            other => other,
+        };
+        vec![one]
     });
     let mut html = String::with_capacity(md.len() * 3 / 2);
     pulldown_cmark::html::push_html(&mut html, events);
     sanitize(&html)
+}
+
+/// `text` with each id-like word that `mention` knows made a link to its page.
+fn linked<'e>(text: CowStr<'e>, mention: &dyn Fn(&str) -> Option<String>) -> Vec<Event<'e>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    for (tok, _) in mention_candidates(&text) {
+        let Some(href) = mention(tok) else { continue };
+        // The words are slices of `text`: where each starts in it.
+        let at = tok.as_ptr() as usize - text.as_ptr() as usize;
+        if at < from {
+            continue;
+        }
+        out.push(Event::Text(CowStr::from(text[from..at].to_string())));
+        out.push(Event::Start(Tag::Link {
+            link_type: LinkType::Inline,
+            dest_url: CowStr::from(href),
+            title: CowStr::from(""),
+            id: CowStr::from(""),
+        }));
+        out.push(Event::Text(CowStr::from(tok.to_string())));
+        out.push(Event::End(TagEnd::Link));
+        from = at + tok.len();
+    }
+    if out.is_empty() {
+        return vec![Event::Text(text)];
+    }
+    out.push(Event::Text(CowStr::from(text[from..].to_string())));
+    out
 }
 
 #[cfg(test)]
@@ -88,7 +159,7 @@ mod tests {
     use super::*;
 
     fn plain(md: &str) -> String {
-        render(md, &|_, _| None)
+        render(md, &|_, _| None, &|_| None)
     }
 
     #[test]
@@ -123,6 +194,7 @@ mod tests {
                 ("../b.md", false) => Some("B.html".into()),
                 _ => None,
             },
+            &|_| None,
         );
         assert!(!html.contains("<img"), "{html}");
         assert!(html.contains("href=\"https://example.com/p.png\""), "{html}");
@@ -131,5 +203,29 @@ mod tests {
             html.contains("href=\"ADR-1.html\"") && html.contains("href=\"B.html\""),
             "{html}"
         );
+    }
+
+    #[test]
+    fn ids_in_prose_link_to_known_pages_but_not_in_code_or_links() {
+        let known = |tok: &str| {
+            tok.eq_ignore_ascii_case("TASK-12")
+                .then(|| "../items/TASK-12.html".to_string())
+        };
+        let html = render(
+            "See TASK-12, task-12 and TASK-13.\n\n`TASK-12` [TASK-12 here](https://example.com/x) \
+             [[TASK-12]]\n\n```\nTASK-12\n```\n\n<b>TASK-12</b> <a href=\"javascript:x\">TASK-12</a>",
+            &|_, _| None,
+            &known,
+        );
+        let links = html.matches("href=\"../items/TASK-12.html\"").count();
+        // Two in the first line, one in the bold text; none in code, in a link's text
+        // or in a wikilink (which resolve leaves as written), none for TASK-13.
+        assert_eq!(links, 3, "{html}");
+        assert!(html.contains(">task-12</a>") && !html.contains("TASK-13</a>"), "{html}");
+        assert!(
+            html.contains("<code>TASK-12</code>") && html.contains("<pre><code>TASK-12"),
+            "{html}"
+        );
+        assert!(!html.contains("javascript:"), "{html}");
     }
 }

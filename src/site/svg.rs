@@ -17,6 +17,34 @@ pub struct GNode<'s, 'a> {
     pub outside: bool,
 }
 
+impl<'s, 'a> GNode<'s, 'a> {
+    /// A document drawn plain: neither the page's own nor from outside.
+    pub fn plain(doc: &'s Doc<'a>) -> GNode<'s, 'a> {
+        GNode {
+            doc,
+            focus: false,
+            outside: false,
+        }
+    }
+}
+
+/// A graph in its box on a page (scrolled when wider than the page).
+pub fn figure(nodes: &[GNode], edges: &[GEdge], up: &str) -> Markup {
+    html! { div.graphbox { (draw(nodes, edges, up)) } }
+}
+
+/// The key above a graph: the boxes' colours by state group, then what its marks and
+/// lines mean (`lines`).
+pub fn legend(lines: &str) -> Markup {
+    html! {
+        p.legend {
+            span.key.g-open { "open" } span.key.g-in_progress { "in progress" } span.key.g-blocked { "blocked" }
+            span.key.g-done { "done" } span.key.g-dropped { "dropped" }
+            " · " (lines)
+        }
+    }
+}
+
 /// How an edge is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
@@ -50,15 +78,15 @@ pub fn truncate(s: &str, max: usize) -> String {
 
 /// The SVG of `nodes` and `edges`, links relative to `up` (`""` from the site's root,
 /// `"../"` from a page one folder down).
-pub fn draw(nodes: &[GNode], edges: &[GEdge], up: &str) -> Markup {
+fn draw(nodes: &[GNode], edges: &[GEdge], up: &str) -> Markup {
     let pairs: Vec<(usize, usize)> = edges.iter().map(|e| (e.from, e.to)).collect();
     let lay = layout::layered(nodes.len(), &pairs);
     let (w, h) = (lay.width.ceil(), lay.height.ceil());
     html! {
         svg.graph xmlns="http://www.w3.org/2000/svg" width=(w) height=(h) viewBox={"0 0 " (w) " " (h)} role="img" {
-            @for e in edges {
+            @for (e, route) in edges.iter().zip(&lay.routes) {
                 @if let (Some(a), Some(b)) = (lay.pos.get(e.from), lay.pos.get(e.to)) {
-                    path class=(edge_class(e.style)) d=(curve(*a, *b)) {}
+                    path class=(edge_class(e.style)) d=(curve(*a, *b, route)) {}
                     polygon class=(edge_class(e.style)) points=(arrow(*a, *b)) {}
                 }
             }
@@ -119,14 +147,26 @@ fn ends(a: (f64, f64), b: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     }
 }
 
-fn curve(a: (f64, f64), b: (f64, f64)) -> String {
+/// The path of an edge from box `a` to box `b` through `route` (the dummy slots it
+/// runs down): straight down a slot, a curve with vertical ends between rows.
+fn curve(a: (f64, f64), b: (f64, f64), route: &[(f64, f64)]) -> String {
     let ((x1, y1), (x2, y2)) = ends(a, b);
     let mut s = String::new();
     if y1 == y2 {
         let _ = write!(s, "M{x1:.1} {y1:.1} L{x2:.1} {y2:.1}");
-    } else {
-        let my = (y1 + y2) / 2.0;
-        let _ = write!(s, "M{x1:.1} {y1:.1} C{x1:.1} {my:.1} {x2:.1} {my:.1} {x2:.1} {y2:.1}");
+        return s;
+    }
+    let _ = write!(s, "M{x1:.1} {y1:.1}");
+    let mut from = (x1, y1);
+    for &to in route.iter().chain([(x2, y2)].iter()) {
+        let ((px, py), (qx, qy)) = (from, to);
+        if px == qx {
+            let _ = write!(s, " L{qx:.1} {qy:.1}");
+        } else {
+            let my = (py + qy) / 2.0;
+            let _ = write!(s, " C{px:.1} {my:.1} {qx:.1} {my:.1} {qx:.1} {qy:.1}");
+        }
+        from = to;
     }
     s
 }

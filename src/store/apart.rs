@@ -251,13 +251,12 @@ pub fn load_delta(index_dir: &Path, meta: Meta, old_total: LineDigest, wanted: &
     })
 }
 
+/// A document read again: its node, its sections' spans, its block.
+type ReadBlock = (Node, Vec<(u64, usize)>, Block);
+
 /// A document's block read at `at`: its line (which must be document `id`'s), then
 /// the section lines of `id` that follow.
-fn read_block(
-    file: &mut std::io::BufReader<std::fs::File>,
-    id: &str,
-    at: u64,
-) -> Option<(Node, Vec<(u64, usize)>, Block)> {
+fn read_block(file: &mut std::io::BufReader<std::fs::File>, id: &str, at: u64) -> Option<ReadBlock> {
     file.seek(SeekFrom::Start(at)).ok()?;
     let mut line = Vec::new();
     let n = file.read_until(b'\n', &mut line).ok()?;

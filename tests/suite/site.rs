@@ -319,6 +319,14 @@ fn same_as_full(f: &Fixture, name: &str) {
 #[test]
 fn an_edit_taken_the_short_way_equals_a_full_build() {
     let f = built();
+    // Ids written in the prose link to their pages (the worklog of QRY-TSK-0005).
+    let page = read(&f, "items/QRY-TSK-0005.html");
+    let body = page.split("<section class=\"body\">").nth(1).unwrap();
+    let body = &body[..body.find("</section>").unwrap()];
+    for id in ["ADR-0006", "QRY-TSK-0006"] {
+        let link = format!("<a href=\"../items/{id}.html\" rel=\"noopener noreferrer nofollow\">{id}</a>.");
+        assert!(body.contains(&link), "{link} not in {body}");
+    }
     let a = f
         .root()
         .join("items/task/0000/QRY-TSK-0001_create-sqlite-schema-and-migrations-in-wal-mode.md");
