@@ -21,6 +21,11 @@ pub const MARGIN: f64 = 12.0;
 /// Width of a dummy slot an edge runs down through a row.
 const DUMMY_W: f64 = 12.0;
 
+/// Most dummy slots a graph of `n` nodes gets.
+const fn most_dummies(n: usize) -> usize {
+    3 * n + 24
+}
+
 /// Where each node's box goes (its top-left corner) and the drawing's size.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
@@ -64,6 +69,7 @@ pub fn layered(n: usize, edges: &[(usize, usize)]) -> Layout {
     // The dummies: one per (upper node, row crossed), placed in the row where the
     // straight line from its upper node to its first lower node crosses it.
     let mut dummies: Vec<(usize, usize)> = Vec::new();
+    let mut dummy_at: std::collections::HashMap<(usize, usize), usize> = std::collections::HashMap::new();
     let mut keyed: Vec<Vec<(f64, Slot)>> = rows
         .iter()
         .map(|r| r.iter().map(|&v| (first.pos[v].0, Slot::Node(v))).collect())
@@ -75,12 +81,22 @@ pub fn layered(n: usize, edges: &[(usize, usize)]) -> Layout {
         }
         Some(if row_of[a] < row_of[b] { (a, b) } else { (b, a) })
     };
-    for (u, w) in edges.iter().filter_map(spans) {
+    // A graph that would need more dummies than [`most_dummies`] allows (thousands of
+    // boxes over hundreds of rows) keeps its long edges as plain curves: its slots
+    // would make it many times wider and its page many megabytes.
+    let needed: std::collections::HashSet<(usize, usize)> = edges
+        .iter()
+        .filter_map(spans)
+        .flat_map(|(u, w)| (row_of[u] + 1..row_of[w]).map(move |r| (u, r)))
+        .collect();
+    let routed = needed.len() <= most_dummies(n);
+    for (u, w) in edges.iter().filter_map(spans).filter(|_| routed) {
         let rows_crossed = keyed.iter_mut().enumerate().take(row_of[w]).skip(row_of[u] + 1);
         for (r, row) in rows_crossed {
-            if dummies.contains(&(u, r)) {
+            if dummy_at.contains_key(&(u, r)) {
                 continue;
             }
+            dummy_at.insert((u, r), dummies.len());
             let t = (r - row_of[u]) as f64 / (row_of[w] - row_of[u]) as f64;
             let x = first.pos[u].0 + t * (first.pos[w].0 - first.pos[u].0);
             row.push((x, Slot::Dummy(dummies.len())));
@@ -98,12 +114,12 @@ pub fn layered(n: usize, edges: &[(usize, usize)]) -> Layout {
     let routes = edges
         .iter()
         .map(|e| {
-            let Some((u, w)) = spans(e) else {
+            let Some((u, w)) = spans(e).filter(|_| routed) else {
                 return Vec::new();
             };
             let mut pts = Vec::new();
             for r in row_of[u] + 1..row_of[w] {
-                if let Some(k) = dummies.iter().position(|d| *d == (u, r)) {
+                if let Some(&k) = dummy_at.get(&(u, r)) {
                     let (x, y) = lay.dummy[k];
                     pts.extend([(x, y), (x, y + NODE_H)]);
                 }
@@ -303,6 +319,14 @@ mod tests {
         let l = layered(30, &edges);
         // At most a row of boxes and the trunk's slot to the rows below.
         assert!(l.width <= MAX_ROW as f64 * (NODE_W + GAP_X) + DUMMY_W + GAP_X + 2.0 * MARGIN);
+        // A graph that would need too many slots keeps plain curves.
+        let chain: Vec<(usize, usize)> = (0..40)
+            .map(|v| (v, v + 1))
+            .chain((0..31).map(|v| (v, v + 10)))
+            .collect();
+        let big = layered(41, &chain);
+        assert!(big.routes.iter().all(Vec::is_empty));
+        assert!(big.width < 2.0 * (NODE_W + GAP_X) + 2.0 * MARGIN);
         for a in 0..30 {
             for b in a + 1..30 {
                 let (pa, pb) = (l.pos[a], l.pos[b]);

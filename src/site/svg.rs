@@ -5,6 +5,7 @@
 use super::layout::{self, NODE_H, NODE_W};
 use super::model::Doc;
 use maud::{Markup, html};
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 /// A node to draw.
@@ -84,9 +85,9 @@ fn draw(nodes: &[GNode], edges: &[GEdge], up: &str) -> Markup {
     let (w, h) = (lay.width.ceil(), lay.height.ceil());
     html! {
         svg.graph xmlns="http://www.w3.org/2000/svg" width=(w) height=(h) viewBox={"0 0 " (w) " " (h)} role="img" {
-            @for (e, route) in edges.iter().zip(&lay.routes) {
+            @for (e, d) in edges.iter().zip(paths(edges, &lay)) {
                 @if let (Some(a), Some(b)) = (lay.pos.get(e.from), lay.pos.get(e.to)) {
-                    path class=(edge_class(e.style)) d=(curve(*a, *b, route)) {}
+                    path class=(edge_class(e.style)) d=(d) {}
                     polygon class=(edge_class(e.style)) points=(arrow(*a, *b)) {}
                 }
             }
@@ -147,24 +148,52 @@ fn ends(a: (f64, f64), b: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     }
 }
 
+/// Each edge's path. Edges from one node share the dummy slots of their trunk: a
+/// stretch drawn already in the same style is not drawn again (a parent of sixty
+/// tasks wrapped onto eight rows would otherwise repeat its trunk sixty times).
+fn paths(edges: &[GEdge], lay: &layout::Layout) -> Vec<String> {
+    let mut drawn: HashSet<(u8, String)> = HashSet::new();
+    edges
+        .iter()
+        .zip(&lay.routes)
+        .map(|(e, route)| match (lay.pos.get(e.from), lay.pos.get(e.to)) {
+            (Some(a), Some(b)) => curve(*a, *b, route, &mut |piece| {
+                drawn.insert((e.style as u8, piece.to_string()))
+            }),
+            _ => String::new(),
+        })
+        .collect()
+}
+
 /// The path of an edge from box `a` to box `b` through `route` (the dummy slots it
-/// runs down): straight down a slot, a curve with vertical ends between rows.
-fn curve(a: (f64, f64), b: (f64, f64), route: &[(f64, f64)]) -> String {
+/// runs down): straight down a slot, a curve with vertical ends between rows. A
+/// stretch `fresh` says was drawn before is left out (the path moves past it).
+fn curve(a: (f64, f64), b: (f64, f64), route: &[(f64, f64)], fresh: &mut dyn FnMut(&str) -> bool) -> String {
     let ((x1, y1), (x2, y2)) = ends(a, b);
     let mut s = String::new();
     if y1 == y2 {
         let _ = write!(s, "M{x1:.1} {y1:.1} L{x2:.1} {y2:.1}");
         return s;
     }
-    let _ = write!(s, "M{x1:.1} {y1:.1}");
-    let mut from = (x1, y1);
-    for &to in route.iter().chain([(x2, y2)].iter()) {
+    let (mut from, mut at) = ((x1, y1), None);
+    let last = route.len();
+    for (i, &to) in route.iter().chain([(x2, y2)].iter()).enumerate() {
         let ((px, py), (qx, qy)) = (from, to);
+        let mut piece = String::new();
         if px == qx {
-            let _ = write!(s, " L{qx:.1} {qy:.1}");
+            let _ = write!(piece, " L{qx:.1} {qy:.1}");
         } else {
             let my = (py + qy) / 2.0;
-            let _ = write!(s, " C{px:.1} {my:.1} {qx:.1} {my:.1} {qx:.1} {qy:.1}");
+            let _ = write!(piece, " C{px:.1} {my:.1} {qx:.1} {my:.1} {qx:.1} {qy:.1}");
+        }
+        // The last stretch, into the box, is the edge's own.
+        let start = format!("M{px:.1} {py:.1}");
+        if i == last || fresh(&format!("{start}{piece}")) {
+            if at != Some(from) {
+                s.push_str(&start);
+            }
+            s.push_str(&piece);
+            at = Some(to);
         }
         from = to;
     }
@@ -193,7 +222,30 @@ fn arrow(a: (f64, f64), b: (f64, f64)) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::truncate;
+    use super::*;
+
+    #[test]
+    fn a_trunk_shared_by_edges_is_drawn_once() {
+        // Seventeen children: rows of 8, 8 and 1 under their parent; the edges to the
+        // nine below the first row of children all run down one slot in it.
+        let edges: Vec<GEdge> = (1..18)
+            .map(|c| GEdge {
+                from: 0,
+                to: c,
+                style: Style::Parent,
+            })
+            .collect();
+        let pairs: Vec<(usize, usize)> = edges.iter().map(|e| (e.from, e.to)).collect();
+        let lay = layout::layered(18, &pairs);
+        let through = lay.routes.iter().filter(|r| !r.is_empty()).count();
+        assert_eq!(through, 9, "{:?}", lay.routes);
+        let slot = lay.routes.iter().find(|r| !r.is_empty()).unwrap()[1];
+        let down = format!(" L{:.1} {:.1}", slot.0, slot.1);
+        let drawn = paths(&edges, &lay);
+        assert_eq!(drawn.iter().filter(|p| p.contains(&down)).count(), 1, "{drawn:?}");
+        // Every edge still ends at its box, each path starting with a move.
+        assert!(drawn.iter().all(|p| p.starts_with('M') && p.len() > 10), "{drawn:?}");
+    }
 
     #[test]
     fn truncation_counts_characters() {
