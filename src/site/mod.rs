@@ -8,7 +8,8 @@
 //! (`markdown.rs`), every other text is escaped by maud's templates, and every page
 //! carries a content security policy that lets only the site's own files load. An edit
 //! rewrites only the pages it changes: each page's inputs are digested and a page whose
-//! digest is unchanged is neither rendered nor written (`output.rs`).
+//! digest is unchanged is neither rendered nor written (`output.rs`); after a body edit
+//! only the edited documents are read back from the index at all (`delta.rs`).
 //!
 //! `model.rs` reads the index once (documents, sections, edges by document, the backlog
 //! `list`, `ready` and `tree` answer from); `shell.rs` is what every page shares;
