@@ -302,8 +302,13 @@ fn assert_same_mirror(dir: &Path, fts: bool, what: &str) {
     let full = cfg_fts(dir, "_full", fts);
     let _ = std::fs::remove_dir_all(dir.join("_full"));
     build_with_mirror(&full, true);
+    assert_same_mirror_as_full(dir, what);
+}
+
+/// The mirror of `dir/_index` holds the rows of `dir/_full`'s, in order.
+pub(crate) fn assert_same_mirror_as_full(dir: &Path, what: &str) {
     let (a, b) = (mirror_dump(&dir.join("_index")), mirror_dump(&dir.join("_full")));
-    assert_eq!(a.len(), b.len(), "{what}: row counts differ");
+    assert_eq!(a.len(), b.len(), "{what}: the mirror's row counts differ");
     for (x, y) in a.iter().zip(&b) {
         assert_eq!(x, y, "{what}: the updated mirror differs from a rebuilt one");
     }

@@ -5,7 +5,7 @@
 //! the edits that keep a file's items take the short cut.
 
 use crate::common::*;
-use crate::incremental::mirror_dump;
+use crate::incremental::assert_same_mirror_as_full;
 use mdgraph::{Config, Overrides};
 use std::path::Path;
 
@@ -172,11 +172,7 @@ fn assert_full(dir: &Path, what: &str) {
     mdgraph::Index::build(&cfg(dir, "_full"), true, None).unwrap();
     let differ = differing_outputs(&dir.join("_index"), &dir.join("_full"));
     assert!(differ.is_empty(), "{what}: {differ:?} differ from a full build");
-    let (a, b) = (mirror_dump(&dir.join("_index")), mirror_dump(&dir.join("_full")));
-    assert_eq!(a.len(), b.len(), "{what}: the mirror's row counts differ");
-    for (x, y) in a.iter().zip(&b) {
-        assert_eq!(x, y, "{what}: the mirror differs from a rebuilt one");
-    }
+    assert_same_mirror_as_full(dir, what);
 }
 
 /// Each edit on a fresh copy of the fixture, compared with a full build.
