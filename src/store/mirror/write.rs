@@ -4,7 +4,7 @@
 
 use super::fresh::{DB_FILE, DB_SCHEMA, Spec, db_path, fts_flag, sidecar_digest, sql_err, tokenizer_id};
 use crate::error::Error;
-use crate::model::backlog::BacklogTable;
+use crate::model::backlog::{BacklogRow, BacklogTable};
 use crate::model::section::{SectionRow, title_text};
 use crate::model::{Edge, Node};
 use crate::store::postings;
@@ -495,47 +495,40 @@ impl<'c> EdgeWriter<'c> {
 }
 
 /// Make the `backlog` table hold `table`'s rows and its meta keys: rows that differ
-/// from what the table holds are written, rows of documents gone are removed (an edit
-/// changes a few rows; a rebuild starts from an empty table).
+/// from what the table holds are written (in `table`'s order), rows of documents gone
+/// are removed (an edit changes a few rows; a rebuild starts from an empty table). The
+/// rows held are compared in place, column by column, with no copy of their values (an
+/// edit reads all of them and writes a few).
 pub(super) fn put_backlog(conn: &Connection, table: &BacklogTable, spec: &Spec) -> rusqlite::Result<()> {
-    use rusqlite::types::Value;
-    let text = |s: &str| Value::Text(s.to_string());
-    let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, text);
-    let mut old: HashMap<String, Vec<Value>> = HashMap::new();
+    let at: HashMap<&str, usize> = table
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.item.id.as_str(), i))
+        .collect();
+    // Which rows of `table` the backlog table already holds as they are.
+    let mut same = vec![false; table.rows.len()];
+    let mut gone: Vec<String> = Vec::new();
     {
         let mut st = conn.prepare("SELECT * FROM backlog")?;
         let width = st.column_count();
         let mut q = st.query([])?;
         while let Some(r) = q.next()? {
-            let values = (0..width).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?;
-            old.insert(r.get(0)?, values);
+            let id = r.get_ref(0)?;
+            match id.as_str().ok().and_then(|id| at.get(id)) {
+                Some(&i) => same[i] = width == BACKLOG_WIDTH && holds(r, &table.rows[i])?,
+                None => gone.push(r.get(0)?),
+            }
         }
     }
     let mut put =
         conn.prepare("INSERT OR REPLACE INTO backlog VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)")?;
-    for r in &table.rows {
-        let i = &r.item;
-        let values = vec![
-            text(&i.id),
-            text(r.kind.as_str()),
-            text(&i.path),
-            text(&i.title),
-            opt(&i.r#type),
-            opt(&i.state),
-            opt(&i.priority),
-            text(i.group.as_str()),
-            opt(&r.folded),
-            opt(&i.parent),
-            r.ready.map_or(Value::Null, |i| Value::Integer(i as i64)),
-            Value::Integer(r.unblocks as i64),
-            opt(&r.why),
-        ];
-        if old.remove(&i.id).as_ref() != Some(&values) {
-            put.execute(rusqlite::params_from_iter(values))?;
-        }
+    for (r, _) in table.rows.iter().zip(&same).filter(|(_, same)| !**same) {
+        put.execute(rusqlite::params_from_iter(backlog_values(r)))?;
     }
+    gone.sort();
     let mut drop = conn.prepare("DELETE FROM backlog WHERE id = ?1")?;
-    for id in old.keys() {
+    for id in &gone {
         drop.execute([id])?;
     }
     let cycles = serde_json::to_string(&table.cycles).unwrap_or_default();
@@ -543,6 +536,70 @@ pub(super) fn put_backlog(conn: &Connection, table: &BacklogTable, spec: &Spec) 
     put_meta.execute(params!["states", spec.states_digest()])?;
     put_meta.execute(params!["cycles", cycles])?;
     Ok(())
+}
+
+/// The columns of the `backlog` table.
+const BACKLOG_WIDTH: usize = 13;
+
+/// A `backlog` row's values, in the table's column order.
+fn backlog_values(r: &BacklogRow) -> [rusqlite::types::Value; BACKLOG_WIDTH] {
+    use rusqlite::types::Value;
+    let text = |s: &str| Value::Text(s.to_string());
+    let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, text);
+    let i = &r.item;
+    [
+        text(&i.id),
+        text(r.kind.as_str()),
+        text(&i.path),
+        text(&i.title),
+        opt(&i.r#type),
+        opt(&i.state),
+        opt(&i.priority),
+        text(i.group.as_str()),
+        opt(&r.folded),
+        opt(&i.parent),
+        r.ready.map_or(Value::Null, |i| Value::Integer(i as i64)),
+        Value::Integer(r.unblocks as i64),
+        opt(&r.why),
+    ]
+}
+
+/// Does the `backlog` row `held` (all its columns) hold [`backlog_values`] of `r`? Read
+/// in place: equal when each column has the same type and value.
+fn holds(held: &rusqlite::Row, r: &BacklogRow) -> rusqlite::Result<bool> {
+    use rusqlite::types::ValueRef;
+    let i = &r.item;
+    let texts: [(usize, Option<&str>); 11] = [
+        (0, Some(i.id.as_str())),
+        (1, Some(r.kind.as_str())),
+        (2, Some(i.path.as_str())),
+        (3, Some(i.title.as_str())),
+        (4, i.r#type.as_deref()),
+        (5, i.state.as_deref()),
+        (6, i.priority.as_deref()),
+        (7, Some(i.group.as_str())),
+        (8, r.folded.as_deref()),
+        (9, i.parent.as_deref()),
+        (12, r.why.as_deref()),
+    ];
+    for (col, want) in texts {
+        let same = match (held.get_ref(col)?, want) {
+            (ValueRef::Text(t), Some(w)) => t == w.as_bytes(),
+            (ValueRef::Null, None) => true,
+            _ => false,
+        };
+        if !same {
+            return Ok(false);
+        }
+    }
+    let int = |col: usize, want: Option<i64>| -> rusqlite::Result<bool> {
+        Ok(match (held.get_ref(col)?, want) {
+            (ValueRef::Integer(n), Some(w)) => n == w,
+            (ValueRef::Null, None) => true,
+            _ => false,
+        })
+    };
+    Ok(int(10, r.ready.map(|n| n as i64))? && int(11, Some(r.unblocks as i64))?)
 }
 
 /// Write the row statistics (replacing any).
