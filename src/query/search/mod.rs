@@ -22,6 +22,7 @@ use std::collections::HashSet;
 
 mod hits;
 mod memory;
+mod named;
 mod open;
 mod rank;
 mod scoped;

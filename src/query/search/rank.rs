@@ -2,20 +2,19 @@
 //! their neighbors and re-ranked by document type, state and the question's relations.
 
 use super::hits::{SectionHit, make_seed, neighbor_hit, round};
-use super::scoped::{TAKE_UP, items_of_named, scoped};
+use super::named::{ItemContext, in_scope_context, item_in_scope, named_ids};
+use super::scoped::TAKE_UP;
 use super::successor::{add_successors, successors_first};
 use super::{Engine, Hit, NAV_WEIGHT, Results, Why};
 use crate::config::Retrieval;
 use crate::error::Error;
+use crate::model::EdgeType;
 use crate::model::graph::GraphEdge;
-use crate::model::{EdgeType, Kind};
 use crate::query::backlog::{Group, group_of};
 use crate::query::bm25;
 use crate::query::expand::{self, Step};
 use crate::query::intent::{Ask, Intent};
 use crate::store::postings::{Corpus, Posting};
-use crate::text::ids::{self, Form};
-use crate::text::mentions::mention_candidates;
 use crate::text::tokenize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -132,68 +131,6 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
 /// A document that matched: its score, id, best section and how many sections matched.
 type DocHit<'a> = (f64, &'a str, &'a SectionHit, usize);
 
-/// The ids named in the query (seeds by themselves, in query order) and the rest of the
-/// query, the full text.
-fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec<String>, String) {
-    let mut exact: Vec<String> = Vec::new();
-    let mut text = query.to_string();
-    // An id typed in another form (`EIP-1559` for `1559`) is a lookup only in a short
-    // query; in a sentence it is context (an abstract citing the EIPs it builds on).
-    // A word and a number typed apart (`ADR 21`) count as one word here. A question
-    // names what it asks about, however long it is ("what came instead of ADR 2?").
-    let spaced = ids::spaced(query);
-    let short = query.split_whitespace().count() - spaced.len() <= 4 || Intent::is_question(query);
-    for (tok, _) in mention_candidates(query) {
-        let found = engine
-            .exact_id(tok)
-            .or_else(|| short.then(|| exact_typed_id(engine, tok, &r.id_aliases)).flatten());
-        let (found, scope_words) = match found {
-            Some(id) => (vec![id], Vec::new()),
-            None => scoped(engine, query, tok),
-        };
-        if !found.is_empty() {
-            text = remove_token(&text, tok);
-        }
-        for w in &scope_words {
-            text = remove_word(&text, w);
-        }
-        for id in found {
-            if !exact.contains(&id) {
-                exact.push(id);
-            }
-        }
-    }
-    // "Task 2 of story 2.1": the item numbered inside a document the question names.
-    let mut spaced = spaced;
-    // The item comes before the document it is in: it is what the question asks about.
-    let (docs, items) = items_of_named(engine, &spaced, &exact);
-    for (pair, id) in docs.into_iter().chain(items.iter().cloned()) {
-        text = remove_token(&text, pair);
-        spaced.retain(|(p, _)| *p != pair);
-        if !exact.contains(&id) {
-            exact.push(id);
-        }
-    }
-    if !items.is_empty() {
-        exact.sort_by_key(|id| !items.iter().any(|(_, item)| item == id));
-    }
-    // `ADR 21`, `task 88`: the id they spell, never a bare number (`version 2` is no
-    // EIP-2).
-    for (pair, typed) in spaced.iter().filter(|_| short) {
-        let found = ids::forms(typed, &r.id_aliases).into_iter().find_map(|f| match f {
-            Form::Id(k) => engine.exact_id(&k),
-            Form::Number(n) => family_id(engine, typed, &n, &r.id_aliases),
-        });
-        if let Some(id) = found {
-            text = remove_token(&text, pair);
-            if !exact.contains(&id) {
-                exact.push(id);
-            }
-        }
-    }
-    (exact, text)
-}
-
 /// The best `max_sections` rows by BM25, then section weights (Decision up, Worklog
 /// down), best first.
 fn section_hits(corpus: &Corpus, postings: &[impl AsRef<[Posting]>], r: &Retrieval) -> Vec<SectionHit> {
@@ -295,123 +232,6 @@ fn rank_without_graph(seeds: Vec<Hit>, pivots: Vec<Hit>, limit: usize) -> Vec<Hi
         exact(b).cmp(&exact(a)).then_with(|| b.score.total_cmp(&a.score))
     });
     truncate(all, limit)
-}
-
-/// The document an id-like token of a query names: as written, under a prefix alias
-/// (`task-200` → `BACK-200`), or by the number after a written prefix (`EIP-1559` →
-/// `1559`, `ERC-721` → `721`; only with a separator, so `sha256` is not EIP 256).
-fn exact_typed_id(engine: &dyn Engine, tok: &str, aliases: &BTreeMap<String, String>) -> Option<String> {
-    let separated = tok
-        .find(|c: char| c.is_ascii_digit())
-        .is_some_and(|i| i > 0 && tok[..i].ends_with(['-', '_']));
-    ids::forms(tok, aliases).into_iter().find_map(|f| match f {
-        Form::Id(k) => engine.exact_id(&k),
-        Form::Number(n) if separated => engine.exact_id(&n).or_else(|| family_id(engine, tok, &n, aliases)),
-        Form::Number(_) => None,
-    })
-}
-
-/// The document whose id is `number` within the family `typed` is written in, spelled
-/// as documents spell ids (`ADR-21` → `ADR-0021`, `ADR021`), or under the family's
-/// prefix alias: what `show` finds by number.
-fn family_id(engine: &dyn Engine, typed: &str, number: &str, aliases: &BTreeMap<String, String>) -> Option<String> {
-    let family = ids::family(&ids::unify(typed))?;
-    let mut families = vec![family.clone()];
-    families.extend(aliases.get(&family).cloned());
-    families
-        .iter()
-        .flat_map(|f| ids::spellings(f, number))
-        .find_map(|k| engine.exact_id(&k))
-}
-
-/// The scope and title of an item written in a spec folder (`003-chat/T012`: an id
-/// below a document that is its feature or story), the title without its paths.
-/// The context an item written in a spec folder (`003-chat/T012`: an id below a document
-/// that is its feature or story) is searched in: its scope, its file, and its title
-/// without paths and ids (the ids it cites are edges already).
-struct ItemContext {
-    scope: String,
-    path: String,
-    title: String,
-}
-
-fn item_in_scope(engine: &dyn Engine, id: &str) -> Option<ItemContext> {
-    let (scope, _) = id.split_once('/')?;
-    let item = engine.doc(id)?;
-    if item.kind != Kind::WorkItem || engine.doc(scope).is_none() {
-        return None;
-    }
-    let ids: HashSet<&str> = mention_candidates(&item.title).into_iter().map(|(t, _)| t).collect();
-    let title = item
-        .title
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
-        .filter(|w| !w.contains('/') && !ids.contains(w))
-        .collect::<Vec<_>>()
-        .join(" ");
-    Some(ItemContext {
-        scope: scope.to_string(),
-        path: item.path,
-        title,
-    })
-}
-
-/// Whether `doc` gives the item of `cx` its context: its feature or story, or a document
-/// of its folder that is no work item, other than the item's own file (whose text is
-/// its items).
-fn in_scope_context(engine: &dyn Engine, doc: &str, cx: &ItemContext) -> bool {
-    let inside = doc == cx.scope
-        || doc
-            .strip_prefix(cx.scope.as_str())
-            .is_some_and(|rest| rest.starts_with('/'));
-    inside
-        && engine
-            .doc(doc)
-            .is_some_and(|d| d.kind != Kind::WorkItem && d.path != cx.path)
-}
-
-/// `text` without the words that are `word` in any case (a word is a run of letters and
-/// digits: removing `chat` leaves `chatbot` and `003-chat`'s `003` alone).
-fn remove_word(text: &str, word: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut run = String::new();
-    let flush = |run: &mut String, out: &mut String| {
-        if !run.eq_ignore_ascii_case(word) {
-            out.push_str(run);
-        }
-        run.clear();
-    };
-    for c in text.chars() {
-        if c.is_alphanumeric() {
-            run.push(c);
-        } else {
-            flush(&mut run, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut run, &mut out);
-    out
-}
-
-/// `text` without the whole-token occurrences of `tok` (not inside longer tokens: removing
-/// `T-1` leaves `T-12` alone).
-fn remove_token(text: &str, tok: &str) -> String {
-    let is_tok = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c));
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(tok) {
-        let before = rest[..at].chars().next_back();
-        let after = rest[at + tok.len()..].chars().next();
-        out.push_str(&rest[..at]);
-        if is_tok(before) || is_tok(after) {
-            out.push_str(tok);
-        } else {
-            out.push(' ');
-        }
-        rest = &rest[at + tok.len()..];
-    }
-    out.push_str(rest);
-    out
 }
 
 fn truncate(mut v: Vec<Hit>, limit: usize) -> Vec<Hit> {
@@ -730,14 +550,6 @@ fn pull_focus(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_id_is_removed_from_the_query_only_as_a_whole_token() {
-        assert_eq!(remove_token("T-1 and T-12", "T-1"), "  and T-12");
-        assert_eq!(remove_token("see T-1.", "T-1"), "see T-1.");
-        assert_eq!(remove_token("(T-1) blocks", "T-1"), "( ) blocks");
-        assert_eq!(remove_token("nothing here", "T-1"), "nothing here");
-    }
 
     #[test]
     fn scores_are_rounded_to_six_decimals() {
