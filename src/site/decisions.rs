@@ -54,13 +54,7 @@ pub fn render(site: &Site) -> String {
 fn replacements<'s, 'a>(site: &'s Site<'a>, d: &Doc) -> Vec<(&'s Doc<'a>, &'static str)> {
     let id = d.node.id.as_str();
     let mut out: Vec<(&str, &'static str)> = Vec::new();
-    for l in site
-        .out
-        .get(id)
-        .into_iter()
-        .flatten()
-        .chain(site.inc.get(id).into_iter().flatten())
-    {
+    for l in site.links(id) {
         let (old, new) = match l.edge.r#type {
             EdgeType::Supersedes => (l.target, l.source),
             EdgeType::SupersededBy => (l.source, l.target),

@@ -33,13 +33,7 @@ pub fn graph<'s, 'a>(site: &'s Site<'a>, tree: &TreeNode) -> Graph<'s, 'a> {
     let mut edges = Vec::new();
     let inside: Vec<&str> = idx.keys().copied().collect();
     for id in inside {
-        for l in site
-            .out
-            .get(id)
-            .into_iter()
-            .flatten()
-            .chain(site.inc.get(id).into_iter().flatten())
-        {
+        for l in site.links(id) {
             let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) else {
                 continue;
             };
@@ -100,13 +94,7 @@ pub fn key(site: &Site, root: &Doc) -> blake3::Hash {
                 stack.push(l.source);
             }
         }
-        for l in site
-            .out
-            .get(id)
-            .into_iter()
-            .flatten()
-            .chain(site.inc.get(id).into_iter().flatten())
-        {
+        for l in site.links(id) {
             if let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) {
                 for end in [blocked, blocker] {
                     h.update(end.as_bytes());

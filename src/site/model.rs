@@ -193,6 +193,16 @@ impl<'a> Site<'a> {
         h.finalize()
     }
 
+    /// Every edge between documents that touches `id`: those it is the source of, then
+    /// those it is the target of.
+    pub fn links(&self, id: &str) -> impl Iterator<Item = &Link<'a>> {
+        self.out
+            .get(id)
+            .into_iter()
+            .flatten()
+            .chain(self.inc.get(id).into_iter().flatten())
+    }
+
     /// The sections of document `id`, in file order (decoded from their lines).
     pub fn sections(&self, id: &str) -> Vec<Node> {
         let mut v: Vec<Node> = self

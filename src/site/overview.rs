@@ -113,11 +113,7 @@ fn blocked(site: &Site) -> Markup {
 /// The unfinished blockers of `id`, each once, by id.
 fn blockers<'s, 'a>(site: &'s Site<'a>, id: &str) -> Vec<&'s Doc<'a>> {
     let mut out: Vec<&Doc> = site
-        .out
-        .get(id)
-        .into_iter()
-        .flatten()
-        .chain(site.inc.get(id).into_iter().flatten())
+        .links(id)
         .filter_map(|l| blocking_pair(l.source, l.target, l.edge.r#type))
         .filter(|(blocked, _)| *blocked == id)
         .filter_map(|(_, blocker)| site.docs.get(blocker))
