@@ -592,21 +592,7 @@ fn an_index_in_memory_takes_in_an_edit_as_a_fresh_one_answers() {
         "why did we stop using last-write-wins for checklist sync",
         "renamed sync",
     ];
-    let answers = |index: &mdgraph::Index| -> Vec<String> {
-        let mut out = Vec::new();
-        for q in queries {
-            out.push(format!("{:?}", index.search(q).unwrap()));
-            out.push(index.pack(q, 2000).unwrap().markdown);
-        }
-        let g = index.graph().unwrap();
-        out.push(serde_json::to_string(&g.nodes).unwrap());
-        out.push(serde_json::to_string(&g.edges).unwrap());
-        out.push(format!("{:?}", g.diagnostics));
-        for n in g.nodes.iter().filter(|n| !n.is_chunk()) {
-            out.push(format!("{:?}", index.node(&n.id).unwrap()));
-        }
-        out
-    };
+    let answers = |index: &mdgraph::Index| index_answers(index, &queries);
     let edit = |i: usize, change: &dyn Fn(&str) -> String| edit_file(&files[i], change);
     let rounds: [(&str, &dyn Fn()); 6] = [
         ("new words and a link", &|| {
@@ -665,4 +651,22 @@ fn an_index_in_memory_takes_in_an_edit_as_a_fresh_one_answers() {
     let report = mdgraph::Index::build(&inc, false, None).unwrap();
     let mut stale = stale;
     assert!(!stale.apply_edits(&report));
+}
+
+/// What an index answers, as text to compare: each query's search and pack, the graph,
+/// and every document's node.
+pub(crate) fn index_answers(index: &mdgraph::Index, queries: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for q in queries {
+        out.push(format!("{:?}", index.search(q).unwrap()));
+        out.push(index.pack(q, 2000).unwrap().markdown);
+    }
+    let g = index.graph().unwrap();
+    out.push(serde_json::to_string(&g.nodes).unwrap());
+    out.push(serde_json::to_string(&g.edges).unwrap());
+    out.push(format!("{:?}", g.diagnostics));
+    for n in g.nodes.iter().filter(|n| !n.is_chunk()) {
+        out.push(format!("{:?}", index.node(&n.id).unwrap()));
+    }
+    out
 }

@@ -5,7 +5,7 @@
 //! the edits that keep a file's items take the short cut.
 
 use crate::common::*;
-use crate::incremental::assert_same_mirror_as_full;
+use crate::incremental::{assert_same_mirror_as_full, index_answers};
 use mdgraph::{Config, Overrides};
 use std::path::Path;
 
@@ -273,18 +273,10 @@ fn an_index_in_memory_takes_in_a_tick_as_a_fresh_one_answers() {
     };
     let mut held = open();
     let answers = |index: &mdgraph::Index| -> Vec<String> {
-        let mut out = Vec::new();
-        for q in ["implement T005", "what is left for the chat MVP", "session store"] {
-            out.push(format!("{:?}", index.search(q).unwrap()));
-            out.push(index.pack(q, 2000).unwrap().markdown);
-        }
-        let g = index.graph().unwrap();
-        out.push(serde_json::to_string(&g.nodes).unwrap());
-        out.push(serde_json::to_string(&g.edges).unwrap());
-        out.push(format!("{:?}", g.diagnostics));
-        for n in g.nodes.iter().filter(|n| !n.is_chunk()) {
-            out.push(format!("{:?}", index.node(&n.id).unwrap()));
-        }
+        let mut out = index_answers(
+            index,
+            &["implement T005", "what is left for the chat MVP", "session store"],
+        );
         out.push(format!("{:?}", index.ready().unwrap()));
         out.push(format!("{:?}", index.list(&mdgraph::ListFilter::default()).unwrap()));
         out

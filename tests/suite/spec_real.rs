@@ -701,6 +701,14 @@ fn spec_real_repositories_agree_with_a_count_of_their_boxes() {
     assert!(wrong.is_empty(), "{} disagreements:\n{}", wrong.len(), wrong.join("\n"));
 }
 
+/// The counted tasks as (line, state, what they hang under), in order.
+fn seen(c: &Count) -> Vec<(u32, &str, Under)> {
+    c.tasks
+        .iter()
+        .map(|((_, l), w)| (*l, w.state, w.under.clone()))
+        .collect()
+}
+
 #[test]
 fn the_count_reads_each_form() {
     let mut c = Count::default();
@@ -716,11 +724,7 @@ fn the_count_reads_each_form() {
         "## Tasks / Subtasks\n- [ ] a\n  - [x] b\n## Dev Notes\n- [ ] c\n",
         &mut c,
     );
-    let got: Vec<(u32, &str, Under)> = c
-        .tasks
-        .iter()
-        .map(|((_, l), w)| (*l, w.state, w.under.clone()))
-        .collect();
+    let got = seen(&c);
     assert_eq!(
         got,
         [
@@ -741,11 +745,7 @@ fn the_count_reads_each_form() {
     let story = "## Tasks / Subtasks\n### Task 1: A\n- [x] 1.1 a\n  - [ ] b\n### Task 2: B\n- 2.1 plain\n\
 ## Dev Agent Record\n### Tasks / Subtasks Completion Status\n- [x] Task 1\n";
     count_file("docs/stories/completed/5.1A.story.md", story, &mut c);
-    let got: Vec<(u32, &str, Under)> = c
-        .tasks
-        .iter()
-        .map(|((_, l), w)| (*l, w.state, w.under.clone()))
-        .collect();
+    let got = seen(&c);
     assert_eq!(
         got,
         [
