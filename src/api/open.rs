@@ -68,8 +68,12 @@ impl Index {
     /// was rebuilt, `None` when the index was already up to date.
     pub fn refresh(config: &Config, progress: Option<&Progress>) -> Result<Option<BuildReport>, Error> {
         crate::store::lock::finish_pending(&config.index_dir)?;
-        if let Some(sidecar) = statcache::probe(&config.index_dir, &config.root, &config.settings.digest())
-            && (!config.sqlite || mirror::mirrors(&config.index_dir, &sidecar, &mirror_spec(config)))
+        if let Some(sidecar) = statcache::probe(
+            &config.index_dir,
+            &config.root,
+            &config.settings.digest(),
+            &config.settings.scan,
+        ) && (!config.sqlite || mirror::mirrors(&config.index_dir, &sidecar, &mirror_spec(config)))
         {
             return Ok(None);
         }

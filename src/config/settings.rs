@@ -29,6 +29,40 @@ impl Default for ScanSettings {
     }
 }
 
+impl ScanSettings {
+    /// The include and exclude globs made into matchers.
+    pub fn filter(&self) -> PathFilter {
+        let set = |globs: &[String]| {
+            let mut b = globset::GlobSetBuilder::new();
+            for g in globs {
+                // Globs were validated when the config was loaded.
+                if let Ok(glob) = globset::GlobBuilder::new(g).literal_separator(false).build() {
+                    b.add(glob);
+                }
+            }
+            b.build().unwrap_or_else(|_| globset::GlobSet::empty())
+        };
+        PathFilter {
+            include: set(&self.include),
+            exclude: set(&self.exclude),
+        }
+    }
+}
+
+/// Which root-relative file paths a scan takes, by the `[scan]` globs alone (the walk
+/// also leaves out hidden names and what ignore files name).
+pub struct PathFilter {
+    include: globset::GlobSet,
+    exclude: globset::GlobSet,
+}
+
+impl PathFilter {
+    /// Whether the globs take the file at `rel`.
+    pub fn takes(&self, rel: &str) -> bool {
+        self.include.is_match(rel) && !self.exclude.is_match(rel)
+    }
+}
+
 /// How documents are identified.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

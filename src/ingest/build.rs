@@ -572,7 +572,7 @@ fn vouched(cfg: &Config, meta: &Meta) -> bool {
 fn probe_vouches(cfg: &Config, schema: u32, config_digest: &str, outputs: &BTreeMap<String, String>) -> bool {
     schema == sidecar::SCHEMA_VERSION
         && config_digest == cfg.settings.digest()
-        && statcache::probe(&cfg.index_dir, &cfg.root, config_digest)
+        && statcache::probe(&cfg.index_dir, &cfg.root, config_digest, &cfg.settings.scan)
             .is_some_and(|sidecar| sidecar == mirror::sidecar_digest(outputs))
 }
 

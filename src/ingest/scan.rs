@@ -10,7 +10,6 @@ use crate::error::Error;
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::store::statcache::{Stamp, StatCache};
 use crate::text::path::rel_of;
-use globset::{GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -67,17 +66,6 @@ pub struct Scan {
     pub dirs: Vec<(String, Stamp)>,
 }
 
-fn globset(globs: &[String]) -> GlobSet {
-    let mut b = GlobSetBuilder::new();
-    for g in globs {
-        // Globs were validated when the config was loaded.
-        if let Ok(glob) = globset::GlobBuilder::new(g).literal_separator(false).build() {
-            b.add(glob);
-        }
-    }
-    b.build().unwrap_or_else(|_| GlobSet::empty())
-}
-
 /// Walk `root` and return the candidate files (root-relative, sorted) and diagnostics.
 /// Files whose stamp matches `cache` are not read. `keep_text` decides whether the text
 /// of files that are read is kept (indexing) or only hashed (checking).
@@ -93,8 +81,7 @@ pub fn scan(
     }
     let canon_root = root.canonicalize().map_err(|e| Error::io(root, e))?;
     let canon_index = index_dir.canonicalize().ok();
-    let include = globset(&settings.include);
-    let exclude = globset(&settings.exclude);
+    let filter = settings.filter();
     let mut diagnostics = Vec::new();
     let mut paths: Vec<(String, PathBuf)> = Vec::new();
     let mut dirs: Vec<(String, Stamp)> = Vec::new();
@@ -137,7 +124,7 @@ pub fn scan(
             continue;
         }
         let rel = rel_of(root, entry.path());
-        if !include.is_match(&rel) || exclude.is_match(&rel) {
+        if !filter.takes(&rel) {
             continue;
         }
         if ft.is_symlink()

@@ -18,12 +18,21 @@
 //! Files modified within [`RACY_NS`] of the scan are not trusted by their stamp (git's
 //! "racy clean" problem: a later edit in the same timestamp tick would go unnoticed): they
 //! are recorded as racy, and the probe reads and hashes them (a few files: the ones just
-//! edited) instead of trusting the stat. A folder or ignore file modified that recently
-//! makes the cache incomplete: the probe answers "don't know" and callers scan.
+//! edited) instead of trusting the stat. A folder modified that recently is recorded as
+//! racy too, and the probe lists it instead of trusting its stamp; an ignore file
+//! modified that recently makes the cache incomplete: the probe answers "don't know" and
+//! callers scan.
+//!
+//! A folder whose stamp changed is not yet a changed tree: an editor that saves by
+//! writing a new file and renaming it over the old one (vim, JetBrains, `sed -i`) changes
+//! the folder's stamp and the file's inode. The probe lists such a folder and accepts it
+//! when every entry is one the walk took or would leave out (see `same_entries`), and the
+//! file's own stat shows the edit.
 //!
 //! [`delta`] answers the incremental build's question: which cached files may have changed
 //! (their stat differs, or they are racy), when nothing else did.
 
+use crate::config::ScanSettings;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::fs::Metadata;
@@ -32,7 +41,7 @@ use std::time::SystemTime;
 
 /// Cache file name inside the index folder.
 pub const FILE: &str = ".stat-cache";
-const MAGIC: &str = "mdgraph-stat-cache 3";
+const MAGIC: &str = "mdgraph-stat-cache 4";
 /// Prefix of a racy entry's hash: its stat cannot vouch for its bytes.
 const RACY: char = '?';
 /// Files modified less than this long before the scan started are not cached.
@@ -135,8 +144,9 @@ pub struct StatCache {
     files: HashMap<String, (Stamp, String)>,
     /// Index output name → (stamp, digest).
     outputs: HashMap<String, (Stamp, String)>,
-    /// Walked folders (root-relative, "" is the root) → stamp.
-    dirs: Vec<(String, Stamp)>,
+    /// Walked folders (root-relative, "" is the root) → stamp, and whether it is racy
+    /// (then the probe lists the folder instead of trusting the stamp).
+    dirs: Vec<(String, Stamp, bool)>,
     /// Ignore files around the root (absolute) → stamp, None when absent.
     watch: Vec<(PathBuf, Option<Stamp>)>,
     /// Config digest of the index this cache describes.
@@ -200,12 +210,11 @@ impl StatCache {
             files.insert(p.to_string(), (st, cached_hash(&st, s.scan_start, h)));
         }
         let mut dirs = Vec::with_capacity(s.dirs.len());
+        // A folder changed within the racy window (the root, when this run made the
+        // index folder; one where an editor just saved by renaming) cannot be vouched for
+        // by its stamp: the probe lists it.
         for (d, st) in s.dirs {
-            if st.settled(s.scan_start) {
-                dirs.push((d.clone(), *st));
-            } else {
-                complete = false;
-            }
+            dirs.push((d.clone(), *st, !st.settled(s.scan_start)));
         }
         // Ignore files shape the walk: those of the root's ancestors are watched, present
         // with their stamp or absent, and those of walked folders when there is an entry
@@ -277,7 +286,7 @@ impl StatCache {
                 Line::Output(p, st, h) => {
                     c.outputs.insert(p.to_string(), (st, h.to_string()));
                 }
-                Line::Dir(p, st) => c.dirs.push((p.to_string(), st)),
+                Line::Dir(p, st, racy) => c.dirs.push((p.to_string(), st, racy)),
                 Line::Watch(p, st) => c.watch.push((PathBuf::from(p), st)),
             }
         }
@@ -325,10 +334,11 @@ impl StatCache {
             out.push_str(&entry_line(kind, st, hash, path));
             out.push('\n');
         }
-        for (d, st) in &self.dirs {
+        for (d, st, racy) in &self.dirs {
             out.push_str("D ");
             st.write(&mut out);
-            out.push_str(&format!(" - {d}\n"));
+            let mark = if *racy { RACY } else { '-' };
+            out.push_str(&format!(" {mark} {d}\n"));
         }
         for (p, st) in &self.watch {
             let stamp = st
@@ -345,14 +355,15 @@ impl StatCache {
 /// "changed or don't know" (callers then scan).
 ///
 /// Every walked folder must keep its stamp (a new, deleted or renamed entry changes its
-/// folder's mtime) and every cached file must be there with its stamp. Source files are
-/// the first lines of the cache, sorted by path, so a folder's files are consecutive:
-/// the block of them is cut into chunks that workers parse and check in parallel, each
-/// opening a folder once per run of its files and stat'ing them by name relative to it
-/// (cheaper than a stat by full path). No maps are built and no folder is listed.
-pub fn probe(index_dir: &Path, root: &Path, config_digest: &str) -> Option<String> {
+/// folder's mtime) or, listed, hold what the walk took from it, and every cached file
+/// must be there with its stamp. Source files are the first lines of the cache, sorted
+/// by path, so a folder's files are consecutive: the block of them is cut into chunks
+/// that workers parse and check in parallel, each opening a folder once per run of its
+/// files and stat'ing them by name relative to it (cheaper than a stat by full path).
+/// Only a folder whose stamp changed or is racy is listed.
+pub fn probe(index_dir: &Path, root: &Path, config_digest: &str, scan: &ScanSettings) -> Option<String> {
     let text = std::fs::read_to_string(index_dir.join(FILE)).ok()?;
-    let tree = settled_tree(&text, index_dir, root, config_digest)?;
+    let tree = settled_tree(&text, index_dir, root, config_digest, scan)?;
     // A racy file is vouched for by its bytes: read and hashed.
     let same = |hash: &str, stamp_same: bool, read: &dyn Fn() -> Option<Vec<u8>>| {
         stamp_same
@@ -388,7 +399,10 @@ pub fn patch_file(
         let (complete, config, _) = parse_header(std::str::from_utf8(&head).ok()?.trim_end())?;
         let flag = if complete { "1" } else { "0" };
         let mut patch = Patch::default();
-        patch.insert(0, format!("{MAGIC} {flag} {config} {sidecar_digest}\n").into_bytes());
+        let new_head = format!("{MAGIC} {flag} {config} {sidecar_digest}\n").into_bytes();
+        // A run that finds the same stamps and hashes writes nothing.
+        let mut same = new_head == head;
+        patch.insert(0, new_head);
         patch.remove(0, head);
         // The path or name of a line of `kind` (after its stamp and hash).
         let key = |l: &[u8], kind: &[u8]| -> Option<Vec<u8>> {
@@ -406,8 +420,10 @@ pub fn patch_file(
             if key(&old, k)? != name.as_bytes() {
                 return None;
             }
+            let new = format!("{line}\n").into_bytes();
+            same &= new == old;
             patch.remove(at, old);
-            patch.insert(at, format!("{line}\n").into_bytes());
+            patch.insert(at, new);
             Some(())
         };
         for (p, st, h) in files {
@@ -416,15 +432,19 @@ pub fn patch_file(
         for (n, st, d) in outputs {
             replace("O ", n, entry_line("O", st, d, n))?;
         }
+        if same {
+            return Some(());
+        }
         crate::store::files::atomic_write(&path, |f| patch.write(&src, f)).ok()
     };
     patched().is_some()
 }
 
 /// What may have changed since the cache was written, when the change can only be edits
-/// of cached files: the cache is complete, of this config, and every walked folder,
-/// ignore file and index output keeps its stamp (so no file was added, removed or
-/// renamed, and the walk would take the same files). None otherwise ("scan").
+/// of cached files: the cache is complete, of this config, every ignore file and index
+/// output keeps its stamp, and every walked folder its stamp or its entries (so no file
+/// was added, removed or renamed, and the walk would take the same files). None
+/// otherwise ("scan").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delta {
     /// The sidecar digest the cache describes.
@@ -435,9 +455,9 @@ pub struct Delta {
 }
 
 /// [`Delta`] of the index in `index_dir` against `root`, from stats alone.
-pub fn delta(index_dir: &Path, root: &Path, config_digest: &str) -> Option<Delta> {
+pub fn delta(index_dir: &Path, root: &Path, config_digest: &str, scan: &ScanSettings) -> Option<Delta> {
     let text = std::fs::read_to_string(index_dir.join(FILE)).ok()?;
-    let tree = settled_tree(&text, index_dir, root, config_digest)?;
+    let tree = settled_tree(&text, index_dir, root, config_digest, scan)?;
     let found: Option<Vec<Vec<String>>> = chunks(tree.files, rayon::current_num_threads() * 8)
         .par_iter()
         .map(|chunk| {
@@ -465,7 +485,13 @@ struct Tree<'a> {
     walked: HashSet<&'a str>,
 }
 
-fn settled_tree<'a>(text: &'a str, index_dir: &Path, root: &Path, config_digest: &str) -> Option<Tree<'a>> {
+fn settled_tree<'a>(
+    text: &'a str,
+    index_dir: &Path,
+    root: &Path,
+    config_digest: &str,
+    scan: &ScanSettings,
+) -> Option<Tree<'a>> {
     let (head, body) = text.split_once('\n')?;
     let (complete, config, sidecar) = parse_header(head)?;
     if !complete || config != config_digest {
@@ -476,16 +502,16 @@ fn settled_tree<'a>(text: &'a str, index_dir: &Path, root: &Path, config_digest:
         split = body[split..].find('\n').map_or(body.len(), |i| split + i + 1);
     }
     let (files, rest) = body.split_at(split);
-    let mut dirs: Vec<(&str, Stamp)> = Vec::new();
+    let mut dirs: Vec<(&str, Stamp, bool)> = Vec::new();
     let mut outputs = 0;
-    let mut watched = 0;
+    let mut watched: HashSet<&Path> = HashSet::new();
     for line in rest.lines() {
         match parse_line(line)? {
             Line::Watch(path, want) => {
                 if Stamp::of_path(Path::new(path)) != want {
                     return None;
                 }
-                watched += 1;
+                watched.insert(Path::new(path));
             }
             Line::Output(path, st, _) => {
                 if Stamp::of_path(&index_dir.join(path)) != Some(st) {
@@ -493,24 +519,93 @@ fn settled_tree<'a>(text: &'a str, index_dir: &Path, root: &Path, config_digest:
                 }
                 outputs += 1;
             }
-            Line::Dir(path, st) => dirs.push((path, st)),
+            Line::Dir(path, st, racy) => dirs.push((path, st, racy)),
             Line::File(..) => return None,
         }
     }
     // meta.json and the three JSONL files; the root's ancestors at least.
-    if files.is_empty() || outputs != crate::store::files::OUTPUTS.len() + 1 || watched < watch_paths(root).len() {
+    if files.is_empty() || outputs != crate::store::files::OUTPUTS.len() + 1 || watched.len() < watch_paths(root).len()
+    {
         return None;
     }
     // Added entries are seen through their folder's stamp: the root and the folder of
     // every cached file must have one.
-    let walked: HashSet<&str> = dirs.iter().map(|(d, _)| *d).collect();
+    let walked: HashSet<&str> = dirs.iter().map(|(d, ..)| *d).collect();
     if !walked.contains("") {
         return None;
     }
-    let dirs_ok = dirs
+    // A folder whose stamp changed is listed: an editor that saves by writing a new
+    // file and renaming it over the old one changes the folder, not what the walk takes.
+    let restamped: Option<Vec<&str>> = dirs
         .par_iter()
-        .all(|(d, st)| Stamp::of_path(&root.join(d)).as_ref() == Some(st));
-    dirs_ok.then_some(Tree { sidecar, files, walked })
+        .filter_map(|(d, st, racy)| match Stamp::of_path(&root.join(d)) {
+            Some(now) if now == *st && !racy => None,
+            Some(_) => Some(Some(*d)),
+            None => Some(None),
+        })
+        .collect();
+    let restamped = restamped?;
+    let tree = Tree { sidecar, files, walked };
+    (restamped.is_empty() || same_entries(&restamped, &tree, root, index_dir, &watched, scan)).then_some(tree)
+}
+
+/// Whether the folders `restamped` (walked, their stamps changed since the cache was
+/// written) hold nothing the walk would take but what the cache holds: each entry is a
+/// cached file, a walked folder, the index folder, or something the walk leaves out (a
+/// hidden name, a file the `[scan]` globs do not take, an ignore file already watched).
+/// Anything else, or a folder that cannot be listed, is a change of the tree. A cached
+/// file that is gone is seen by its own stat. Entries the ignore files leave out (a
+/// `node_modules/`, a git-ignored `.md`) cannot be told from new ones: they count as
+/// changes.
+fn same_entries(
+    restamped: &[&str],
+    tree: &Tree<'_>,
+    root: &Path,
+    index_dir: &Path,
+    watched: &HashSet<&Path>,
+    scan: &ScanSettings,
+) -> bool {
+    let folders: HashSet<&str> = restamped.iter().copied().collect();
+    let cached: HashSet<&str> = tree
+        .files
+        .lines()
+        .filter_map(|l| match parse_line(l) {
+            Some(Line::File(path, ..)) => Some(path),
+            _ => None,
+        })
+        .filter(|p| folders.contains(p.rsplit_once('/').map_or("", |(d, _)| d)))
+        .collect();
+    let filter = scan.filter();
+    let index_abs = index_dir.canonicalize().ok();
+    let kept = |dir: &str, entry: std::fs::DirEntry| -> Option<bool> {
+        let name = entry.file_name().into_string().ok()?;
+        let rel = if dir.is_empty() {
+            name.clone()
+        } else {
+            format!("{dir}/{name}")
+        };
+        if name.starts_with('.') && name != ".kiro" {
+            return Some(match name.as_str() {
+                ".gitignore" | ".ignore" => watched.contains(root.join(&rel).as_path()),
+                // A folder below the root holding `.git` is a repository of its own,
+                // which the walk does not enter.
+                ".git" => dir.is_empty(),
+                _ => true,
+            });
+        }
+        if entry.file_type().ok()?.is_dir() {
+            let index = index_abs.is_some() && entry.path().canonicalize().ok() == index_abs;
+            return Some(tree.walked.contains(rel.as_str()) || index);
+        }
+        Some(cached.contains(rel.as_str()) || !filter.takes(&rel))
+    };
+    restamped.par_iter().all(|dir| {
+        std::fs::read_dir(root.join(dir)).is_ok_and(|entries| {
+            entries
+                .into_iter()
+                .all(|e| e.ok().and_then(|e| kept(dir, e)) == Some(true))
+        })
+    })
 }
 
 /// Cut `block` into about `n` pieces of whole lines.
@@ -623,8 +718,8 @@ enum Line<'a> {
     File(&'a str, Stamp, &'a str),
     /// `O`: an index output, its stamp and digest.
     Output(&'a str, Stamp, &'a str),
-    /// `D`: a walked folder and its stamp.
-    Dir(&'a str, Stamp),
+    /// `D`: a walked folder, its stamp, and whether it is racy.
+    Dir(&'a str, Stamp, bool),
     /// `W`: a watched ignore file and its stamp (None: absent).
     Watch(&'a str, Option<Stamp>),
 }
@@ -647,7 +742,7 @@ fn parse_line(line: &str) -> Option<Line<'_>> {
     match kind {
         "F" => Some(Line::File(path, st, hash)),
         "O" => Some(Line::Output(path, st, hash)),
-        "D" => Some(Line::Dir(path, st)),
+        "D" => Some(Line::Dir(path, st, hash.starts_with(RACY))),
         _ => None,
     }
 }
@@ -704,7 +799,7 @@ mod tests {
         assert_eq!(back.sidecar_digest, "side");
         assert_eq!(back.watch.len(), c.watch.len());
         assert_eq!(
-            probe(dir.path(), dir.path(), "cfg"),
+            probe(dir.path(), dir.path(), "cfg", &ScanSettings::default()),
             None,
             "the cached files are not there"
         );
@@ -779,29 +874,52 @@ mod tests {
         }
         let names: Vec<&str> = files.iter().map(String::as_str).collect();
         vouching_cache(root.path(), index.path(), &names);
-        assert_eq!(probe(index.path(), root.path(), "cfg").as_deref(), Some("side"));
-        assert_eq!(probe(index.path(), root.path(), "other"), None, "another config");
+        assert_eq!(
+            probe(index.path(), root.path(), "cfg", &ScanSettings::default()).as_deref(),
+            Some("side")
+        );
+        assert_eq!(
+            probe(index.path(), root.path(), "other", &ScanSettings::default()),
+            None,
+            "another config"
+        );
         for f in ["top.md", "a/a00.md", "a/b/x17.md", "a/c39.md"] {
             // An in-place edit keeps the folder's stamp: only the file's own stat shows it.
             let p = root.path().join(f);
             let dir = Stamp::of_path(p.parent().unwrap());
             std::fs::write(&p, "edited, and longer than before").unwrap();
             assert_eq!(Stamp::of_path(p.parent().unwrap()), dir);
-            assert_eq!(probe(index.path(), root.path(), "cfg"), None, "{f} edited");
+            assert_eq!(
+                probe(index.path(), root.path(), "cfg", &ScanSettings::default()),
+                None,
+                "{f} edited"
+            );
             vouching_cache(root.path(), index.path(), &names);
-            assert!(probe(index.path(), root.path(), "cfg").is_some());
+            assert!(probe(index.path(), root.path(), "cfg", &ScanSettings::default()).is_some());
         }
         // Absent ignore files of walked folders are not stat'ed: creating one changes the
         // folder's stamp. One that is present is watched itself.
         std::fs::write(root.path().join("a/b/.gitignore"), "x01.md\n").unwrap();
-        assert_eq!(probe(index.path(), root.path(), "cfg"), None, "a new .gitignore");
+        assert_eq!(
+            probe(index.path(), root.path(), "cfg", &ScanSettings::default()),
+            None,
+            "a new .gitignore"
+        );
         vouching_cache(root.path(), index.path(), &names);
-        assert!(probe(index.path(), root.path(), "cfg").is_some());
+        assert!(probe(index.path(), root.path(), "cfg", &ScanSettings::default()).is_some());
         std::fs::write(root.path().join("a/b/.gitignore"), "x02.md\n").unwrap();
-        assert_eq!(probe(index.path(), root.path(), "cfg"), None, "an edited .gitignore");
+        assert_eq!(
+            probe(index.path(), root.path(), "cfg", &ScanSettings::default()),
+            None,
+            "an edited .gitignore"
+        );
         vouching_cache(root.path(), index.path(), &names);
         std::fs::remove_file(root.path().join("a/b/x03.md")).unwrap();
-        assert_eq!(probe(index.path(), root.path(), "cfg"), None, "a deletion");
+        assert_eq!(
+            probe(index.path(), root.path(), "cfg", &ScanSettings::default()),
+            None,
+            "a deletion"
+        );
     }
 
     #[test]
@@ -825,18 +943,104 @@ mod tests {
             })
             .collect();
         assert!(patch_file(index.path(), now_ns(), &racy[1..2], "side", &[]));
-        assert!(probe(index.path(), root.path(), "cfg").is_some(), "same bytes vouch");
-        let d = delta(index.path(), root.path(), "cfg").unwrap();
+        assert!(
+            probe(index.path(), root.path(), "cfg", &ScanSettings::default()).is_some(),
+            "same bytes vouch"
+        );
+        let d = delta(index.path(), root.path(), "cfg", &ScanSettings::default()).unwrap();
         assert_eq!(d.sidecar, "side");
         assert_eq!(d.touched, ["b/c.md"], "the racy file");
         // The same size, and (on a coarse clock) the same stamp: only the bytes tell.
         std::fs::write(root.path().join("b/c.md"), "B/C.md").unwrap();
-        assert_eq!(probe(index.path(), root.path(), "cfg"), None, "a racy file edited");
+        assert_eq!(
+            probe(index.path(), root.path(), "cfg", &ScanSettings::default()),
+            None,
+            "a racy file edited"
+        );
         std::fs::write(root.path().join("b/d.md"), "b/d.md, edited").unwrap();
-        let d = delta(index.path(), root.path(), "cfg").unwrap();
+        let d = delta(index.path(), root.path(), "cfg", &ScanSettings::default()).unwrap();
         assert_eq!(d.touched, ["b/c.md", "b/d.md"]);
         std::fs::write(root.path().join("b/new.md"), "new").unwrap();
-        assert_eq!(delta(index.path(), root.path(), "cfg"), None, "a file added");
+        assert_eq!(
+            delta(index.path(), root.path(), "cfg", &ScanSettings::default()),
+            None,
+            "a file added"
+        );
+    }
+
+    #[test]
+    fn a_save_by_rename_changes_a_folder_but_not_the_tree() {
+        let root = tempfile::tempdir().unwrap();
+        let index = tempfile::tempdir().unwrap();
+        let names = ["a.md", "b/c.md", "b/d.md"];
+        for f in names {
+            let p = root.path().join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, f).unwrap();
+        }
+        vouching_cache(root.path(), index.path(), &names);
+        let scan = ScanSettings::default();
+        let b = root.path().join("b");
+        let folder = Stamp::of_path(&b);
+        // As an editor saves atomically: a new file, renamed over the old one.
+        std::fs::write(b.join(".c.md.tmp"), "b/c.md, saved").unwrap();
+        std::fs::rename(b.join(".c.md.tmp"), b.join("c.md")).unwrap();
+        assert_ne!(Stamp::of_path(&b), folder, "the folder changed");
+        let d = delta(index.path(), root.path(), "cfg", &scan).expect("still only edits");
+        assert_eq!(d.touched, ["b/c.md"]);
+        assert_eq!(probe(index.path(), root.path(), "cfg", &scan), None, "an edit");
+        // The edit indexed: the file's new stamp recorded, the folder's left as it was.
+        let p = b.join("c.md");
+        let h = blake3::hash(&std::fs::read(&p).unwrap()).to_hex().to_string();
+        let stamp = Stamp::of_path(&p).unwrap();
+        assert!(patch_file(
+            index.path(),
+            now_ns() + 10 * RACY_NS,
+            &[("b/c.md".into(), stamp, h)],
+            "side",
+            &[]
+        ));
+        assert_eq!(probe(index.path(), root.path(), "cfg", &scan).as_deref(), Some("side"));
+        // What an editor leaves beside the file, and files the globs do not take.
+        for f in ["c.md~", ".c.md.swp", "notes.txt", "4913"] {
+            std::fs::write(b.join(f), "x").unwrap();
+        }
+        assert!(
+            probe(index.path(), root.path(), "cfg", &scan).is_some(),
+            "nothing the walk takes"
+        );
+        let drafts = ScanSettings {
+            exclude: vec!["b/draft*.md".into()],
+            ..ScanSettings::default()
+        };
+        std::fs::write(b.join("draft1.md"), "x").unwrap();
+        assert!(probe(index.path(), root.path(), "cfg", &drafts).is_some(), "excluded");
+        assert_eq!(
+            probe(index.path(), root.path(), "cfg", &scan),
+            None,
+            "a new file the walk takes"
+        );
+        std::fs::remove_file(b.join("draft1.md")).unwrap();
+        std::fs::create_dir(b.join("sub")).unwrap();
+        assert_eq!(delta(index.path(), root.path(), "cfg", &scan), None, "a new folder");
+        std::fs::remove_dir(b.join("sub")).unwrap();
+        std::fs::write(b.join(".gitignore"), "d.md\n").unwrap();
+        assert_eq!(
+            delta(index.path(), root.path(), "cfg", &scan),
+            None,
+            "a new ignore file"
+        );
+        std::fs::remove_file(b.join(".gitignore")).unwrap();
+        std::fs::create_dir(b.join(".git")).unwrap();
+        assert_eq!(
+            delta(index.path(), root.path(), "cfg", &scan),
+            None,
+            "now a repository of its own"
+        );
+        std::fs::remove_dir(b.join(".git")).unwrap();
+        assert!(probe(index.path(), root.path(), "cfg", &scan).is_some());
+        std::fs::remove_file(b.join("d.md")).unwrap();
+        assert_eq!(delta(index.path(), root.path(), "cfg", &scan), None, "a deletion");
     }
 
     #[test]

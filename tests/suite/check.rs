@@ -251,7 +251,7 @@ fn stat_cache_never_hides_an_edit() {
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
     assert!(cache.contains(" README.md\n"), "aged files are cached:\n{cache}");
     // The cache vouches for the whole tree, so check answers from stats alone.
-    assert!(cache.starts_with("mdgraph-stat-cache 3 1 "), "{cache}");
+    assert!(cache.starts_with("mdgraph-stat-cache 4 1 "), "{cache}");
     assert_eq!(f.run(&["check"]).code, 0);
     // A damaged index file.
     let edges = f.index().join("graph_edges.jsonl");
@@ -262,7 +262,7 @@ fn stat_cache_never_hides_an_edit() {
     std::fs::write(&edges, &saved).unwrap();
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
-    assert!(cache.starts_with("mdgraph-stat-cache 3 1 "), "{cache}");
+    assert!(cache.starts_with("mdgraph-stat-cache 4 1 "), "{cache}");
     // A new file in a folder the cache vouches for.
     std::fs::write(f.root().join("decisions/NOTE.md"), "# Note\n").unwrap();
     let out = f.run(&["check"]);

@@ -332,7 +332,7 @@ fn stat_probe_never_hides_a_change() {
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
     assert!(
-        cache.starts_with("mdgraph-stat-cache 3 1 "),
+        cache.starts_with("mdgraph-stat-cache 4 1 "),
         "the cache vouches for every file"
     );
     let readme = f.root().join("README.md");
@@ -427,7 +427,7 @@ fn probe_covers_skipped_files_subfolder_ignores_and_meta() {
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
     assert!(
-        cache.starts_with("mdgraph-stat-cache 3 0 "),
+        cache.starts_with("mdgraph-stat-cache 4 0 "),
         "a skipped file keeps the cache from vouching"
     );
     // Fixing the skipped file in place is seen.
@@ -442,7 +442,7 @@ fn probe_covers_skipped_files_subfolder_ignores_and_meta() {
     std::thread::sleep(std::time::Duration::from_millis(2100));
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
-    assert!(cache.starts_with("mdgraph-stat-cache 3 1 "));
+    assert!(cache.starts_with("mdgraph-stat-cache 4 1 "));
     let (code, _) = search_json(&f, &["walrus"]);
     assert_eq!(code, 1, "hidden.md is ignored");
     std::fs::write(f.root().join("sub/.gitignore"), "").unwrap();
@@ -503,7 +503,7 @@ fn probe_sees_changes_outside_the_walked_files() {
         args.push("index");
         assert_eq!(run_env(f.dir.path(), &args, &[("HOME", home(f).as_os_str())]).code, 0);
         let cache = std::fs::read_to_string(f.dir.path().join("_index/.stat-cache")).unwrap();
-        assert!(cache.starts_with("mdgraph-stat-cache 3 1 "), "{cache}");
+        assert!(cache.starts_with("mdgraph-stat-cache 4 1 "), "{cache}");
     }
     assert_eq!(search(&a, &plain, "zebracorn"), ["notes/b.md"]);
     assert_eq!(search(&b, &plain, "plumbago"), ["other/secret.md"]);

@@ -201,6 +201,37 @@ fn each_spec_folder_edit_equals_a_full_build() {
     }
 }
 
+/// Saved as editors that save atomically do (a new file renamed over the old one: the
+/// folder's stamp and the file's inode change), right after the first build: the short
+/// cut still takes it, with a full build's bytes; what an editor leaves beside the file
+/// does not count, a new Markdown file beside it does.
+#[test]
+fn a_save_by_rename_right_after_a_build_is_an_edit() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let dir = f.dir.path();
+    let inc = cfg(dir, "_index");
+    mdgraph::Index::build(&inc, false, None).unwrap();
+    let file = f.root().join(TASKS);
+    let save = |text: String| {
+        let tmp = file.with_extension("md.tmp");
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, &file).unwrap();
+    };
+    let text = std::fs::read_to_string(&file).unwrap();
+    save(text.replacen("- [ ] T003", "- [x] T003", 1));
+    assert!(index(&inc), "a tick saved by rename takes the short cut");
+    assert_full(dir, "tick saved by rename");
+    std::fs::write(file.with_file_name(".tasks.md.swp"), "swap").unwrap();
+    std::fs::write(file.with_file_name("tasks.md~"), text.as_str()).unwrap();
+    save(text.clone());
+    assert!(index(&inc), "an untick beside an editor's files takes the short cut");
+    assert_full(dir, "untick saved by rename");
+    std::fs::write(file.with_file_name("notes.md"), "# Notes\n").unwrap();
+    save(text.replacen("- [ ] T003", "- [x] T003", 1));
+    assert!(!index(&inc), "a new file is not an edit");
+    assert_full(dir, "tick beside a new file");
+}
+
 /// Edits piled up, one index after each: a walk over the edits with a fixed seed, each
 /// step compared with a full build, and most steps on the short cut.
 #[test]

@@ -68,7 +68,7 @@ pub(crate) struct Probe {
 /// [`statcache::delta`]).
 pub(crate) fn probe(cfg: &Config) -> Option<Probe> {
     let scan_start = statcache::now_ns();
-    let delta = statcache::delta(&cfg.index_dir, &cfg.root, &cfg.settings.digest())?;
+    let delta = statcache::delta(&cfg.index_dir, &cfg.root, &cfg.settings.digest(), &cfg.settings.scan)?;
     Some(Probe { scan_start, delta })
 }
 
