@@ -155,8 +155,10 @@ fn still_open_asks_for_a_state_not_for_the_word_open() {
     assert_eq!(got.first().map(String::as_str), Some("001-chat/tasks"), "{got:?}");
     let guide = got.iter().position(|g| g == "setup-guide").unwrap_or(usize::MAX);
     let phase = got.iter().position(|g| g == "001-chat/phase-3").unwrap_or(usize::MAX);
-    assert!(guide != usize::MAX, "the guide is found (on \"chat\"): {got:?}");
     assert!(phase < guide, "{got:?}");
+    // The guide does match "chat": the question's scope (its chat tasks) keeps it
+    // below the feature's work, or out.
+    assert!(found(&f, "chat").contains(&"setup-guide".to_string()));
 }
 
 #[test]
@@ -167,6 +169,28 @@ fn what_is_left_for_the_mvp_is_the_open_work_of_the_p1_story() {
     assert_eq!(at("001-chat/phase-3"), 0, "{got:?}");
     for task in ["001-chat/T005", "001-chat/T006"] {
         assert!(at(task) < 3, "{task} is open work of the P1 story: {got:?}");
+    }
+}
+
+/// Two features with an MVP: a word of one's folder name, said as a scope ("of the
+/// chat", "report tasks"), puts that feature's work first, whichever it is.
+#[test]
+fn a_feature_named_as_a_scope_comes_first() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    std::fs::create_dir_all(f.root().join("specs/003-report")).unwrap();
+    std::fs::write(
+        f.root().join("specs/003-report/tasks.md"),
+        "# Tasks: Monthly summaries\n\n## Phase 1: User Story 1 - Send the summary (Priority: P1)\n\n\
+         - [ ] T001 [US1] Render the summary email\n- [ ] T002 [US1] Schedule the monthly job\n",
+    )
+    .unwrap();
+    let first = |q: &str| found(&f, q).first().cloned().unwrap_or_default();
+    for (q, feature) in [
+        ("what is left for the MVP of the report", "003-report"),
+        ("which report tasks are left for the MVP", "003-report"),
+        ("what is left for the MVP of the chat", "001-chat"),
+    ] {
+        assert!(first(q).starts_with(feature), "{q}: {}", first(q));
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::hits::{SectionHit, make_seed, neighbor_hit, round};
 use super::named::{ItemContext, in_scope_context, item_in_scope, named_ids};
-use super::scoped::TAKE_UP;
+use super::scoped::{TAKE_UP, named_folder};
 use super::successor::{add_successors, successors_first};
 use super::{Engine, Hit, NAV_WEIGHT, Results, Why};
 use crate::config::Retrieval;
@@ -17,6 +17,9 @@ use crate::query::intent::{Ask, Intent};
 use crate::store::postings::{Corpus, Posting};
 use crate::text::tokenize;
 use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// How much a spec folder the question names as its scope weighs its documents' scores.
+const FOLDER_FOCUS: f64 = 1.5;
 
 /// Rank documents for `query`: full-text seeds, then (when `graph`) their neighbors
 /// along the graph, re-ranked by document type and state.
@@ -60,6 +63,16 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     let (mut docs, matched) = documents(corpus, &hits);
     if let Some(cx) = &within {
         docs.retain(|d| in_scope_context(engine, d.1, cx));
+    }
+    // A spec folder the question names by a word of its name ("the chatbot's MVP"):
+    // its documents count that word as matched, though their own text rarely says it.
+    if let Some(folder) = named_folder(engine, docs.iter().map(|d| d.1), query) {
+        for d in docs.iter_mut() {
+            if engine.doc(d.1).is_some_and(|x| x.path.starts_with(&folder)) {
+                d.0 *= FOLDER_FOCUS;
+            }
+        }
+        docs.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     }
     let wanted = if graph { r.seeds } else { limit };
     let (pivots, best) = set_aside_pivots(engine, &mut docs, &exact, wanted, r);

@@ -118,3 +118,81 @@ pub(super) fn items_of_named<'q>(
 
 /// Word-number pairs of a question, each with the id it names.
 pub(super) type Named<'q> = Vec<(&'q str, String)>;
+
+/// The spec folder (`specs/003-ai-chatbot/`, `.kiro/specs/login/`) of a path: its
+/// prefix up to the folder's slash, and the folder's name.
+fn spec_folder(path: &str) -> Option<(&str, &str)> {
+    let at = path.find("specs/").filter(|&i| i == 0 || path[..i].ends_with('/'))? + "specs/".len();
+    let end = at + path[at..].find('/')?;
+    Some((&path[..=end], &path[at..end]))
+}
+
+/// Words of folder names that name no feature by themselves.
+const GENERIC: [&str; 10] = [
+    "feature", "features", "module", "spec", "specs", "phase", "system", "service", "app", "tasks",
+];
+
+/// The words after a word that make it a scope: "the agenda feature", "chatbot tasks",
+/// "the chatbot's MVP".
+const SCOPE_AFTER: [&str; 14] = [
+    "feature",
+    "features",
+    "spec",
+    "specs",
+    "module",
+    "folder",
+    "tasks",
+    "task",
+    "stories",
+    "story",
+    "requirements",
+    "plan",
+    "mvp",
+    "s",
+];
+
+/// The words before a word that make it a scope: "the MVP of the chatbot", "in agenda".
+const SCOPE_BEFORE: [&str; 4] = ["of", "in", "for", "within"];
+
+/// The spec folder a question names by a word of its name, said as a scope ("the MVP
+/// of the chatbot", "which chatbot tasks", "the agenda feature"), among the folders of
+/// the documents that matched: the folder's path prefix, when exactly one is named. A
+/// folder's word said otherwise ("the timer page") may be about another folder's work.
+pub(super) fn named_folder<'d>(
+    engine: &dyn Engine,
+    docs: impl Iterator<Item = &'d str>,
+    query: &str,
+) -> Option<String> {
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let scopes: Vec<&str> = (0..words.len())
+        .filter(|&i| {
+            let after = words.get(i + 1).is_some_and(|w| SCOPE_AFTER.contains(&w.as_str()));
+            let before = (i >= 1 && SCOPE_BEFORE.contains(&words[i - 1].as_str()))
+                || (i >= 2 && words[i - 1] == "the" && SCOPE_BEFORE.contains(&words[i - 2].as_str()));
+            after || before
+        })
+        .map(|i| words[i].as_str())
+        .filter(|w| w.len() >= 4 && !GENERIC.contains(w))
+        .collect();
+    if scopes.is_empty() {
+        return None;
+    }
+    let mut folders: Vec<(String, String)> = docs
+        .filter_map(|id| engine.doc(id))
+        .filter_map(|d| spec_folder(&d.path).map(|(p, n)| (p.to_string(), n.to_lowercase())))
+        .collect();
+    folders.sort();
+    folders.dedup();
+    let named: Vec<&(String, String)> = folders
+        .iter()
+        .filter(|(_, name)| name.split(['-', '_', '.']).any(|part| scopes.contains(&part)))
+        .collect();
+    match named.as_slice() {
+        [(prefix, _)] => Some(prefix.clone()),
+        _ => None,
+    }
+}
