@@ -37,7 +37,9 @@ use std::path::Path;
 /// 10: spec folders read as the real-repository count has them (a BMAD story's first task
 /// list and criteria to their heading's end, a phase or task heading without boxes has
 /// no state, Kiro's `optional`): a file parsed before reads differently now.
-pub const SCHEMA_VERSION: u32 = 10;
+/// 11: a Kiro requirement headed only by its number takes its user story as its title;
+/// Spec Kit tasks written as headings (`### T001: …`) are items.
+pub const SCHEMA_VERSION: u32 = 11;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.

@@ -119,6 +119,41 @@ fn a_question_names_an_item_by_its_number_inside_a_story() {
     }
 }
 
+/// A task id in a sentence naming its feature in several words: the feature most of them
+/// name, not every feature one of them names.
+#[test]
+fn a_task_id_is_scoped_by_the_feature_most_words_name() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    std::fs::create_dir_all(f.root().join("specs/003-chat-export")).unwrap();
+    std::fs::write(
+        f.root().join("specs/003-chat-export/tasks.md"),
+        "# Tasks: Chat export\n\n## Phase 1: Setup\n\n- [ ] T001 Write the transcript exporter\n",
+    )
+    .unwrap();
+    let got = found(&f, "implement T001 in the chat export feature");
+    assert_eq!(got.first().map(String::as_str), Some("003-chat-export/T001"), "{got:?}");
+    let got = found(&f, "implement T001 in chat");
+    assert_eq!(got.first().map(String::as_str), Some("001-chat/T001"), "{got:?}");
+}
+
+/// Kiro numbers its tasks `2.2`: a bare dotted number is that task where other words
+/// name its spec, and no id at all where none does.
+#[test]
+fn a_kiro_task_number_is_named_with_its_spec() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let exact = |q: &str| -> Vec<String> {
+        let out = json(&f.run(&["search", q, "--format", "json"]));
+        let results = out["results"].as_array().unwrap().clone();
+        results
+            .iter()
+            .filter(|r| r["why"]["exact_id"] == true)
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(exact("implement 2.2 in the login spec"), ["login/2.2"]);
+    assert!(exact("what changed in version 2.2").is_empty());
+}
+
 #[test]
 fn implement_a_task_brings_what_it_is_tied_to_then_its_features_context() {
     let f = Fixture::new("tests/fixtures/spec-folders");

@@ -253,13 +253,14 @@ impl Ctx {
             Format::Kiro if scope.is_feature_file() => {
                 if let Some(n) = numbered_word(text, "requirement") {
                     self.requirement = Some((n.clone(), level));
+                    let body = section_text();
                     out.push(Item {
                         local: format!("R{n}"),
                         r#type: "Requirement",
                         state: None,
-                        title: strip_number_lead(text, "requirement", &n),
+                        title: requirement_title(text, &n, &body),
                         line: l.no,
-                        text: section_text(),
+                        text: body,
                         parent: None,
                         refs: Vec::new(),
                         priority: None,
@@ -497,6 +498,26 @@ fn strip_number_lead(text: &str, word: &str, n: &str) -> String {
     let rest = &text[word.len().min(text.len())..];
     let rest = rest.trim_start().strip_prefix(n).unwrap_or(rest);
     rest.trim_start_matches([' ', '-', ':', '—', '–']).trim().to_string()
+}
+
+/// A Kiro requirement's title: the heading's words after its number, or (`### Requirement
+/// 8` alone, as many write it) its user story, or the heading itself.
+fn requirement_title(heading: &str, n: &str, body: &str) -> String {
+    let own = strip_number_lead(heading, "requirement", n);
+    if !own.is_empty() {
+        return own;
+    }
+    let story = body.lines().find_map(|line| {
+        let t = line.trim().trim_start_matches(['*', '_']);
+        let rest = t
+            .strip_prefix("User Story:")
+            .or_else(|| t.strip_prefix("User story:"))?;
+        let rest = rest.trim_start_matches(['*', '_']).trim();
+        // "As a player, I want X, so that Y": the want is the title.
+        let rest = rest.split_once(", so that").map_or(rest, |(want, _)| want);
+        (!rest.is_empty()).then(|| clean_title(rest).0)
+    });
+    story.unwrap_or_else(|| heading.trim().to_string())
 }
 
 /// `(Priority: P1)` → `P1`.

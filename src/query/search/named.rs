@@ -43,6 +43,23 @@ pub(super) fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec
             }
         }
     }
+    // A Kiro task's bare number ("3.2 in the warband editor"): an id only where other
+    // words of the question name its scope (a bare number alone is no id).
+    for tok in dotted_numbers(query) {
+        let (found, scope_words) = scoped(engine, query, tok);
+        if found.is_empty() || scope_words.is_empty() {
+            continue;
+        }
+        text = remove_token(&text, tok);
+        for w in &scope_words {
+            text = remove_word(&text, w);
+        }
+        for id in found {
+            if !exact.contains(&id) {
+                exact.push(id);
+            }
+        }
+    }
     // "Task 2 of story 2.1": the item numbered inside a document the question names.
     let mut spaced = spaced;
     // The item comes before the document it is in: it is what the question asks about.
@@ -189,9 +206,25 @@ fn remove_token(text: &str, tok: &str) -> String {
     out
 }
 
+/// The dotted numbers of a question (`3.2`, `1.4.2`), as Kiro numbers its tasks.
+fn dotted_numbers(query: &str) -> Vec<&str> {
+    query
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map(|t| t.trim_matches('.'))
+        .filter(|t| t.contains('.') && t.split('.').all(|p| !p.is_empty()))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dotted_numbers_are_kiro_task_numbers() {
+        assert_eq!(dotted_numbers("implement 3.2, then 1.4.2."), ["3.2", "1.4.2"]);
+        assert_eq!(dotted_numbers("gemini-2.5-pro in 3 days"), ["2.5"]);
+        assert!(dotted_numbers("T012 and story 4 ... done").is_empty());
+    }
 
     #[test]
     fn an_id_is_removed_from_the_query_only_as_a_whole_token() {

@@ -42,9 +42,13 @@ pub(super) fn scoped(engine: &dyn Engine, query: &str, tok: &str) -> (Vec<String
         let scope = id.rsplit_once('/').map_or("", |(s, _)| s).to_lowercase();
         scope.split(['-', '/', '.', '_']).any(|part| part == w)
     };
+    // The scopes most of the question's words name ("3.2 in warband properties editor"
+    // is `3-warband-properties-editor/3.2`, not `2-warband-list-navigation/3.2`).
+    let naming_words = |id: &str| words.iter().filter(|w| naming(id, w)).count();
+    let most = all.iter().map(|id| naming_words(id)).max().unwrap_or(0);
     let named: Vec<String> = all
         .iter()
-        .filter(|id| words.iter().any(|w| naming(id, w)))
+        .filter(|id| most > 0 && naming_words(id) == most)
         .cloned()
         .collect();
     let scope_words: Vec<String> = words

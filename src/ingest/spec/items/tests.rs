@@ -149,6 +149,17 @@ fn kiro_nested_tasks_and_requirements() {
             ("R2.1", "Criterion", None, Some("R2")),
         ]
     );
+    // A title after the number; else the user story's want; else the heading.
+    let body = "### Requirement 1: Sign in\n\n### Requirement 2\n\n**User Story:** As a player, I want to close the editor, so that I keep my place.\n\n### Requirement 3\n\n1. WHEN x\n";
+    let titles: Vec<String> = crate::ingest::spec::items(&scope, body, 1)
+        .into_iter()
+        .filter(|i| i.r#type == "Requirement")
+        .map(|i| i.title)
+        .collect();
+    assert_eq!(
+        titles,
+        ["Sign in", "As a player, I want to close the editor", "Requirement 3"]
+    );
 }
 
 #[test]
