@@ -95,14 +95,8 @@ impl BodyStatus {
 pub fn read(sections: &[Section], known: &[String]) -> Option<BodyStatus> {
     // The metadata under the title first: a later `## Status` may describe something
     // else (nats' ADRs have a `Status` table row and a section on a `Status` interface).
-    let head: Vec<(u32, &str)> = sections
-        .iter()
-        .take(2)
-        .filter(|s| !is_status_key(&s.heading))
-        .flat_map(content_lines)
-        .collect();
-    if let Some((n, value)) = keyed(&head) {
-        return Some(single(n, &value, true, known));
+    if let Some(st) = under_title(sections, known) {
+        return Some(st);
     }
     let sec = sections.iter().find(|s| is_status_key(&s.heading))?;
     let lines = content_lines(sec);
@@ -110,6 +104,18 @@ pub fn read(sections: &[Section], known: &[String]) -> Option<BodyStatus> {
         Some((n, value)) => Some(single(n, &value, false, known)),
         None => Some(from_section(&lines, known)),
     }
+}
+
+/// The status a `Status: X` line or a status table row states in the text before the
+/// second heading (a `Status` section aside).
+pub fn under_title(sections: &[Section], known: &[String]) -> Option<BodyStatus> {
+    let head: Vec<(u32, &str)> = sections
+        .iter()
+        .take(2)
+        .filter(|s| !is_status_key(&s.heading))
+        .flat_map(content_lines)
+        .collect();
+    keyed(&head).map(|(n, value)| single(n, &value, true, known))
 }
 
 /// The status phrase a log writes where a status belongs when it is no known state, if

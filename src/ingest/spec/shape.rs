@@ -121,9 +121,14 @@ fn item_node(file: &Node, file_id: &str, scope: &Scope, it: Item) -> (Node, Sect
     (node, section)
 }
 
-/// A BMAD story's status: the first line of its `## Status` section, without emphasis,
+/// A BMAD story's status: a `- **Status:** Done` line in the metadata under its title
+/// (a common variant of the template, whose later `### Status` sections report on
+/// something else), else the first line of its `## Status` section, without emphasis,
 /// emoji or a trailing date (`✅ **COMPLETED** (August 2024)` → `Completed`).
 fn story_status(sections: &[Section]) -> Option<String> {
+    if let Some(state) = crate::ingest::status::under_title(sections, &[]).and_then(|st| st.state) {
+        return Some(state);
+    }
     let sec = sections
         .iter()
         .find(|s| s.heading.trim().eq_ignore_ascii_case("status"))?;
@@ -163,6 +168,10 @@ mod tests {
         assert_eq!(status("**COMPLETED ✅**:").as_deref(), Some("Completed"));
         assert_eq!(status("Ready for Review").as_deref(), Some("Ready for review"));
         assert_eq!(status("").as_deref(), None);
+        // The metadata under the title before a later `### Status` report.
+        let body = "# Story 5.3A: Intake\n\n## Story Information\n\n- **Story:** 5.3A\n- **Status:** Done\n- **Points:** 8\n\n## Notes\n\n### Status\n\nReady\n";
+        let sections = crate::ingest::markdown::parse_body(body, 1).sections;
+        assert_eq!(story_status(&sections).as_deref(), Some("Done"));
     }
 
     #[test]
