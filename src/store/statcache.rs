@@ -805,6 +805,15 @@ mod tests {
         );
     }
 
+    /// Each file of `names` under `root`, holding its own name.
+    fn write_tree(root: &Path, names: &[&str]) {
+        for f in names {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, f).unwrap();
+        }
+    }
+
     /// A cache over a real tree whose stamps all count as settled.
     fn vouching_cache(root: &Path, index: &Path, files: &[&str]) {
         cache_at(root, index, files, now_ns() + 10 * RACY_NS);
@@ -927,11 +936,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let index = tempfile::tempdir().unwrap();
         let names = ["a.md", "b/c.md", "b/d.md"];
-        for f in names {
-            let p = root.path().join(f);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, f).unwrap();
-        }
+        write_tree(root.path(), &names);
         // Folders settled, files racy: as right after an edit.
         cache_at(root.path(), index.path(), &names, now_ns() + 10 * RACY_NS);
         let racy: Vec<(String, Stamp, String)> = names
@@ -973,11 +978,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let index = tempfile::tempdir().unwrap();
         let names = ["a.md", "b/c.md", "b/d.md"];
-        for f in names {
-            let p = root.path().join(f);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, f).unwrap();
-        }
+        write_tree(root.path(), &names);
         vouching_cache(root.path(), index.path(), &names);
         let scan = ScanSettings::default();
         let b = root.path().join("b");

@@ -31,33 +31,14 @@ pub(super) fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec
             Some(id) => (vec![id], Vec::new()),
             None => scoped(engine, query, tok),
         };
-        if !found.is_empty() {
-            text = remove_token(&text, tok);
-        }
-        for w in &scope_words {
-            text = remove_word(&text, w);
-        }
-        for id in found {
-            if !exact.contains(&id) {
-                exact.push(id);
-            }
-        }
+        take(&mut text, &mut exact, tok, found, &scope_words);
     }
     // A Kiro task's bare number ("3.2 in the warband editor"): an id only where other
     // words of the question name its scope (a bare number alone is no id).
     for tok in dotted_numbers(query) {
         let (found, scope_words) = scoped(engine, query, tok);
-        if found.is_empty() || scope_words.is_empty() {
-            continue;
-        }
-        text = remove_token(&text, tok);
-        for w in &scope_words {
-            text = remove_word(&text, w);
-        }
-        for id in found {
-            if !exact.contains(&id) {
-                exact.push(id);
-            }
+        if !scope_words.is_empty() {
+            take(&mut text, &mut exact, tok, found, &scope_words);
         }
     }
     // "Task 2 of story 2.1": the item numbered inside a document the question names.
@@ -204,6 +185,22 @@ fn remove_token(text: &str, tok: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// The ids `tok` named (with the words that named their scope) taken out of the search
+/// `text` and added to `exact`, in order, once each.
+fn take(text: &mut String, exact: &mut Vec<String>, tok: &str, found: Vec<String>, scope_words: &[String]) {
+    if !found.is_empty() {
+        *text = remove_token(text, tok);
+    }
+    for w in scope_words {
+        *text = remove_word(text, w);
+    }
+    for id in found {
+        if !exact.contains(&id) {
+            exact.push(id);
+        }
+    }
 }
 
 /// The dotted numbers of a question (`3.2`, `1.4.2`), as Kiro numbers its tasks.
