@@ -38,7 +38,8 @@ use std::path::Path;
 /// list and criteria to their heading's end, a phase or task heading without boxes has
 /// no state, Kiro's `optional`): a file parsed before reads differently now.
 /// 11: a Kiro requirement headed only by its number takes its user story as its title;
-/// Spec Kit tasks written as headings (`### T001: …`) are items.
+/// Spec Kit tasks written as headings (`### T001: …`) are items, and a `Preconditions:`
+/// line is a dependency.
 pub const SCHEMA_VERSION: u32 = 11;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.

@@ -1,5 +1,6 @@
 //! The items written inside a spec-folder file: checkbox tasks with an id (Spec Kit
-//! `T012`, Kiro `2.1`, checklist `CHK001`, BMAD's story tasks by their place), Spec Kit's
+//! `T012`, Kiro `2.1`, checklist `CHK001`, BMAD's story tasks by their place), tasks
+//! written as headings (Spec Kit `### T001: …`, BMAD `### Task 1: …`), Spec Kit's
 //! `## Phase N` headings, the user stories and `FR-001`/`SC-001` lines of a spec, Kiro's
 //! requirements and acceptance criteria, BMAD's acceptance criteria; and what each cites.
 //!
@@ -7,7 +8,10 @@
 //! body is the indented lines under its line, which a Markdown tree would reshape.
 
 use super::{Format, Scope};
+use crate::ingest::markdown::Section;
+use crate::ingest::status;
 use crate::model::EdgeType;
+use crate::model::backlog::{Group, fold_state};
 
 /// One item inside a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,7 +79,21 @@ pub fn scan(scope: &Scope, body: &str, first_line: u32) -> Vec<Item> {
             out.push(item);
         }
     }
-    out
+    drop_boxed_heads(out, &ctx.heads)
+}
+
+/// A file that writes a task both ways (a `### T001:` heading and a `- [ ] T001` box)
+/// keeps the box's task: the heading's is left out rather than made a duplicate id.
+fn drop_boxed_heads(items: Vec<Item>, heads: &[usize]) -> Vec<Item> {
+    let boxed: std::collections::BTreeSet<String> = (0..items.len())
+        .filter(|i| items[*i].r#type == "Task" && !heads.contains(i))
+        .map(|i| items[i].local.clone())
+        .collect();
+    (0..)
+        .zip(items)
+        .filter(|(i, it)| !(heads.contains(i) && boxed.contains(&it.local)))
+        .map(|(_, it)| it)
+        .collect()
 }
 
 fn lines(body: &str, first_line: u32) -> Vec<Line<'_>> {
@@ -129,6 +147,8 @@ struct Ctx {
     /// The first Acceptance Criteria section (a BMAD story's numbers its criteria; a later
     /// one, as a QA review repeats it, does not).
     criteria_list: Region,
+    /// Spec Kit: where the tasks written as headings are in the scan's output.
+    heads: Vec<usize>,
 }
 
 /// The first section whose heading names something, down to the next heading of its
@@ -188,27 +208,7 @@ impl Ctx {
         }
         let section_text = || section_body(level, l, rest);
         match scope.format {
-            Format::SpecKit if scope.file == "tasks" => {
-                if let Some(n) = numbered_word(text, "phase") {
-                    let local = format!("phase-{n}");
-                    self.phase = Some(local.clone());
-                    out.push(Item {
-                        local,
-                        r#type: "Phase",
-                        state: None,
-                        title: text.to_string(),
-                        line: l.no,
-                        text: String::new(),
-                        parent: None,
-                        refs: story_refs(text, l.no),
-                        priority: priority(text),
-                        parallel: false,
-                        optional: false,
-                    });
-                } else if level <= 2 {
-                    self.phase = None;
-                }
-            }
+            Format::SpecKit if scope.file == "tasks" => self.tasks_heading(scope, level, text, l, rest, out),
             Format::SpecKit if scope.is_feature_file() => {
                 if let Some(n) = numbered_word(text, "user story") {
                     out.push(Item {
@@ -270,6 +270,44 @@ impl Ctx {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A heading of a Spec Kit `tasks.md`: a phase (`## Phase 3: …`), a task written as a
+    /// heading (`### T001: …`, under its phase), or a `##` heading that ends the phase.
+    fn tasks_heading(
+        &mut self,
+        scope: &Scope,
+        level: usize,
+        text: &str,
+        l: &Line<'_>,
+        rest: &[Line<'_>],
+        out: &mut Vec<Item>,
+    ) {
+        if let Some(n) = numbered_word(text, "phase") {
+            let local = format!("phase-{n}");
+            self.phase = Some(local.clone());
+            out.push(Item {
+                local,
+                r#type: "Phase",
+                state: None,
+                title: text.to_string(),
+                line: l.no,
+                text: String::new(),
+                parent: None,
+                refs: story_refs(text, l.no),
+                priority: priority(text),
+                parallel: false,
+                optional: false,
+            });
+            return;
+        }
+        if level <= 2 {
+            self.phase = None;
+        }
+        if let Some(task) = heading_task(scope, level, text, l, rest, self.phase.clone()) {
+            self.heads.push(out.len());
+            out.push(task);
         }
     }
 
@@ -582,19 +620,109 @@ fn is_box_line(text: &str) -> bool {
     list_marker(text).is_some_and(|(end, _)| checkbox(text[end..].trim_start()).is_some())
 }
 
+/// The lines under a heading of `level` up to the next heading of its level or above.
+fn section_lines<'l, 'a>(level: usize, rest: &'l [Line<'a>]) -> &'l [Line<'a>] {
+    let end = rest
+        .iter()
+        .position(|r| !r.in_fence && heading(r.text).is_some_and(|(lv, _)| lv <= level))
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
 /// The text under a heading up to the next heading of its level or above.
 fn section_body(level: usize, l: &Line<'_>, rest: &[Line<'_>]) -> String {
     let mut out = vec![l.text.to_string()];
-    for r in rest {
-        if !r.in_fence && heading(r.text).is_some_and(|(lv, _)| lv <= level) {
-            break;
-        }
+    for r in section_lines(level, rest) {
         out.push(format!("{}{}", " ".repeat(r.indent), r.text));
     }
     while out.last().is_some_and(|s| s.trim().is_empty()) {
         out.pop();
     }
     out.join("\n")
+}
+
+/// A Spec Kit task written as a heading below the title (`### T001: Create the project`,
+/// `### T001 - …`, `### T001 …`), its outputs as boxes under it (evolution-of-todo's
+/// `005-cloud-deployment`): its text is its section (to the next heading of its level or
+/// above), and it cites what a box task's text cites (`**Preconditions**: T001 complete`
+/// among them). Its state is rolled up from its outputs, the boxes in its section that are
+/// no items of their own (a box with a task id is a task as ever, under the phase); with
+/// none, a `**Status**:` line's; else none: a heading with nothing that says its state is
+/// no work, as BMAD's `### Task N:` over a plain list.
+fn heading_task(
+    scope: &Scope,
+    level: usize,
+    text: &str,
+    l: &Line<'_>,
+    rest: &[Line<'_>],
+    parent: Option<String>,
+) -> Option<Item> {
+    let spec_kit_id = |id: &str| {
+        id.strip_prefix('T')
+            .is_some_and(|d| d.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    let (id, tail) = task_id(text).filter(|(id, _)| level >= 2 && spec_kit_id(id))?;
+    let body = section_body(level, l, rest);
+    let (title, parallel) = clean_title(tail.trim_start_matches([' ', '-', ':', '—', '–']));
+    let outputs: Vec<&str> = section_lines(level, rest).iter().filter_map(output_box).collect();
+    let state = roll(&outputs).or_else(|| status_line(&body, l.no));
+    Some(Item {
+        local: id.to_string(),
+        r#type: "Task",
+        state,
+        title,
+        line: l.no,
+        refs: cites(scope, &body, l.no),
+        priority: body.lines().find_map(|line| priority(&line.replace("**", ""))),
+        text: body,
+        parent,
+        parallel,
+        optional: false,
+    })
+}
+
+/// The state of a box line that is no item of its own, having no task or check id
+/// (`- [x] api/main.py written`, `- [ ] 3 brokers running`).
+fn output_box(l: &Line<'_>) -> Option<&'static str> {
+    let (end, _) = list_marker(l.text).filter(|_| !l.in_fence)?;
+    let (state, body) = checkbox(l.text[end..].trim_start())?;
+    let item = task_id(body).is_some_and(|(id, _)| id.starts_with(|c: char| c.is_ascii_uppercase()));
+    (!item).then_some(state)
+}
+
+/// The state of work made of parts in `states`: done when all are, open when none is
+/// started or done, else in progress; none without parts.
+pub(super) fn roll(states: &[&str]) -> Option<&'static str> {
+    let done = states.iter().filter(|s| **s == "done").count();
+    Some(match (done, states.len()) {
+        (_, 0) => return None,
+        (d, n) if d == n => "done",
+        (0, _) if !states.contains(&"in progress") => "open",
+        _ => "in progress",
+    })
+}
+
+/// The state a `**Status**: Done` line (or a status table row) in `text`, starting at
+/// `line`, states: as the body of a document says one (`status::read`), named by its
+/// group as boxes name theirs. Only the states every backlog uses are read: an item, as
+/// its file, is a function of the file's bytes, not of the configured states.
+fn status_line(text: &str, line: u32) -> Option<&'static str> {
+    let section = Section {
+        heading: String::new(),
+        level: 0,
+        line,
+        text_line: line,
+        text: text.to_string(),
+        tokens: 0,
+    };
+    let state = status::read(std::slice::from_ref(&section), &[])?.state?;
+    Some(match Group::builtin(&fold_state(&state))? {
+        Group::Open => "open",
+        Group::InProgress => "in progress",
+        Group::Blocked => "blocked",
+        Group::Done => "done",
+        Group::Dropped => "dropped",
+    })
 }
 
 /// `[US2]` in a phase heading or a task line.
@@ -676,8 +804,8 @@ fn words(line: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
-/// `depends on T012`, `after T012 and T013`, `blocked by T012`, `requires T012`: the
-/// task ids after such words.
+/// `depends on T012`, `after T012 and T013`, `blocked by T012`, `requires T012`,
+/// `**Preconditions**: T001, T002 complete`: the task ids after such words.
 fn dependencies(line: &str) -> Vec<String> {
     let lower = line.to_lowercase();
     let mut out = Vec::new();
@@ -688,6 +816,8 @@ fn dependencies(line: &str) -> Vec<String> {
         "blocked by",
         "requires",
         "waits for",
+        "preconditions",
+        "precondition",
     ] {
         let mut from = 0;
         while let Some(i) = lower[from..].find(cue) {

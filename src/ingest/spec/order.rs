@@ -1,7 +1,8 @@
-//! Each spec format's order, written as `depends_on` edges and phase states: Spec Kit's
-//! phases and `[P]` tasks, Kiro's siblings, BMAD's tasks written as headings.
+//! Each spec format's order, written as `depends_on` edges and rolled-up states: Spec
+//! Kit's phases and `[P]` tasks (box or heading), Kiro's siblings, BMAD's tasks written
+//! as headings.
 
-use super::items::{Item, push_ref};
+use super::items::{Item, push_ref, roll};
 use super::{Format, Scope};
 use crate::model::EdgeType;
 
@@ -21,36 +22,31 @@ pub fn order_rules(scope: &Scope, items: &mut [Item]) {
             // A task heading with no boxes under it (`### Task 1: …` over a plain list)
             // has nothing that says its state: no work, as a phase without tasks.
             for h in heads {
-                let local = &items[h].local;
-                if items.iter().any(|t| t.parent.as_ref() == Some(local)) {
-                    items[h].state = Some(rolled_state(items, h));
-                }
+                items[h].state = rolled_state(items, h);
             }
         }
         _ => {}
     }
 }
 
-/// The state of an item without a box of its own from the items under it: done when all
-/// are, open when none is started or done, else in progress.
-fn rolled_state(items: &[Item], at: usize) -> &'static str {
+/// The state of an item without a box of its own from the items under it that have a
+/// state ([`roll`]); none when none has.
+fn rolled_state(items: &[Item], at: usize) -> Option<&'static str> {
     let local = &items[at].local;
-    let under: Vec<&Item> = items.iter().filter(|t| t.parent.as_deref() == Some(local)).collect();
-    let done = under.iter().filter(|t| t.state == Some("done")).count();
-    match (done, under.len()) {
-        (d, n) if d == n && n > 0 => "done",
-        (0, _) if !under.iter().any(|t| t.state == Some("in progress")) => "open",
-        _ => "in progress",
-    }
+    let under: Vec<&str> = items
+        .iter()
+        .filter(|t| t.parent.as_deref() == Some(local))
+        .filter_map(|t| t.state)
+        .collect();
+    roll(&under)
 }
 
 fn speckit_order(items: &mut [Item]) {
-    // A phase is its tasks' work: one without tasks (its tasks written another way, as
-    // `### T001:` headings) is no work of its own, never ready nor counted, and nothing
-    // waits for it.
+    // A phase is its tasks' work: one without tasks that have a state (no tasks, or task
+    // headings with nothing that says their state) is no work of its own, never ready nor
+    // counted, and nothing waits for it.
     let phases: Vec<usize> = (0..items.len()).filter(|&i| items[i].r#type == "Phase").collect();
-    let has_tasks = |p: usize| items.iter().any(|t| t.parent.as_ref() == Some(&items[p].local));
-    let work: Vec<bool> = phases.iter().map(|&p| has_tasks(p)).collect();
+    let work: Vec<bool> = phases.iter().map(|&p| rolled_state(items, p).is_some()).collect();
     let is_story = |it: &Item| it.refs.iter().any(|r| r.target.starts_with("US"));
     let first_story = phases.iter().position(|&p| is_story(&items[p]));
     for (k, &p) in phases.iter().enumerate() {
@@ -70,14 +66,13 @@ fn speckit_order(items: &mut [Item]) {
         for b in before {
             push_ref(&mut items[p].refs, EdgeType::DependsOn, b, line);
         }
-        if work[k] {
-            items[p].state = Some(rolled_state(items, p));
-        }
+        items[p].state = rolled_state(items, p);
     }
-    // Within a phase: wait for the tasks since the last one without [P].
+    // Within a phase: wait for the tasks since the last one without [P] (tasks with a
+    // state: a task heading with nothing that says its state is no work to wait for).
     let mut run: Vec<String> = Vec::new();
     let mut phase: Option<String> = None;
-    for it in items.iter_mut().filter(|t| t.r#type == "Task") {
+    for it in items.iter_mut().filter(|t| t.r#type == "Task" && t.state.is_some()) {
         if it.parent != phase {
             phase = it.parent.clone();
             run.clear();

@@ -82,6 +82,82 @@ fn speckit_numbered_task_lines() {
 }
 
 #[test]
+fn speckit_tasks_written_as_headings() {
+    // evolution-of-todo's `005-cloud-deployment`: a task per `### T001:` heading, its
+    // outputs as boxes without ids under it; none of its 60 tasks was an item.
+    let scope = scope_of("specs/005-cloud/tasks.md").unwrap();
+    let body = "# Tasks\n\n## Phase 5A: Infrastructure\n\n### T001: Create Terraform Structure\n\
+**Priority**: P1 | **From**: plan.md\n**Preconditions**: Terraform installed\n**Outputs**:\n\
+- [x] `terraform/main.tf` - Provider\n- [x] `terraform/variables.tf`\n\n\
+### T002 - Provision Cluster\n**Preconditions**: T001 complete\n- [x] cluster up\n- [ ] 3 nodes\n\n\
+### T003 [P] Set Up Registry\n**Status**: Done\n\n#### Notes\n- [ ] registry created\n\n\
+### T004 Configure DNS\nNo boxes, no status.\n\n### T008 Wire it\n**Status**: Done\n\n\
+## Phase 5B: Kafka\n\n### T005: Deploy Kafka\n\
+**Status**: In progress\n- [ ] T006 [P] Topics, a task of its own\n\n\
+```\n### T999: in a fence\n```\n## Summary\n\n### T007: Out of any phase\n- [ ] done later\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("phase-5a", "Phase", Some("in progress"), None),
+            ("T001", "Task", Some("done"), Some("phase-5a")),
+            ("T002", "Task", Some("in progress"), Some("phase-5a")),
+            ("T003", "Task", Some("open"), Some("phase-5a")),
+            ("T004", "Task", None, Some("phase-5a")),
+            ("T008", "Task", Some("done"), Some("phase-5a")),
+            ("phase-5b", "Phase", Some("in progress"), None),
+            ("T005", "Task", Some("in progress"), Some("phase-5b")),
+            ("T006", "Task", Some("open"), Some("phase-5b")),
+            ("T007", "Task", Some("open"), None),
+        ]
+    );
+    let t = |id: &str| items.iter().find(|i| i.local == id).unwrap();
+    assert_eq!(t("T001").title, "Create Terraform Structure");
+    assert_eq!(t("T001").priority.as_deref(), Some("P1"));
+    assert_eq!(t("T001").line, 5);
+    assert_eq!(
+        t("T001").text,
+        "### T001: Create Terraform Structure\n**Priority**: P1 | **From**: plan.md\n\
+**Preconditions**: Terraform installed\n**Outputs**:\n- [x] `terraform/main.tf` - Provider\n\
+- [x] `terraform/variables.tf`"
+    );
+    assert_eq!(t("T002").title, "Provision Cluster");
+    assert_eq!(
+        (t("T003").title.as_str(), t("T003").parallel),
+        ("Set Up Registry", true)
+    );
+    // Its preconditions, and its phase's order as for box tasks: [P] waits for none, a
+    // task after one with no state waits for the one before it.
+    assert_eq!(refs(t("T002")), vec![(EdgeType::DependsOn, "T001")]);
+    assert_eq!(refs(t("T003")), vec![]);
+    assert_eq!(
+        refs(t("T008")),
+        vec![(EdgeType::DependsOn, "T002"), (EdgeType::DependsOn, "T003")]
+    );
+    // A box under a subheading is the task's (T003 is open, whatever its status line
+    // says); a `**Status**:` line counts without boxes (T005's one box is a task of its
+    // own, not its output); a heading with neither is no work, and nothing waits for it.
+    assert!(!items.iter().any(|i| refs(i).contains(&(EdgeType::DependsOn, "T004"))));
+    assert_eq!(refs(t("T006")), vec![]);
+}
+
+#[test]
+fn a_task_written_both_ways_is_one_item() {
+    let scope = scope_of("specs/005-cloud/tasks.md").unwrap();
+    let body = "## Phase 1: Setup\n\n### T001: Create project\n- [ ] repo\n\n### T002: Lint\n- [x] linter\n\n\
+## Checklist\n- [x] T001 Create project\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("phase-1", "Phase", Some("done"), None),
+            ("T002", "Task", Some("done"), Some("phase-1")),
+            ("T001", "Task", Some("done"), None),
+        ]
+    );
+}
+
+#[test]
 fn speckit_spec_stories_and_requirements() {
     let scope = scope_of("specs/003-chat/spec.md").unwrap();
     let body = "# Feature\n\n### User Story 1 - Secure Chat (Priority: P1)\n\nAs a user…\n\n### User Story 2 - Export (Priority: P2)\n\nText\n\n## Requirements\n\n- **FR-001**: System MUST log in.\n- **SC-001**: 95% succeed\n- plain item\n";
@@ -241,8 +317,8 @@ fn bmad_task_headings_and_kiro_optional_tasks() {
 #[test]
 fn a_phase_without_tasks_is_no_work_and_nothing_waits_for_it() {
     // evolution-of-todo's 005-cloud-deployment writes its tasks as `### T001:` headings
-    // under `## Phase 5A: …`: the phase was an open item with nothing in it, `ready` listed
-    // it, and the phases after it waited for it forever.
+    // under `## Phase 5A: …`: before they were tasks, the phase was an open item with
+    // nothing in it, `ready` listed it, and the phases after it waited for it forever.
     let scope = scope_of("specs/005-cloud/tasks.md").unwrap();
     let body = "## Phase 1: Setup\n- [x] T001 a\n## Phase 2: Checkpoint\nReview.\n## Phase 3: Polish\n- [ ] T002 b\n";
     let items = crate::ingest::spec::items(&scope, body, 1);
