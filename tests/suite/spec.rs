@@ -1,7 +1,7 @@
 //! Spec folders (`tests/fixtures/spec-folders`: Spec Kit, Kiro, BMAD, Spec Kit Plus prompt
-//! records): checkbox tasks are items with their state and parent, ids are scoped by
-//! their feature, `list`, `ready` and `tree` follow each format's rules, and `check`
-//! reports what is wrong in them and nothing else.
+//! records): checkbox tasks and Spec Kit tasks written as headings (`003-deploy`) are items
+//! with their state and parent, ids are scoped by their feature, `list`, `ready` and `tree`
+//! follow each format's rules, and `check` reports what is wrong in them and nothing else.
 
 use crate::common::*;
 
@@ -25,8 +25,9 @@ fn tasks_are_items_with_state_parent_and_scoped_ids() {
         assert!(!got.contains(&id.to_string()), "{id} is done: {got:?}");
     }
     // Every box counted: the fixture's open boxes with a task id (Spec Kit 7 + 3, Kiro 3,
-    // BMAD 2).
-    assert_eq!(got.len(), 15, "{got:?}");
+    // BMAD 2), and 003-deploy's open tasks (two headings with no output ticked, a box) and
+    // its heading with no state (`list` puts an item with none in the open group).
+    assert_eq!(got.len(), 19, "{got:?}");
     let nodes = f.read_index("graph_nodes.jsonl");
     let t005: serde_json::Value = nodes
         .lines()
@@ -53,6 +54,112 @@ fn tasks_are_items_with_state_parent_and_scoped_ids() {
         let want = format!("\"source\":\"{src}\",\"target\":\"{dst}\",\"type\":\"{ty}\"");
         assert!(edges.contains(&want), "missing {src} -{ty}-> {dst}");
     }
+}
+
+/// The node `id` of the fixture's index.
+fn node(f: &Fixture, id: &str) -> serde_json::Value {
+    f.read_index("graph_nodes.jsonl")
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|n| n["id"] == id)
+        .unwrap_or_else(|| panic!("no node {id}"))
+}
+
+#[test]
+fn tasks_written_as_headings_are_items_with_state_from_their_outputs() {
+    // evolution-of-todo's 005-cloud-deployment writes its tasks as `### T001: …` headings
+    // over output boxes without ids (tests/fixtures/spec-folders/specs/003-deploy).
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let open =
+        ids(&json(&f.run(&[
+            "list", "--type", "Task", "--state", "open", "--format", "json",
+        ])));
+    for (id, state, title, line) in [
+        ("003-deploy/T001", Some("done"), "Create the Terraform project", 7),
+        ("003-deploy/T002", Some("in progress"), "Provision the cluster", 14),
+        ("003-deploy/T003", Some("open"), "Set up the image registry", 21),
+        ("003-deploy/T004", Some("open"), "Deploy Prometheus", 29),
+        // No boxes: a `**Status**:` line says it, or nothing does (no work).
+        ("003-deploy/T005", Some("done"), "Write the on-call runbook", 34),
+        ("003-deploy/T006", None, "Notes on alert noise", 37),
+        // A box with its own id under a heading task is a task as ever, not an output.
+        ("003-deploy/T007", Some("open"), "Load test the cluster, after T004", 40),
+    ] {
+        let n = node(&f, id);
+        assert_eq!(
+            (
+                n["type"].as_str(),
+                n["state"].as_str(),
+                n["title"].as_str(),
+                n["line"].as_u64()
+            ),
+            (Some("Task"), state, Some(title), Some(line)),
+            "{id}"
+        );
+        assert_eq!(n["inline"], true, "{id}");
+        assert_eq!(
+            open.contains(&id.to_string()),
+            state != Some("done") && state != Some("in progress"),
+            "{id}: {open:?}"
+        );
+    }
+    assert_eq!(node(&f, "003-deploy/T001")["kind"], "work_item");
+    assert_eq!(node(&f, "003-deploy/T006")["kind"], "doc");
+    assert_eq!(node(&f, "003-deploy/T001")["fields"]["priority"], "P2");
+    assert_eq!(node(&f, "003-deploy/T003")["fields"]["parallel"], true);
+    let edges = f.read_index("graph_edges.jsonl");
+    let has = |src: &str, ty: &str, dst: &str| {
+        edges.contains(&format!(
+            "\"source\":\"003-deploy/{src}\",\"target\":\"003-deploy/{dst}\",\"type\":\"{ty}\""
+        ))
+    };
+    for (src, ty, dst) in [
+        ("T001", "parent", "phase-1"),
+        ("T003", "parent", "phase-1"),
+        ("T004", "parent", "phase-2"),
+        ("T007", "parent", "phase-2"),
+        ("T003", "relates", "US1"),
+        // `**Preconditions**: T001 complete`, and the phase's order as for box tasks.
+        ("T002", "depends_on", "T001"),
+        ("T003", "depends_on", "T001"),
+        ("T004", "depends_on", "T002"),
+        ("T005", "depends_on", "T004"),
+        ("T007", "depends_on", "T004"),
+        ("T007", "depends_on", "T005"),
+        ("phase-2", "depends_on", "phase-1"),
+    ] {
+        assert!(has(src, ty, dst), "missing {src} -{ty}-> {dst}");
+    }
+    // [P] waits for nothing in its phase; nothing waits for a task with no state.
+    assert!(!has("T003", "depends_on", "T002"));
+    assert!(!edges.contains("\"target\":\"003-deploy/T006\",\"type\":\"depends_on\""));
+    // The output boxes are no items.
+    let boxes = f
+        .read_index("graph_nodes.jsonl")
+        .matches("\"title\":\"registry created\"")
+        .count();
+    assert_eq!(boxes, 0);
+
+    // `ready`: the unfinished tasks of the first phase whose blockers are done; the second
+    // phase waits for the first.
+    let ready = ids(&json(&f.run(&["ready", "--format", "json"])));
+    let ours: Vec<&String> = ready.iter().filter(|id| id.starts_with("003-deploy/")).collect();
+    assert_eq!(ours, ["003-deploy/T002", "003-deploy/T003"], "{ready:?}");
+
+    // `tree`: six tasks with a state and two phases; the heading without one is no work.
+    let tree = f.run(&["tree", "003-deploy"]);
+    assert_eq!(tree.code, 0, "{}", tree.stderr);
+    assert!(
+        tree.stdout.contains("003-deploy/phase-1  Phase  in progress"),
+        "{}",
+        tree.stdout
+    );
+    assert!(
+        tree.stdout
+            .contains("003-deploy  Feature  -  Feature Specification: Cloud Deployment  [2/8 done"),
+        "{}",
+        tree.stdout
+    );
 }
 
 #[test]
@@ -279,7 +386,7 @@ fn init_recognises_the_three_layouts() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(
-        said.contains("Spec Kit: 2 features; Kiro: 1 features; BMAD: 2 stories; 2 prompt records"),
+        said.contains("Spec Kit: 3 features; Kiro: 1 features; BMAD: 2 stories; 2 prompt records"),
         "{said}"
     );
     let toml = std::fs::read_to_string(f.root().join("mdgraph.toml")).unwrap();
@@ -289,5 +396,5 @@ fn init_recognises_the_three_layouts() {
         &f.root(),
         &["list", "--type", "Task", "--state", "open", "--format", "json"],
     );
-    assert_eq!(json(&open)["count"], 15, "{}", open.stderr);
+    assert_eq!(json(&open)["count"], 19, "{}", open.stderr);
 }

@@ -1,6 +1,7 @@
 //! Edits to spec-folder files (`tests/fixtures/spec-folders`: Spec Kit, Kiro, BMAD): a
-//! tick, an untick, a changed `[USn]`, a line under a task, an edit to a spec, plan or
-//! story, and tasks added, removed and renamed. After each, the incremental index (the
+//! tick, an untick, a changed `[USn]`, a line under a task, a tick and a precondition
+//! under a task written as a heading, an edit to a spec, plan or story, and tasks added,
+//! removed and renamed. After each, the incremental index (the
 //! edit short cut where it applies) is byte for byte a full build's, mirror included;
 //! the edits that keep a file's items take the short cut.
 
@@ -13,6 +14,8 @@ const TASKS: &str = "specs/001-chat/tasks.md";
 const SPEC: &str = "specs/001-chat/spec.md";
 const KIRO: &str = ".kiro/specs/login/tasks.md";
 const STORY: &str = "docs/stories/1.2.story.md";
+/// Tasks written as headings, their outputs as boxes.
+const HEADINGS: &str = "specs/003-deploy/tasks.md";
 
 /// One edit: a name, the file, the change, and whether it takes the short cut.
 type Edit = (&'static str, &'static str, fn(&str) -> String, bool);
@@ -85,6 +88,24 @@ const EDITS: &[Edit] = &[
         "checklist tick",
         "specs/001-chat/checklists/ux.md",
         |t| t.replacen("- [ ] CHK002", "- [x] CHK002", 1),
+        true,
+    ),
+    (
+        "tick an output of a task heading",
+        HEADINGS,
+        |t| t.replacen("- [ ] autoscaling configured", "- [x] autoscaling configured", 1),
+        true,
+    ),
+    (
+        "a task heading's precondition",
+        HEADINGS,
+        |t| {
+            t.replacen(
+                "**Preconditions**: T002 complete",
+                "**Preconditions**: T003 complete",
+                1,
+            )
+        },
         true,
     ),
     ("kiro tick", KIRO, |t| t.replacen("- [ ] 2.2", "- [x] 2.2", 1), true),
