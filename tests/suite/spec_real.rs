@@ -4,7 +4,8 @@
 //! plain line scanning: every checkbox line with a task id (Spec Kit `- [ ] T012 …` and
 //! `1.  **T012**: [ ] …`, Kiro `- [ ] 2.1 …`, every box of a BMAD story's
 //! `## Tasks / Subtasks`) is a Task item at its line with its box's state and the parent
-//! the file's structure gives it; `list`, `ready` and `tree` agree with the count (`ready`
+//! the file's structure gives it, as is every task heading (Spec Kit `### T001: …`, BMAD
+//! `### Task 1: …`) with the state of the boxes under it; `list`, `ready` and `tree` agree with the count (`ready`
 //! lists only tasks, open or in progress); `check`
 //! reports exactly the errors that are real defects of the repository.
 //!
@@ -21,12 +22,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// A real repository: its folder name, its source at a commit, where the shared corpora
-/// hold it (if they do), and the errors `check` must report, each real (`path:line code`).
+/// hold it (if they do), the errors `check` must report, each real (`path:line code`), and
+/// the tasks of features counted by hand (so that a form the count misses fails too).
 struct Real {
     name: &'static str,
     source: &'static str,
     corpus: Option<&'static str>,
     errors: &'static [&'static str],
+    tasks: &'static [(&'static str, usize)],
 }
 
 const REAL: [Real; 5] = [
@@ -35,6 +38,7 @@ const REAL: [Real; 5] = [
         source: "danscarf/toastmasters-ai-companion@1f9f7f57849b54fe31135c25ec35daacb5a6ac02",
         corpus: Some("speckit-toastmasters"),
         errors: &[],
+        tasks: &[],
     },
     Real {
         name: "evolution-of-todo",
@@ -46,6 +50,8 @@ const REAL: [Real; 5] = [
             "history/prompts/002-fullstack-web-app/0001-create-phase-ii-implementation-tasks.tasks.prompt.md:20 invalid-yaml",
             "history/prompts/002-fullstack-web-app/0002-phase-ii-implementation-complete.green.prompt.md:20 invalid-yaml",
         ],
+        // 005 writes its tasks as `### T001: …` headings over boxes without ids: T001–T060.
+        tasks: &[("005-cloud-deployment", 60)],
     },
     Real {
         name: "SpaceWeirdos",
@@ -68,6 +74,7 @@ const REAL: [Real; 5] = [
             ".kiro/specs/5-realtime-feedback-polish/tasks.md:24 dangling-reference",
             ".kiro/specs/5-realtime-feedback-polish/tasks.md:224 dangling-reference",
         ],
+        tasks: &[],
     },
     Real {
         name: "ferrocodex",
@@ -80,12 +87,14 @@ const REAL: [Real; 5] = [
             "docs/stories/completed/1.4.story.md:238 dangling-reference",
             "docs/stories/completed/1.4.story.md:261 dangling-reference",
         ],
+        tasks: &[],
     },
     Real {
         name: "bmad-security-design-assistant",
         source: "7-central/security-design-assistant@9d2aeb9b8267c4b090fac29ef308e5b88dc9ec30",
         corpus: Some("bmad-security-design-assistant"),
         errors: &[],
+        tasks: &[],
     },
 ];
 
@@ -180,14 +189,14 @@ fn t_id(s: &str) -> Option<&str> {
     (digits.len() >= 2 && digits.bytes().all(|c| c.is_ascii_digit())).then_some(word)
 }
 
-/// A Spec Kit task line: `- [x] T001 …` or `1.  **T018**: [x] …` → its state.
-fn speckit_task(rest: &str) -> Option<&'static str> {
+/// A Spec Kit task line: `- [x] T001 …` or `1.  **T018**: [x] …` → its state and id.
+fn speckit_task(rest: &str) -> Option<(&'static str, &str)> {
     if let Some((state, body)) = checkbox(rest) {
-        return t_id(body).map(|_| state);
+        return t_id(body).map(|id| (state, id));
     }
     let id = t_id(rest)?;
     let after = rest.trim_start_matches("**")[id.len()..].trim_start_matches(['*', ':', ' ']);
-    checkbox(after).map(|(s, _)| s)
+    checkbox(after).map(|(s, _)| (s, id))
 }
 
 /// A Kiro task line: `- [ ] 2.1 …`, `- [x] 3. …`, `- [ ]* 2.2 …` → (state, id).
@@ -268,54 +277,10 @@ fn count_file(rel: &str, text: &str, count: &mut Count) {
     };
     match kind {
         Kind::SpecKit(feature) => {
-            // Tasks hang under the `Phase N` heading above them, until a `##` heading that
-            // is no phase; a task indented under another task hangs under it.
-            let mut phase: Option<u32> = None;
-            let mut stack: Vec<(usize, u32)> = Vec::new();
-            let mut phases: Vec<(u32, usize, usize)> = Vec::new();
-            let mut checks = (0, 0);
-            for (no, line) in lines {
-                if let Some((level, h)) = heading(line) {
-                    stack.clear();
-                    let lower = h.to_lowercase();
-                    let numbered = lower
-                        .strip_prefix("phase ")
-                        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
-                    if numbered && rel.ends_with("/tasks.md") {
-                        phase = Some(no);
-                        phases.push((no, 0, 0));
-                    } else if level <= 2 {
-                        phase = None;
-                    }
-                    continue;
-                }
-                let Some((indent, rest)) = bullet(line) else { continue };
-                stack.retain(|&(i, _)| i < indent);
-                if let Some((state, body)) = checkbox(rest)
-                    && body.starts_with("CHK")
-                {
-                    checks.1 += 1;
-                    checks.0 += usize::from(state == "done");
-                }
-                let Some(state) = speckit_task(rest) else { continue };
-                let under = match (stack.last(), phase) {
-                    (Some(&(_, l)), _) => Under::Line(l),
-                    (None, Some(p)) => {
-                        let ph = phases.last_mut().expect("a phase");
-                        ph.1 += 1;
-                        ph.2 += usize::from(state == "done");
-                        Under::Line(p)
-                    }
-                    (None, None) => Under::File,
-                };
-                stack.push((indent, no));
-                put(&feature, no, state, under);
-            }
-            // A phase with tasks is work too, done when all its tasks are; one without is
-            // none (its tasks are written another way).
+            let (done, total) = count_speckit(&feature, rel.ends_with("/tasks.md"), lines, &mut put);
             let e = count.other.entry(feature).or_default();
-            e.0 += checks.0 + phases.iter().filter(|p| p.1 > 0 && p.1 == p.2).count();
-            e.1 += checks.1 + phases.iter().filter(|p| p.1 > 0).count();
+            e.0 += done;
+            e.1 += total;
         }
         Kind::Kiro(feature) => {
             // `2.1` hangs under `2` (the box whose id is its prefix); `2` under the file.
@@ -335,6 +300,127 @@ fn count_file(rel: &str, text: &str, count: &mut Count) {
         }
         Kind::Bmad(story) => count_story(&story, lines, &mut put),
     }
+}
+
+/// A task written as a heading, as the count sees it: its line, level and phase (an index
+/// into the phases), its id, and the states of its output boxes.
+struct Head<'a> {
+    no: u32,
+    level: usize,
+    phase: Option<usize>,
+    id: &'a str,
+    boxes: Vec<&'static str>,
+}
+
+/// A Spec Kit file's tasks (`tasks` when it is a `tasks.md`), and the (done, total) of its
+/// phases with tasks and its `CHK` boxes. Box tasks hang under the `Phase N` heading above
+/// them, until a `##` heading that is no phase; a task indented under another task hangs
+/// under it. In a `tasks.md`, a heading below the title whose first word is a task id
+/// (`### T001: …`, `### T001 - …`) is a task of its phase, down to the next heading of its
+/// level or above: done when all the boxes in it that carry no id are ticked, open when
+/// none is, else in progress; no state without such boxes (none of the repositories writes
+/// a status line under one); none when a box task of the file has its id.
+fn count_speckit<'a>(
+    feature: &str,
+    tasks: bool,
+    lines: Vec<(u32, &'a str)>,
+    put: &mut impl FnMut(&str, u32, &'static str, Under),
+) -> (usize, usize) {
+    let mut phase: Option<u32> = None;
+    let mut stack: Vec<(usize, u32)> = Vec::new();
+    // (line, tasks with a state, done)
+    let mut phases: Vec<(u32, usize, usize)> = Vec::new();
+    let mut heads: Vec<Head<'a>> = Vec::new();
+    let mut open_head: Option<usize> = None;
+    let mut boxed: BTreeSet<&'a str> = BTreeSet::new();
+    let mut checks = (0, 0);
+    for (no, line) in lines {
+        if let Some((level, h)) = heading(line) {
+            stack.clear();
+            if open_head.is_some_and(|i| level <= heads[i].level) {
+                open_head = None;
+            }
+            let lower = h.to_lowercase();
+            let numbered = lower
+                .strip_prefix("phase ")
+                .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+            if numbered && tasks {
+                phase = Some(no);
+                phases.push((no, 0, 0));
+                continue;
+            } else if level <= 2 {
+                phase = None;
+            }
+            if let Some(id) = t_id(h).filter(|_| tasks && level >= 2) {
+                let at = phase.map(|_| phases.len() - 1);
+                open_head = Some(heads.len());
+                heads.push(Head {
+                    no,
+                    level,
+                    phase: at,
+                    id,
+                    boxes: Vec::new(),
+                });
+            }
+            continue;
+        }
+        let Some((indent, rest)) = bullet(line) else { continue };
+        stack.retain(|&(i, _)| i < indent);
+        if let Some((state, body)) = checkbox(rest)
+            && body.starts_with("CHK")
+        {
+            checks.1 += 1;
+            checks.0 += usize::from(state == "done");
+        }
+        let Some((state, id)) = speckit_task(rest) else {
+            // A box with no id under a task heading is one of its outputs.
+            if let (Some(i), Some((state, body))) = (open_head, checkbox(rest))
+                && !body.starts_with("CHK")
+            {
+                heads[i].boxes.push(state);
+            }
+            continue;
+        };
+        boxed.insert(id);
+        let under = match (stack.last(), phase) {
+            (Some(&(_, l)), _) => Under::Line(l),
+            (None, Some(p)) => {
+                let ph = phases.last_mut().expect("a phase");
+                ph.1 += 1;
+                ph.2 += usize::from(state == "done");
+                Under::Line(p)
+            }
+            (None, None) => Under::File,
+        };
+        stack.push((indent, no));
+        put(feature, no, state, under);
+    }
+    for h in heads.iter().filter(|h| !boxed.contains(h.id)) {
+        let done = h.boxes.iter().filter(|s| **s == "done").count();
+        let state = match (done, h.boxes.len()) {
+            (_, 0) => "-",
+            (d, n) if d == n => "done",
+            (0, _) if !h.boxes.contains(&"in progress") => "open",
+            _ => "in progress",
+        };
+        let under = match h.phase {
+            Some(p) => {
+                if state != "-" {
+                    phases[p].1 += 1;
+                    phases[p].2 += usize::from(state == "done");
+                }
+                Under::Line(phases[p].0)
+            }
+            None => Under::File,
+        };
+        put(feature, h.no, state, under);
+    }
+    // A phase with tasks is work too, done when all its tasks are; one without is
+    // none (its tasks are written another way).
+    (
+        checks.0 + phases.iter().filter(|p| p.1 > 0 && p.1 == p.2).count(),
+        checks.1 + phases.iter().filter(|p| p.1 > 0).count(),
+    )
 }
 
 /// A BMAD story's tasks: every box of its task list, the first section whose heading
@@ -654,6 +740,15 @@ fn try_repo(r: &Real, src: &Path) -> Vec<String> {
             indexed = l.split(" (").next().unwrap_or(l).to_string();
         }
     }
+    for (feature, want) in r.tasks {
+        let got = count.tasks.values().filter(|w| w.feature == *feature).count();
+        if got != *want {
+            wrong.push(format!(
+                "{}: the count finds {got} tasks in {feature}, not {want}",
+                r.name
+            ));
+        }
+    }
     let g = graph(&dir);
     wrong.extend(same_tasks(r.name, &count, &g));
     wrong.extend(list_and_ready(r.name, &dir, &count, &g));
@@ -756,4 +851,24 @@ fn the_count_reads_each_form() {
         ]
     );
     assert!(c.tasks.values().all(|w| w.feature == "5.1A"));
+    // Spec Kit tasks written as headings: a state from the boxes without ids in them, none
+    // without; a box task of the file with the same id keeps it.
+    let mut c = Count::default();
+    let tasks = "# Tasks\n## Phase 1: A\n### T001: a\n- [x] out\n#### Notes\n- [ ] more\n### T002 - b\n\
+- [x] one\n- [x] two\n- [ ] T003 own\n### T004 c\ntext\n## Phase 2: B\n### T005: d\n- [X] x\n\
+## Done\n### T006: e\n- [ ] y\n- [x] T006 e\n";
+    count_file("specs/005-x/tasks.md", tasks, &mut c);
+    assert_eq!(
+        seen(&c),
+        [
+            (3, "in progress", Under::Line(2)),
+            (7, "done", Under::Line(2)),
+            (10, "open", Under::Line(2)),
+            (11, "-", Under::Line(2)),
+            (14, "done", Under::Line(13)),
+            (19, "done", Under::File),
+        ]
+    );
+    // Phase 1 holds three tasks with a state, one not done; phase 2 one, done.
+    assert_eq!(c.other["005-x"], (1, 2));
 }
