@@ -36,6 +36,7 @@ impl Index {
                                 nodes,
                                 links: edges.iter().map(mirror::Link::from).collect(),
                                 priorities: None,
+                                elsewhere: Vec::new(),
                             }
                         })
                     })

@@ -29,6 +29,7 @@ mod show;
 mod site;
 mod spec;
 mod spec_edits;
+mod spec_parts;
 mod spec_real;
 mod term;
 mod tidy;

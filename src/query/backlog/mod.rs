@@ -11,13 +11,16 @@
 //! `graph.rs` reads the graph as a backlog; `list.rs`, `ready.rs` (with the blocking
 //! rules) and `tree.rs` (with the roll-ups) answer the three questions; `table.rs`
 //! makes the SQLite mirror's `backlog` table from the same code, so that its fast paths
-//! answer alike; `states.rs` groups states and `order.rs` ranks priorities and ids.
+//! answer alike (`mirror_edits.rs` tests an edit's update of that table against a
+//! rebuild); `states.rs` groups states and `order.rs` ranks priorities and ids.
 
 #[cfg(test)]
 mod fixture;
 mod graph;
 mod hygiene;
 mod list;
+#[cfg(test)]
+mod mirror_edits;
 mod order;
 mod ready;
 mod states;

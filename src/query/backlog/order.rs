@@ -1,7 +1,19 @@
 //! The orders items are listed in: by priority (P0/critical first) and by id with
-//! numbers compared by value.
+//! numbers compared by value, and `ready`'s order.
 
 use super::states::fold;
+use std::cmp::Reverse;
+
+/// Where an item stands in `ready`'s answer: by priority, then by how much other work it
+/// unblocks (most first), then by id (numbers by value; ids alike that way in byte
+/// order). The mirror's `ready` column numbers items in this order, and an edit's part
+/// of the table is numbered among the others' by it (`table.rs`).
+pub(super) fn ready_key(priority: Option<&str>, unblocks: usize, id: &str) -> ReadyKey {
+    (priority_rank(priority), Reverse(unblocks), natural(id), id.to_string())
+}
+
+/// What [`ready_key`] compares.
+pub(super) type ReadyKey = (u32, Reverse<usize>, Vec<(String, u64)>, String);
 
 /// Rank of a priority value: P0/critical/highest first; none last.
 pub(super) fn priority_rank(p: Option<&str>) -> u32 {

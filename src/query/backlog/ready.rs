@@ -3,7 +3,7 @@
 //! (`holds`), and the blocker cycles.
 
 use super::graph::Backlog;
-use super::order::{natural, priority_rank};
+use super::order::ready_key;
 use super::states::PathState;
 use crate::model::backlog::{Group, Ready};
 use crate::model::{Kind, Node};
@@ -202,13 +202,7 @@ impl<'a> Backlog<'a> {
                 }
             })
             .collect();
-        items.sort_by_cached_key(|r| {
-            (
-                priority_rank(r.item.priority.as_deref()),
-                std::cmp::Reverse(r.unblocks),
-                natural(&r.item.id),
-            )
-        });
+        items.sort_by_cached_key(|r| ready_key(r.item.priority.as_deref(), r.unblocks, &r.item.id));
         let cycles = self.cycles();
         ReadyReport {
             schema: READY_SCHEMA,

@@ -2,11 +2,12 @@
 //! so that the fast paths of `list` and `ready` answer exactly what it does.
 
 use super::graph::Backlog;
+use super::order::ready_key;
 use super::states::fold;
 use crate::config::StateGroups;
 use crate::model::backlog::{BacklogRow, BacklogTable, Ready};
 use crate::model::{Edge, Kind, Node};
-use crate::store::mirror::Docs;
+use crate::store::mirror::{Docs, Ranked};
 use std::collections::HashMap;
 
 /// The mirror's `backlog` table for a graph: each document's group, folded state and
@@ -27,9 +28,33 @@ pub fn materialize(nodes: &[Node], edges: &[Edge], groups: &StateGroups) -> Back
 }
 
 /// [`materialize`] from the documents' columns as the mirror holds them (an edit's
-/// update in place makes the table again from its own rows).
+/// update in place makes the table again from its own rows). When they are one part of
+/// the backlog, closed under its links (every parent, blocker and blocked item of a
+/// document in it is in it), the rows are those a whole build gives these documents,
+/// their `ready` places counted among the ready items elsewhere ([`Docs::elsewhere`]),
+/// and the cycles those among them: every rule of `ready` (a document's group, its
+/// blockers, its ancestors' blockers and groups, its children, what it unblocks) reads
+/// only documents it is linked to.
 pub fn materialize_docs(docs: &Docs, groups: &StateGroups) -> BacklogTable {
-    table_of(Backlog::of_docs(docs, groups))
+    let mut table = table_of(Backlog::of_docs(docs, groups));
+    if !docs.elsewhere.is_empty() {
+        place(&mut table, &docs.elsewhere);
+    }
+    table
+}
+
+/// Number the ready rows of a part of the backlog among the ready items of the rest
+/// (`elsewhere`, in `ready`'s order): each moves down by the items elsewhere that come
+/// before it.
+fn place(table: &mut BacklogTable, elsewhere: &[Ranked]) {
+    let mut ready: Vec<&mut BacklogRow> = table.rows.iter_mut().filter(|r| r.ready.is_some()).collect();
+    ready.sort_by_key(|r| r.ready);
+    for (i, r) in ready.into_iter().enumerate() {
+        let key = ready_key(r.item.priority.as_deref(), r.unblocks, &r.item.id);
+        // A binary search: a key is made for a few of the items elsewhere only.
+        let before = elsewhere.partition_point(|o| ready_key(o.priority.as_deref(), o.unblocks, &o.id) < key);
+        r.ready = Some(i + before);
+    }
 }
 
 fn table_of(b: Backlog<'_>) -> BacklogTable {
@@ -68,6 +93,8 @@ mod tests {
     use super::*;
     use crate::model::EdgeType;
     use crate::model::backlog::Item;
+    use crate::store::mirror::{BACKLOG_TYPES, Link};
+    use std::collections::BTreeSet;
 
     /// The table's rows are what `list` and `ready` answer from the graph itself: the
     /// same items, `ready`'s in its order with the same counts and reasons.
@@ -133,5 +160,141 @@ mod tests {
                 .all(|r| r.unblocks == 0 && r.why.is_none())
         );
         assert_eq!(table.cycles, report.cycles);
+    }
+
+    /// A tiny random number generator (xorshift), the same sequence on every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    /// The documents and backlog links of a graph as the mirror reads them (by id; links
+    /// by type name, source and target), each document's priority from its frontmatter.
+    fn docs_of(nodes: &[Node], edges: &[Edge], keep: impl Fn(&str) -> bool) -> Docs {
+        let mut nodes: Vec<Node> = nodes.iter().filter(|n| keep(&n.id)).cloned().collect();
+        nodes.sort_by(|a, b| a.id.cmp(&b.id));
+        let priorities = nodes
+            .iter()
+            .map(|n| n.field_values("priority").into_iter().next())
+            .collect();
+        let mut links: Vec<Link> = edges
+            .iter()
+            .filter(|e| BACKLOG_TYPES.contains(&e.r#type) && keep(&e.source))
+            .map(Link::from)
+            .collect();
+        links.sort_by(|a, b| (a.r#type.as_str(), &a.source, &a.target).cmp(&(b.r#type.as_str(), &b.source, &b.target)));
+        Docs {
+            nodes,
+            links,
+            priorities: Some(priorities),
+            elsewhere: Vec::new(),
+        }
+    }
+
+    /// The ids tied to `start` by backlog links, either way.
+    fn part_of(start: &str, edges: &[Edge]) -> BTreeSet<String> {
+        let mut part = BTreeSet::from([start.to_string()]);
+        let mut todo = vec![start.to_string()];
+        while let Some(id) = todo.pop() {
+            for e in edges.iter().filter(|e| BACKLOG_TYPES.contains(&e.r#type)) {
+                let other = if e.source == id {
+                    &e.target
+                } else if e.target == id {
+                    &e.source
+                } else {
+                    continue;
+                };
+                if part.insert(other.clone()) {
+                    todo.push(other.clone());
+                }
+            }
+        }
+        part
+    }
+
+    /// A random backlog: items in every state group, some with priorities (ids that tie
+    /// in natural order too, `T-1` and `t-01`), and backlog links (to items and to ids
+    /// that are no document), which make parent and blocker cycles.
+    fn random_backlog(rng: &mut Rng, n: usize) -> (Vec<Node>, Vec<Edge>) {
+        let states = ["To Do", "In Progress", "Blocked", "Done", "Dropped", "To Do"];
+        let priorities = [None, Some("P1"), Some("P0"), Some("high"), None];
+        let id = |i: usize| {
+            if i % 7 == 3 {
+                format!("t-0{i}")
+            } else {
+                format!("T-{i}")
+            }
+        };
+        let nodes = (0..n)
+            .map(|i| {
+                let node = item(&id(i), states[rng.below(states.len())]);
+                match priorities[rng.below(priorities.len())] {
+                    Some(p) => with_priority(node, p),
+                    None => node,
+                }
+            })
+            .collect();
+        let types = [
+            EdgeType::Parent,
+            EdgeType::BlockedBy,
+            EdgeType::Blocks,
+            EdgeType::DependsOn,
+            EdgeType::Relates,
+        ];
+        let links: Vec<(String, EdgeType, String)> = (0..n)
+            .map(|_| (id(rng.below(n)), types[rng.below(types.len())], id(rng.below(n + 3))))
+            .collect();
+        let list: Vec<(&str, EdgeType, &str)> = links.iter().map(|(s, t, d)| (s.as_str(), *t, d.as_str())).collect();
+        (nodes, edges(&list))
+    }
+
+    /// A part of the backlog closed under its links, made by itself and numbered among
+    /// the ready items elsewhere, holds the rows a whole table gives its documents, and
+    /// the cycles among them: what an edit's update of the mirror relies on.
+    #[test]
+    fn a_part_closed_under_its_links_gets_the_rows_of_the_whole() {
+        let groups = StateGroups::default();
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        // Rounds whose part has ready items with items elsewhere before them.
+        let mut moved = 0;
+        for round in 0..60 {
+            let (nodes, links) = random_backlog(&mut rng, 8 + round % 30);
+            let whole = materialize_docs(&docs_of(&nodes, &links, |_| true), &groups);
+            let start = &nodes[rng.below(nodes.len())].id;
+            let part = part_of(start, &links);
+            let mut docs = docs_of(&nodes, &links, |id| part.contains(id));
+            let mut elsewhere: Vec<&BacklogRow> = whole
+                .rows
+                .iter()
+                .filter(|r| r.ready.is_some() && !part.contains(&r.item.id))
+                .collect();
+            elsewhere.sort_by_key(|r| r.ready);
+            docs.elsewhere = elsewhere
+                .iter()
+                .map(|r| Ranked {
+                    id: r.item.id.clone(),
+                    priority: r.item.priority.clone(),
+                    unblocks: r.unblocks,
+                })
+                .collect();
+            let made = materialize_docs(&docs, &groups);
+            let first = made.rows.iter().filter_map(|r| r.ready).min();
+            moved += usize::from(first.is_some_and(|p| p > 0));
+            let want: Vec<&BacklogRow> = whole.rows.iter().filter(|r| part.contains(&r.item.id)).collect();
+            assert_eq!(
+                made.rows.iter().collect::<Vec<_>>(),
+                want,
+                "round {round}, part of {start}"
+            );
+            let cycles: Vec<&Vec<String>> = whole.cycles.iter().filter(|c| part.contains(&c[0])).collect();
+            assert_eq!(made.cycles.iter().collect::<Vec<_>>(), cycles, "round {round}");
+        }
+        assert!(moved > 10, "{moved} rounds numbered a part among others");
     }
 }

@@ -11,6 +11,7 @@
 //! added or removed, and those of its sections when they moved.
 
 use super::fresh::{Spec, current, db_path, sql_err};
+use super::part;
 use super::read::{BACKLOG_TYPES, docs_of, load_corpus};
 use super::update::{Reindex, SectionFields};
 use super::write::{insert_edges, node_rows, put_backlog, put_corpus, table_edges};
@@ -32,7 +33,8 @@ pub struct DocEdit {
 
 /// Apply `edits` to the mirror of the sidecar `old_sidecar`, making it the mirror of
 /// `new_sidecar`; with `backlog`, the `backlog` table is made again from the updated rows
-/// (an edit changed what it reads: a title, a state, a blocking link). Returns false,
+/// (an edit changed what it reads: a title, a state, a blocking link): the part of it the
+/// edit can change (`part.rs`), or the whole table when that part is large. Returns false,
 /// having changed nothing, when the mirror is not that of `old_sidecar` under `spec`, a
 /// document's rows cannot be changed or moved (not one block of rowids; a section of
 /// another document among its own in id order), or SQLite fails (a reader holding the
@@ -45,7 +47,35 @@ pub fn update_docs(
     backlog: bool,
     spec: &Spec,
 ) -> bool {
-    try_update(index_dir, (old_sidecar, new_sidecar), edits, backlog, spec).unwrap_or(false)
+    let sidecars = (old_sidecar, new_sidecar);
+    try_update(index_dir, sidecars, edits, backlog, spec)
+        .ok()
+        .flatten()
+        .is_some()
+}
+
+/// How [`update_docs`] made the `backlog` table again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BacklogWay {
+    /// Not at all: the edit changed nothing it reads.
+    Kept,
+    /// The part of the backlog the edit can change (`part.rs`).
+    Part,
+    /// The whole table.
+    Whole,
+}
+
+/// [`update_docs`], saying how it made the `backlog` table again; None when it wrote
+/// nothing.
+#[cfg(test)]
+pub(crate) fn update_docs_by(
+    index_dir: &Path,
+    sidecars: (&str, &str),
+    edits: &[DocEdit],
+    backlog: bool,
+    spec: &Spec,
+) -> Option<BacklogWay> {
+    try_update(index_dir, sidecars, edits, backlog, spec).ok().flatten()
 }
 
 fn try_update(
@@ -54,32 +84,47 @@ fn try_update(
     edits: &[DocEdit],
     backlog: bool,
     spec: &Spec,
-) -> Result<bool, Error> {
+) -> Result<Option<BacklogWay>, Error> {
     let path = db_path(index_dir);
     if !path.is_file() {
-        return Ok(false);
+        return Ok(None);
     }
     let e = |err| sql_err(&path, err);
     let mut conn = Connection::open(&path).map_err(e)?;
     conn.busy_timeout(std::time::Duration::from_secs(1)).map_err(e)?;
     conn.execute_batch("PRAGMA synchronous = OFF;").map_err(e)?;
     if !current(&conn, old_sidecar, spec) {
-        return Ok(false);
+        return Ok(None);
     }
     let tx = conn.transaction().map_err(e)?;
+    // What the edit can change of the `backlog` table starts from the edited documents and
+    // their links before the edit (`part.rs`).
+    let seeds = if backlog {
+        let docs = edits.iter().filter_map(|ed| ed.nodes.iter().find(|n| !n.is_chunk()));
+        part::seeds(&tx, docs.map(|n| n.id.as_str())).map_err(e)?
+    } else {
+        Vec::new()
+    };
     if !apply(&tx, edits, spec.fts).map_err(|m| Error::Other(format!("{}: {m}", path.display())))? {
-        return Ok(false);
+        return Ok(None);
     }
-    if backlog {
+    // The part of the backlog the edit can change made again, or (a large part, a table
+    // not as a build leaves it) the whole table, compared with its rows in place.
+    let way = if !backlog {
+        BacklogWay::Kept
+    } else if part::put_part(&tx, &seeds, spec).map_err(e)? {
+        BacklogWay::Part
+    } else {
         let Some(docs) = docs_of(&tx, &BACKLOG_TYPES, false) else {
-            return Ok(false);
+            return Ok(None);
         };
         put_backlog(&tx, &(spec.backlog_docs)(&docs, spec.states), spec).map_err(e)?;
-    }
+        BacklogWay::Whole
+    };
     tx.execute("UPDATE meta SET value = ?1 WHERE key = 'sidecar'", [new_sidecar])
         .map_err(e)?;
     tx.commit().map_err(e)?;
-    Ok(true)
+    Ok(Some(way))
 }
 
 /// A `sections` row the mirror holds: rowid, id and fields.

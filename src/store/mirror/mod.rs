@@ -18,19 +18,24 @@
 //! the same numbering the in-memory fallback uses, so both engines rank identically.
 //!
 //! `fresh.rs` says whether the file on disk is the mirror wanted, `write.rs` writes a
-//! new one, `update.rs` updates one in place, `read.rs` holds the readers; [`sync`]
-//! (here) picks between them.
+//! new one, `update.rs` updates one in place, `docs.rs` takes in an edit's documents and
+//! `part.rs` makes the part of the `backlog` table an edit can change again, `read.rs`
+//! holds the readers; [`sync`] (here) picks between them.
 
 mod docs;
 mod fresh;
+mod part;
 mod read;
 mod update;
 mod write;
 
+#[cfg(test)]
+pub(crate) use docs::{BacklogWay, update_docs_by};
 pub use docs::{DocEdit, update_docs};
 pub use fresh::{Spec, db_path, is_fresh, mirrors, sidecar_digest};
 pub use read::{
-    BACKLOG_TYPES, Docs, Link, is_document, load_corpus, load_docs, load_list, load_ready, load_subtree, nav_ids,
+    BACKLOG_TYPES, Docs, Link, Ranked, is_document, load_corpus, load_docs, load_list, load_ready, load_subtree,
+    nav_ids,
 };
 pub use update::update;
 #[cfg(test)]

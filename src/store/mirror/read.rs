@@ -91,11 +91,7 @@ pub(super) fn docs_of(conn: &Connection, types: &[EdgeType], fields: bool) -> Op
         let (nodes, priorities) = doc_columns(st.query([]).ok()?)?;
         (nodes, Some(priorities))
     };
-    let list = types
-        .iter()
-        .map(|t| format!("'{}'", t.as_str()))
-        .collect::<Vec<_>>()
-        .join(",");
+    let list = type_list(types);
     // From the covering index, in (type, source, target) order: each source's parents
     // by target, as in the sidecar.
     let mut st = conn
@@ -118,6 +114,41 @@ pub(super) fn docs_of(conn: &Connection, types: &[EdgeType], fields: bool) -> Op
         nodes,
         links,
         priorities,
+        elsewhere: Vec::new(),
+    })
+}
+
+/// Edge types as an SQL list (`'parent','blocks'`).
+pub(super) fn type_list(types: &[EdgeType]) -> String {
+    let quoted: Vec<String> = types.iter().map(|t| format!("'{}'", t.as_str())).collect();
+    quoted.join(",")
+}
+
+/// [`docs_of`] for some ids only (those that are documents, read without their
+/// frontmatter), with their backlog `links` as the caller found them (sorted here as
+/// `docs_of` reads them): one part of the backlog, which an edit's update of the
+/// `backlog` table makes again.
+pub(super) fn docs_among(
+    conn: &Connection,
+    ids: &std::collections::BTreeSet<String>,
+    mut links: Vec<Link>,
+) -> Option<Docs> {
+    let mut st = conn
+        .prepare(&format!(
+            "SELECT {DOC_COLUMNS} FROM nodes INDEXED BY nodes_backlog WHERE id = ?1 AND kind <> 'chunk'"
+        ))
+        .ok()?;
+    let (mut nodes, mut priorities) = (Vec::with_capacity(ids.len()), Vec::with_capacity(ids.len()));
+    // In id order (a set of strings sorts as SQLite's binary collation does).
+    for id in ids {
+        doc_columns_into(st.query([id]).ok()?, &mut nodes, &mut priorities)?;
+    }
+    links.sort_by(|a, b| (a.r#type.as_str(), &a.source, &a.target).cmp(&(b.r#type.as_str(), &b.source, &b.target)));
+    Some(Docs {
+        nodes,
+        links,
+        priorities: Some(priorities),
+        elsewhere: Vec::new(),
     })
 }
 
@@ -134,6 +165,21 @@ pub struct Docs {
     /// Each document's `priority` field (its first value), in node order, when the
     /// documents were read without their frontmatter.
     pub priorities: Option<Vec<Option<String>>>,
+    /// When these documents are one part of the backlog (an edit's update of the
+    /// `backlog` table): the ready items of the rest, in `ready`'s order, among which the
+    /// part's ready items are numbered. Empty otherwise.
+    pub elsewhere: Vec<Ranked>,
+}
+
+/// A ready item as `ready`'s order reads it (the `backlog` table's columns).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ranked {
+    /// Node id.
+    pub id: String,
+    /// Its priority.
+    pub priority: Option<String>,
+    /// Unfinished items waiting on it.
+    pub unblocks: usize,
 }
 
 /// An edge as the backlog questions read it: its ends and type.
@@ -159,8 +205,18 @@ impl From<&Edge> for Link {
 
 /// The columns of documents ([`DOC_COLUMNS`]) as nodes without their frontmatter, and
 /// each one's priority.
-fn doc_columns(mut rows: rusqlite::Rows) -> Option<(Vec<Node>, Vec<Option<String>>)> {
+fn doc_columns(rows: rusqlite::Rows) -> Option<(Vec<Node>, Vec<Option<String>>)> {
     let (mut nodes, mut priorities) = (Vec::with_capacity(1024), Vec::with_capacity(1024));
+    doc_columns_into(rows, &mut nodes, &mut priorities)?;
+    Some((nodes, priorities))
+}
+
+/// [`doc_columns`] appended to `nodes` and `priorities`.
+fn doc_columns_into(
+    mut rows: rusqlite::Rows,
+    nodes: &mut Vec<Node>,
+    priorities: &mut Vec<Option<String>>,
+) -> Option<()> {
     while let Some(r) = rows.next().ok()? {
         let text = |i: usize| r.get::<_, String>(i).ok();
         let opt = |i: usize| r.get::<_, Option<String>>(i).ok();
@@ -179,7 +235,7 @@ fn doc_columns(mut rows: rusqlite::Rows) -> Option<(Vec<Node>, Vec<Option<String
         });
         priorities.push(opt(7)?);
     }
-    Some((nodes, priorities))
+    Some(())
 }
 
 /// The mirror opened read-only, when it mirrors the current sidecar as `spec` asks.
@@ -330,5 +386,6 @@ pub fn load_subtree(index_dir: &Path, spec: &Spec, root: &str) -> Option<Docs> {
         nodes,
         links,
         priorities: Some(priorities),
+        elsewhere: Vec::new(),
     })
 }

@@ -539,10 +539,10 @@ pub(super) fn put_backlog(conn: &Connection, table: &BacklogTable, spec: &Spec) 
 }
 
 /// The columns of the `backlog` table.
-const BACKLOG_WIDTH: usize = 13;
+pub(super) const BACKLOG_WIDTH: usize = 13;
 
 /// A `backlog` row's values, in the table's column order.
-fn backlog_values(r: &BacklogRow) -> [rusqlite::types::Value; BACKLOG_WIDTH] {
+pub(super) fn backlog_values(r: &BacklogRow) -> [rusqlite::types::Value; BACKLOG_WIDTH] {
     use rusqlite::types::Value;
     let text = |s: &str| Value::Text(s.to_string());
     let opt = |s: &Option<String>| s.as_deref().map_or(Value::Null, text);
@@ -566,7 +566,7 @@ fn backlog_values(r: &BacklogRow) -> [rusqlite::types::Value; BACKLOG_WIDTH] {
 
 /// Does the `backlog` row `held` (all its columns) hold [`backlog_values`] of `r`? Read
 /// in place: equal when each column has the same type and value.
-fn holds(held: &rusqlite::Row, r: &BacklogRow) -> rusqlite::Result<bool> {
+pub(super) fn holds(held: &rusqlite::Row, r: &BacklogRow) -> rusqlite::Result<bool> {
     use rusqlite::types::ValueRef;
     let i = &r.item;
     let texts: [(usize, Option<&str>); 11] = [
