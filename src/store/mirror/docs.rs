@@ -14,7 +14,7 @@ use super::fresh::{Spec, current, db_path, sql_err};
 use super::part;
 use super::read::{BACKLOG_TYPES, docs_of, load_corpus};
 use super::update::{Reindex, SectionFields};
-use super::write::{insert_edges, node_rows, put_backlog, put_corpus, table_edges};
+use super::write::{NodeRow, insert_edges, node_row, put_backlog, put_corpus, table_edges};
 use crate::error::Error;
 use crate::model::section::{SectionRow, sections, title_text};
 use crate::model::{Edge, Node};
@@ -229,11 +229,15 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
         if was.is_empty() || !consecutive {
             return Ok(false);
         }
-        let title_was: String = match st.old_title.query_row([&doc.id], |r| r.get(0)) {
-            Ok(t) => t,
+        let held = match st.old_node.query_row([&doc.id], |r| {
+            let width = r.as_ref().column_count();
+            (0..width).map(|i| r.get(i)).collect::<rusqlite::Result<Vec<_>>>()
+        }) {
+            Ok(values) => NodeRow(values),
             Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(false),
             Err(err) => return Err(e(err)),
         };
+        let title_was = held.title().to_string();
         let title = title_text(doc);
         if same_rows {
             for ((rowid, _, before), r) in was.iter().zip(&rows) {
@@ -254,9 +258,15 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
             }
         }
         // The document's row.
-        let node_row = node_rows(std::slice::from_ref(doc)).map_err(|err| err.to_string())?;
-        for n in &node_row {
-            st.set_node.execute(rusqlite::params_from_iter(n.values())).map_err(e)?;
+        let row = node_row(doc).map_err(|err| err.to_string())?;
+        if !row.same_columns(&held) {
+            st.set_node
+                .execute(rusqlite::params_from_iter(row.values()))
+                .map_err(e)?;
+        } else if row.json() != held.json() {
+            // Only the JSON differs (a spec-folder item holds its file's hash): the
+            // indexes, all on other columns, are left alone.
+            st.set_json.execute(params![doc.id, row.json()]).map_err(e)?;
         }
         st.update_edges(conn, &doc.id, &edit.edges).map_err(e)?;
     }
@@ -280,11 +290,12 @@ fn apply(conn: &Connection, edits: &[DocEdit], fts: bool) -> Result<bool, String
 /// The statements [`apply`] runs for every edited document.
 struct Statements<'c> {
     old_rows: rusqlite::Statement<'c>,
-    old_title: rusqlite::Statement<'c>,
+    old_node: rusqlite::Statement<'c>,
     old_edges: rusqlite::Statement<'c>,
     set_edge: rusqlite::Statement<'c>,
     drop_edges: rusqlite::Statement<'c>,
     set_node: rusqlite::Statement<'c>,
+    set_json: rusqlite::Statement<'c>,
 }
 
 /// An `edges` row the mirror holds: rowid, target, type, origin, path, line, weight.
@@ -296,7 +307,7 @@ impl<'c> Statements<'c> {
             old_rows: conn.prepare(
                 "SELECT rowid, id, heading, level, line, text, tokens FROM sections WHERE doc = ?1 ORDER BY rowid",
             )?,
-            old_title: conn.prepare("SELECT title FROM nodes WHERE id = ?1")?,
+            old_node: conn.prepare("SELECT * FROM nodes WHERE id = ?1")?,
             old_edges: conn.prepare(
                 "SELECT rowid, target, type, origin, path, line, weight FROM edges WHERE source = ?1 ORDER BY rowid",
             )?,
@@ -306,6 +317,7 @@ impl<'c> Statements<'c> {
             set_node: conn.prepare(
                 "INSERT OR REPLACE INTO nodes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?,
+            set_json: conn.prepare("UPDATE nodes SET json = ?2 WHERE id = ?1")?,
         })
     }
 

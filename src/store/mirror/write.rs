@@ -418,6 +418,19 @@ impl NodeRow {
         self.text(0)
     }
 
+    /// The node as JSON (column `json`, the last; every other column is made from it).
+    pub(super) fn json(&self) -> &str {
+        self.text(12)
+    }
+
+    /// Whether the columns before `json` are those of `other`.
+    pub(super) fn same_columns(&self, other: &NodeRow) -> bool {
+        match (self.0.split_last(), other.0.split_last()) {
+            (Some((_, a)), Some((_, b))) => a == b,
+            _ => false,
+        }
+    }
+
     /// The title (column `title`: the FTS5 title column of the document's rows).
     pub(super) fn title(&self) -> &str {
         self.text(7)
@@ -426,32 +439,33 @@ impl NodeRow {
 
 /// The `nodes` rows of the documents, in node order.
 pub(super) fn node_rows(nodes: &[Node]) -> Result<Vec<NodeRow>, Error> {
+    let docs: Vec<&Node> = nodes.iter().filter(|n| !n.is_chunk()).collect();
+    docs.into_par_iter().map(node_row).collect()
+}
+
+/// A document's row in the `nodes` table.
+pub(super) fn node_row(n: &Node) -> Result<NodeRow, Error> {
     use rusqlite::types::Value;
     let text = |s: &str| Value::Text(s.to_string());
     let opt = |s: Option<&str>| s.map_or(Value::Null, |s| Value::Text(s.to_string()));
-    let docs: Vec<&Node> = nodes.iter().filter(|n| !n.is_chunk()).collect();
-    docs.into_par_iter()
-        .map(|n| {
-            let json = serde_json::to_string(n).map_err(|err| Error::Other(err.to_string()))?;
-            Ok(NodeRow(vec![
-                text(&n.id),
-                text(&n.id.to_lowercase()),
-                text(&n.raw_id.as_deref().unwrap_or(&n.id).to_lowercase()),
-                opt(n.uid.as_deref().map(str::to_lowercase).as_deref()),
-                text(n.kind.as_str()),
-                text(&n.path),
-                opt(n.r#type.as_deref()),
-                text(n.label()),
-                opt(n.state.as_deref()),
-                opt(n.raw_id.as_deref()),
-                opt(n.field_values("priority").first().map(String::as_str)),
-                Value::Integer(n.nav as i64),
-                // Last: it spills to overflow pages, which reading the columns before it
-                // never touches.
-                Value::Text(json),
-            ]))
-        })
-        .collect()
+    let json = serde_json::to_string(n).map_err(|err| Error::Other(err.to_string()))?;
+    Ok(NodeRow(vec![
+        text(&n.id),
+        text(&n.id.to_lowercase()),
+        text(&n.raw_id.as_deref().unwrap_or(&n.id).to_lowercase()),
+        opt(n.uid.as_deref().map(str::to_lowercase).as_deref()),
+        text(n.kind.as_str()),
+        text(&n.path),
+        opt(n.r#type.as_deref()),
+        text(n.label()),
+        opt(n.state.as_deref()),
+        opt(n.raw_id.as_deref()),
+        opt(n.field_values("priority").first().map(String::as_str)),
+        Value::Integer(n.nav as i64),
+        // Last: it spills to overflow pages, which reading the columns before it
+        // never touches.
+        Value::Text(json),
+    ]))
 }
 
 /// The edges the `edges` table holds, in order: all but `section_of`, whose every field
