@@ -2,7 +2,8 @@
 //! Kit's phases and `[P]` tasks (box or heading), Kiro's siblings, BMAD's tasks written
 //! as headings.
 
-use super::items::{Item, push_ref, roll};
+use super::items::cites::push_ref;
+use super::items::{Item, roll};
 use super::{Format, Scope};
 use crate::model::EdgeType;
 
