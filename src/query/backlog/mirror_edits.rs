@@ -147,7 +147,7 @@ fn with_links<'a>(base: &'a [(EdgeType, String)], more: &[(EdgeType, &'a str)]) 
 
 #[test]
 fn a_tick_makes_its_feature_again_and_moves_the_ready_items_after_it() {
-    let (nodes, edges) = features(10);
+    let (nodes, edges) = features(20);
     let mut m = Mirror::new(nodes, edges);
     let before = places(&backlog(m.dir.path()).0);
     // F3/T1 done: F3/T2 is ready in its place (same priority, same count unblocked).
@@ -186,7 +186,7 @@ fn a_tick_makes_its_feature_again_and_moves_the_ready_items_after_it() {
 
 #[test]
 fn a_blocker_into_another_feature_makes_both_again() {
-    let (nodes, edges) = features(10);
+    let (nodes, edges) = features(20);
     let mut m = Mirror::new(nodes, edges);
     // F1/T1 waits on F2/T3: F1's tasks are held, F2's unblock more.
     let links = task_links("F1/T1");
@@ -203,7 +203,7 @@ fn a_blocker_into_another_feature_makes_both_again() {
 
 #[test]
 fn a_blocker_cycle_made_and_broken_by_an_edit() {
-    let (nodes, edges) = features(10);
+    let (nodes, edges) = features(20);
     let mut m = Mirror::new(nodes, edges);
     let (c1, c2) = ("[]", r#"[["F4/T1","F4/T5","F4/T4","F4/T3","F4/T2"]]"#);
     assert_eq!(backlog(m.dir.path()).1, c1);
@@ -228,10 +228,10 @@ fn a_blocker_cycle_made_and_broken_by_an_edit() {
 }
 
 #[test]
-fn a_part_past_a_quarter_of_the_documents_makes_the_whole_table() {
-    let (nodes, edges) = features(10);
+fn a_part_past_an_eighth_of_the_documents_makes_the_whole_table() {
+    let (nodes, edges) = features(20);
     let mut m = Mirror::new(nodes, edges);
-    // F1 to F3 tied together: 18 of 60 documents, past 15.
+    // F1 to F3 tied together: 18 of 120 documents, past 15.
     let links = task_links("F1/T1");
     let node = m.node("F1/T1");
     let tied = with_links(&links, &[(EdgeType::BlockedBy, "F2/T5"), (EdgeType::Blocks, "F3/T2")]);

@@ -58,31 +58,44 @@ fn place(table: &mut BacklogTable, elsewhere: &[Ranked]) {
 }
 
 fn table_of(b: Backlog<'_>) -> BacklogTable {
-    let ready = b.ready();
-    let rank: HashMap<&str, (usize, &Ready)> = ready
-        .items
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.item.id.as_str(), (i, r)))
-        .collect();
+    let report = b.ready();
+    // Each ready item by its document's id, with its place: its row takes the item as
+    // `ready` made it (no second copy of its fields).
+    let mut rank: HashMap<&str, (usize, Ready)> = HashMap::with_capacity(report.items.len());
+    for (i, r) in report.items.into_iter().enumerate() {
+        if let Some(n) = b.node(&r.item.id) {
+            rank.insert(n.id.as_str(), (i, r));
+        }
+    }
     let rows = b
         .docs
         .values()
         .map(|d| {
-            let ready = rank.get(d.node.id.as_str());
-            BacklogRow {
-                item: b.item(d),
-                kind: d.node.kind,
-                folded: d.node.state.as_deref().map(fold),
-                ready: ready.map(|(i, _)| *i),
-                unblocks: ready.map_or(0, |(_, r)| r.unblocks),
-                why: ready.map(|(_, r)| r.why.clone()),
+            let kind = d.node.kind;
+            let folded = d.node.state.as_deref().map(fold);
+            match rank.remove(d.node.id.as_str()) {
+                Some((i, r)) => BacklogRow {
+                    item: r.item,
+                    kind,
+                    folded,
+                    ready: Some(i),
+                    unblocks: r.unblocks,
+                    why: Some(r.why),
+                },
+                None => BacklogRow {
+                    item: b.item(d),
+                    kind,
+                    folded,
+                    ready: None,
+                    unblocks: 0,
+                    why: None,
+                },
             }
         })
         .collect();
     BacklogTable {
         rows,
-        cycles: ready.cycles,
+        cycles: report.cycles,
     }
 }
 
