@@ -2,7 +2,9 @@
 """Spec folders at scale (issue 33): a generated Spec Kit repository of --features feature
 folders with --tasks checkbox tasks in all, indexed cold (a) as spec folders, where every
 task line is an item, and (b) the same files under `plain/` instead of `specs/`, read as
-plain documents; then the cost of ticking one checkbox (one `index` after the edit, the file written in place as
+plain documents, and (c) the same tasks kept as a file each under `items/` (frontmatter
+`type: Task`, a state and a parent Feature file per folder, as kano or Backlog.md keep
+them: the same backlog, the same number of items); then the cost of ticking one checkbox (one `index` after the edit, the file written in place as
 an editor saves it).
 
     python3 bench/spec_bench.py [--features 50] [--tasks 3000] [--runs 5] [--bin target/release/mdgraph]
@@ -75,6 +77,25 @@ def generate(root, features, tasks, folder):
             with open(os.path.join(d, name), "w") as f:
                 f.write(text)
 
+def generate_files(root, features, tasks):
+    """The backlog of `generate`, each task a file with frontmatter instead of a line."""
+    per = tasks // features
+    for n in range(1, features + 1):
+        d = os.path.join(root, "items", f"{n:03d}-feature-{n}")
+        os.makedirs(d, exist_ok=True)
+        files = {"spec.md": SPEC.format(n=n), "plan.md": PLAN.format(n=n),
+                 "feature.md": f"---\nid: F{n:03d}\ntype: Feature\ntitle: \"Feature {n}\"\nstate: Ready\n---\n\n# Feature {n}\n"}
+        for line in tasks_md(n, per).split("\n"):
+            if not line.startswith("- ["):
+                continue
+            tid, title = line[6:].split(" ", 1)
+            state = "Done" if line[3] == "x" else "Ready"
+            files[f"{tid}.md"] = (f"---\nid: F{n:03d}-{tid}\ntype: Task\ntitle: \"{title}\"\nstate: {state}\n"
+                                  f"parent: F{n:03d}\n---\n\n# {title}\n")
+        for name, text in files.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+
 def run(cmd, cwd):
     t = time.perf_counter()
     subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -99,7 +120,11 @@ def main():
         spec, plain = os.path.join(tmp, "spec"), os.path.join(tmp, "plain")
         generate(spec, a.features, a.tasks, "specs")
         generate(plain, a.features, a.tasks, "plain")
-        c_spec, c_plain = cold(b, spec, a.runs), cold(b, plain, a.runs)
+        files = os.path.join(tmp, "files")
+        generate_files(files, a.features, a.tasks)
+        c_spec, c_plain, c_files = cold(b, spec, a.runs), cold(b, plain, a.runs), cold(b, files, a.runs)
+        file_items = subprocess.run([b, "--root", files, "list", "--type", "Task", "--format", "json"],
+                                    capture_output=True, text=True, check=True).stdout.count('"id"')
         items = subprocess.run([b, "--root", spec, "list", "--type", "Task", "--format", "json"],
                                capture_output=True, text=True, check=True).stdout.count('"id"')
         # The ticks come right after the cold run, as an edit after `make index` does
@@ -138,6 +163,7 @@ def main():
         print(f"{a.features} features, {a.tasks} tasks ({items} Task items)")
         print(f"cold index, spec folders:     {c_spec:8.1f} ms")
         print(f"cold index, plain documents:  {c_plain:8.1f} ms  (spec/plain = {c_spec / c_plain:.2f})")
+        print(f"cold index, a file per task:  {c_files:8.1f} ms  (spec/files = {c_spec / c_files:.2f}; {file_items} Task items)")
         print(f"tick one checkbox + index:    {tick_in_place:8.1f} ms  ({100 * tick_in_place / c_spec:.1f} % of a cold index)")
         print(f"  saved by rename:            {tick_renamed:8.1f} ms  ({100 * tick_renamed / c_spec:.1f} % of a cold index)")
         print(f"a note under a task + index:  {note:8.1f} ms  ({100 * note / c_spec:.1f} % of a cold index)")
