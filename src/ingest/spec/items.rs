@@ -418,7 +418,10 @@ impl Ctx {
                     None,
                 ))
             }
-            Format::SpecKit => {
+            // Only the spec declares its requirements and success criteria: a plan, a
+            // checklist or research notes that open a bullet with `SC-001` restate or
+            // discuss it (a second declaration would be a false duplicate id).
+            Format::SpecKit if scope.is_feature_file() => {
                 let plain = after.trim_start_matches('*');
                 let (id, tail) = requirement_id(plain)?;
                 let r#type = if id.starts_with("SC") {

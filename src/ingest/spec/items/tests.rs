@@ -181,6 +181,25 @@ fn speckit_spec_stories_and_requirements() {
 }
 
 #[test]
+fn only_the_spec_declares_requirements_and_criteria() {
+    // As Spec Kit plans and checklists restate them (Hackathon-II-Todo-Cli's plan.md
+    // `- **SC-001** (Setup in <5 min): …`, a checklist's `- FR-011 and FR-012 reference …`).
+    let lines = "- **SC-001** (Setup in <5 min): verified\n- FR-011 and FR-012 reference the API\n";
+    for file in ["plan.md", "research.md", "checklists/requirements.md"] {
+        let scope = scope_of(&format!("specs/001-env/{file}")).unwrap();
+        assert_eq!(ids(&crate::ingest::spec::items(&scope, lines, 1)), vec![], "{file}");
+    }
+    let scope = scope_of("specs/001-env/spec.md").unwrap();
+    assert_eq!(
+        ids(&crate::ingest::spec::items(&scope, lines, 1)),
+        vec![
+            ("SC-001", "Criterion", None, None),
+            ("FR-011", "Requirement", None, None)
+        ]
+    );
+}
+
+#[test]
 fn checklist_items() {
     let scope = scope_of("specs/003-chat/checklists/ux.md").unwrap();
     let items = crate::ingest::spec::items(&scope, "- [ ] CHK001 Is it clear? [Clarity]\n- [x] No id here\n", 1);
