@@ -70,6 +70,10 @@ impl Group {
     }
 }
 
+/// The type of a Spec Kit `## Phase N` heading: a group of tasks whose state is theirs
+/// rolled up, never work of its own (a tree counts its tasks, not it).
+pub const PHASE: &str = "Phase";
+
 /// A state name folded for comparison: lowercase, without spaces, `-`, `_` and
 /// apostrophes (`Won't Do` → `wontdo`).
 pub fn fold_state(s: &str) -> String {

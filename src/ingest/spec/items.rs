@@ -289,7 +289,7 @@ impl Ctx {
             self.phase = Some(local.clone());
             out.push(Item {
                 local,
-                r#type: "Phase",
+                r#type: crate::model::backlog::PHASE,
                 state: None,
                 title: text.to_string(),
                 line: l.no,

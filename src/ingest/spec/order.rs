@@ -46,7 +46,9 @@ fn speckit_order(items: &mut [Item]) {
     // A phase is its tasks' work: one without tasks that have a state (no tasks, or task
     // headings with nothing that says their state) is no work of its own, never ready nor
     // counted, and nothing waits for it.
-    let phases: Vec<usize> = (0..items.len()).filter(|&i| items[i].r#type == "Phase").collect();
+    let phases: Vec<usize> = (0..items.len())
+        .filter(|&i| items[i].r#type == crate::model::backlog::PHASE)
+        .collect();
     let work: Vec<bool> = phases.iter().map(|&p| rolled_state(items, p).is_some()).collect();
     let is_story = |it: &Item| it.refs.iter().any(|r| r.target.starts_with("US"));
     let first_story = phases.iter().position(|&p| is_story(&items[p]));

@@ -196,13 +196,15 @@ impl<'a> Backlog<'a> {
         let mut rollup = Rollup::default();
         for c in &children {
             // A document with no state (a spec's plan, a requirement) is no work of its
-            // own: only the work below it counts.
+            // own, nor is a Spec Kit phase, whose state is its tasks' (`spec/order.rs`):
+            // only the work below them counts.
             let stateless_doc = c.item.state.is_none()
                 && self
                     .docs
                     .get(c.item.id.as_str())
                     .is_some_and(|d| d.node.kind == crate::model::Kind::Doc);
-            match stateless_doc {
+            let grouping = stateless_doc || c.item.r#type.as_deref() == Some(crate::model::backlog::PHASE);
+            match grouping {
                 true => rollup.add_below(&c.rollup),
                 false => rollup.add(c.group, &c.rollup),
             }
@@ -222,6 +224,35 @@ mod tests {
     use super::*;
     use crate::config::StateGroups;
     use crate::model::EdgeType;
+
+    #[test]
+    fn a_phase_counts_its_tasks_not_itself() {
+        // Hackathon-II-Todo-Cli's 002-todo-cli showed 38/38 done for 29 tasks in 9 phases.
+        let groups = StateGroups::default();
+        let links = edges(&[
+            ("P1", EdgeType::Parent, "F"),
+            ("P2", EdgeType::Parent, "F"),
+            ("T1", EdgeType::Parent, "P1"),
+            ("T2", EdgeType::Parent, "P1"),
+            ("T3", EdgeType::Parent, "P2"),
+        ]);
+        let phase = |id: &str, state: &str| crate::model::Node {
+            r#type: Some(crate::model::backlog::PHASE.into()),
+            ..item(id, state)
+        };
+        let nodes = vec![
+            item("F", "To Do"),
+            phase("P1", "Done"),
+            phase("P2", "To Do"),
+            item("T1", "Done"),
+            item("T2", "Done"),
+            item("T3", "To Do"),
+        ];
+        let b = Backlog::new(&nodes, &links, &groups);
+        let root = b.tree("F").expect("F is a document");
+        assert_eq!((root.rollup.done, root.rollup.total), (2, 3));
+        assert_eq!((root.children[0].rollup.done, root.children[0].rollup.total), (2, 2));
+    }
 
     #[test]
     fn rollups_count_every_descendant_by_group() {
