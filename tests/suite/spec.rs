@@ -283,6 +283,14 @@ fn implement_a_task_brings_what_it_is_tied_to_then_its_features_context() {
         "{}",
         out["terms"]
     );
+    // The feature's id written out in full is its scope as well, not a second item asked
+    // about (which left the task's context unsearched).
+    let full = json(&f.run(&["search", "implement T005 in 001-chat", "--format", "json"]));
+    let ids = |o: &serde_json::Value| -> Vec<String> {
+        let results = o["results"].as_array().unwrap();
+        results.iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(ids(&full), ids(&out));
 }
 
 #[test]

@@ -55,6 +55,17 @@ pub(super) fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec
     if !items.is_empty() {
         exact.sort_by_key(|id| !items.iter().any(|(_, item)| item == id));
     }
+    // A spec folder named beside one of its items is the item's scope, written out in
+    // full ("implement T012 in 001-jwt-auth" as "T012 in jwt"): the item is what is asked
+    // about, and is searched in its context as when its scope is a word of its folder's.
+    let scoped_items: Vec<String> = exact.clone();
+    exact.retain(|id| {
+        !scoped_items.iter().any(|other| {
+            other
+                .strip_prefix(id.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
+    });
     // `ADR 21`, `task 88`: the id they spell, never a bare number (`version 2` is no
     // EIP-2).
     for (pair, typed) in spaced.iter().filter(|_| short) {
