@@ -20,8 +20,54 @@ impl Index {
 
     /// Ranked documents for a query, with options.
     pub fn search_with(&self, query: &str, opts: SearchOptions) -> Result<Results, Error> {
+        if let Some(work) = self.work_left(query, opts.limit)? {
+            return Ok(work);
+        }
         let graph = self.config.retrieval.graph.enabled && opts.graph;
         self.with_engine(|e| search::search(e, query, &self.config.retrieval, opts.limit, graph))
+    }
+
+    /// For a question about the work left that names nothing to search for ("what
+    /// remains to be done?"), the items under way and those `ready` offers; `None` for
+    /// any other question, or when no work is left (the search answers then).
+    fn work_left(&self, query: &str, limit: usize) -> Result<Option<Results>, Error> {
+        use crate::model::backlog::Group;
+        use crate::query::intent::{Intent, WorkAsked};
+        let Some(asked) = Intent::asks_open_work(query) else {
+            return Ok(None);
+        };
+        let ready = self.ready()?;
+        let filter = |states: &[&str]| crate::query::backlog::Filter {
+            states: states.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        let in_progress = self.list(&filter(&["in_progress"]))?.items;
+        let mut listed = vec![
+            ("in progress", in_progress.iter().collect::<Vec<_>>()),
+            ("ready", ready.items.iter().map(|r| &r.item).collect()),
+        ];
+        // Unfinished work beyond those: items with a type and a state (a document
+        // without a state lists as open, and a decision record has no type).
+        let rest = match asked {
+            WorkAsked::Next => Vec::new(),
+            WorkAsked::Left => self.list(&filter(&["open", "blocked"]))?.items,
+        };
+        let rest: Vec<_> = rest
+            .into_iter()
+            .filter(|i| i.r#type.is_some() && i.state.is_some())
+            .collect();
+        let waiting = |i: &&crate::model::backlog::Item| !ready.items.iter().any(|r| r.item.id == i.id);
+        listed.push((
+            "waiting",
+            rest.iter()
+                .filter(|i| i.group != Group::Blocked)
+                .filter(waiting)
+                .collect(),
+        ));
+        listed.push(("blocked", rest.iter().filter(|i| i.group == Group::Blocked).collect()));
+        let engine = self.with_engine(|e| Ok(e.kind()))?;
+        let work = search::work_left(query, engine, &listed, limit);
+        Ok((!work.results.is_empty()).then_some(work))
     }
 
     /// A context pack for `query` within `budget` tokens (the best
@@ -67,8 +113,12 @@ impl Index {
         let tokenizer = self.config.settings.tokenizer;
         // The pack counts what it prints; the counter loads while the search runs.
         crate::text::tokens::preload(tokenizer);
+        let work = self.work_left(query, opts.limit)?;
         self.with_engine(|e| {
-            let results = search::search(e, query, &self.config.retrieval, opts.limit, graph)?;
+            let results = match &work {
+                Some(w) => w.clone(),
+                None => search::search(e, query, &self.config.retrieval, opts.limit, graph)?,
+            };
             Ok(pack::pack(e, query, &results.results, budget, tokenizer, cliff))
         })
     }

@@ -407,3 +407,54 @@ fn init_recognises_the_three_layouts() {
     );
     assert_eq!(json(&open)["count"], 19, "{}", open.stderr);
 }
+
+/// "What should I work on next?" names nothing to search for: the items under way, then
+/// those `ready` offers, in its order; "what remains to be done?" goes on with the rest
+/// unfinished. Both packs say why each item is there.
+#[test]
+fn a_question_about_the_work_left_is_answered_from_the_backlog() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let ready = ids(&json(&f.run(&["ready", "--format", "json"])));
+    let in_progress = ids(&json(&f.run(&["list", "--state", "in_progress", "--format", "json"])));
+    let in_progress: Vec<String> = in_progress.into_iter().filter(|id| !id.contains("/phase-")).collect();
+    assert!(
+        !in_progress.is_empty() && !ready.is_empty(),
+        "{in_progress:?} {ready:?}"
+    );
+    let next = json(&f.run(&[
+        "search",
+        "what should I work on next?",
+        "--limit",
+        "100",
+        "--format",
+        "json",
+    ]));
+    let results = next["results"].as_array().unwrap();
+    assert!(results.iter().all(|r| r["why"]["kind"] == "work"), "{next}");
+    let got: Vec<String> = results.iter().map(|r| r["id"].as_str().unwrap().to_string()).collect();
+    let want: Vec<String> = in_progress.iter().chain(&ready).cloned().collect();
+    assert_eq!(got, want);
+    // What is left: the same first, then the open items `ready` leaves out (T004 waits
+    // for T003), and no finished one.
+    let left = found(&f, "what remains to be done?");
+    assert_eq!(&left[..want.len()], want.as_slice());
+    assert!(left.contains(&"001-chat/T004".to_string()), "{left:?}");
+    assert!(!left.contains(&"001-chat/T001".to_string()), "{left:?}");
+    // A topic word makes it a search.
+    let topic = json(&f.run(&["search", "what is left for the chat export", "--format", "json"]));
+    assert!(
+        topic["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["why"]["kind"] != "work"),
+        "{topic}"
+    );
+    let pack = f.run(&["pack", "what should I work on next?", "--budget", "800"]);
+    assert_eq!(pack.code, 0, "{}", pack.stderr);
+    assert!(
+        pack.stdout.contains("why: work left: in progress (1 of "),
+        "{}",
+        pack.stdout
+    );
+}

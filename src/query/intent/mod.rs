@@ -9,6 +9,9 @@ mod clause;
 mod frames;
 mod parts;
 mod words;
+mod work;
+
+pub use work::WorkAsked;
 
 use crate::model::EdgeType;
 use crate::model::graph::GraphEdge;
@@ -76,6 +79,12 @@ impl Intent {
             out.open |= read.open;
         }
         out
+    }
+
+    /// Whether `question` asks for the work that is left or can start and names nothing
+    /// to search for ("what remains to be done?", "what should I work on next?").
+    pub fn asks_open_work(question: &str) -> Option<WorkAsked> {
+        work::asks_open_work(question)
     }
 
     /// Whether `text` is a question: it contains a question mark or opens with a

@@ -28,11 +28,13 @@ mod rank;
 mod scoped;
 mod sqlite;
 mod successor;
+mod work;
 
 pub use memory::{MemoryEngine, memory_engine};
 pub use open::open_engine;
 pub use rank::search;
 pub use sqlite::SqliteEngine;
+pub use work::work_left;
 
 /// Which engine answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -66,6 +68,17 @@ pub enum Why {
         sections_matched: usize,
         /// Other seeds whose walk also reached it.
         also_reached: usize,
+    },
+    /// Work left, for a question that asks what is left or can start and names nothing
+    /// to search for ([`crate::query::intent::Intent::asks_open_work`]): the items under
+    /// way, then those `ready` offers, in its order.
+    Work {
+        /// `in progress` or `ready`.
+        status: &'static str,
+        /// Its place among the items of that status (1-based).
+        place: usize,
+        /// How many items have that status.
+        of: usize,
     },
     /// Reached along the graph.
     Neighbor {
@@ -105,6 +118,7 @@ impl Why {
                 }
                 format!("seed: {}", parts.join("; "))
             }
+            Why::Work { status, place, of } => format!("work left: {status} ({place} of {of})"),
             Why::Neighbor { path, .. } => {
                 let mut s = String::from("neighbor: ");
                 for (i, st) in path.iter().enumerate() {
