@@ -20,8 +20,8 @@ pub struct Item {
     pub local: String,
     /// Its type: Task, Check, Phase, UserStory, Requirement, Criterion.
     pub r#type: &'static str,
-    /// `open`, `done` or `in progress` for boxes and phases; none for stories and
-    /// requirements.
+    /// `open`, `done`, `in progress` or `blocked` for boxes and phases; none for
+    /// stories and requirements.
     pub state: Option<&'static str>,
     /// The line's text without box, id and markers.
     pub title: String,
@@ -368,6 +368,10 @@ impl Ctx {
         let (title, parallel) = clean_title(title);
         let refs = cites(scope, &text, l.no);
         self.stack.push((l.indent, local.clone()));
+        // An unfinished task whose line says BLOCKED in capitals (`- [~] T021 … - BLOCKED:
+        // hadolint not installed`) is blocked, not under way or ready.
+        let blocked = state != "done" && title.split(|c: char| !c.is_ascii_alphabetic()).any(|w| w == "BLOCKED");
+        let state = if blocked { "blocked" } else { state };
         Some(Item {
             local,
             r#type,

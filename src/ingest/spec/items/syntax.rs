@@ -57,8 +57,14 @@ pub(super) fn requirement_id(s: &str) -> Option<(&str, &str)> {
         .unwrap_or(s.len());
     let word = &s[..end];
     let (prefix, num) = word.split_once('-')?;
-    (matches!(prefix, "FR" | "SC" | "NFR") && !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit()))
-        .then(|| (word, &s[end..]))
+    // A letter may name the part before the number: `FR-B001` (backend), `FR-F001`.
+    let digits = num.trim_start_matches(|c: char| c.is_ascii_uppercase());
+    let letters = num.len() - digits.len();
+    (matches!(prefix, "FR" | "SC" | "NFR")
+        && letters <= 2
+        && !digits.is_empty()
+        && digits.bytes().all(|c| c.is_ascii_digit()))
+    .then(|| (word, &s[end..]))
 }
 
 /// `Phase 3: …` with word `phase` → `3`; `User Story 2 - …` with `user story` → `2`.

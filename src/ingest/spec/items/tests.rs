@@ -197,6 +197,35 @@ fn only_the_spec_declares_requirements_and_criteria() {
             ("FR-011", "Requirement", None, None)
         ]
     );
+    // A letter may name the part (`FR-B001` backend, `FR-F001` frontend); a word may not.
+    let lines = "- **FR-B001**: Backend MUST verify\n- **FR-F001**: UI MUST show\n- FR-ABC001 no\n";
+    assert_eq!(
+        ids(&crate::ingest::spec::items(&scope, lines, 1)),
+        vec![
+            ("FR-B001", "Requirement", None, None),
+            ("FR-F001", "Requirement", None, None)
+        ]
+    );
+}
+
+#[test]
+fn a_task_line_that_says_blocked_is_blocked() {
+    let scope = scope_of("specs/001-env/tasks.md").unwrap();
+    let body = "## Phase 1: Setup\n\n- [~] T021 Lint the Dockerfile - BLOCKED: hadolint not installed\n\
+                - [ ] T022 Unblock the blocked queue\n- [x] T023 Was BLOCKED, now done\n";
+    let states: Vec<_> = crate::ingest::spec::items(&scope, body, 1)
+        .into_iter()
+        .filter(|it| it.r#type == "Task")
+        .map(|it| (it.local, it.state))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("T021".to_string(), Some("blocked")),
+            ("T022".to_string(), Some("open")),
+            ("T023".to_string(), Some("done"))
+        ]
+    );
 }
 
 #[test]
