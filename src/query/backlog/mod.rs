@@ -31,6 +31,7 @@ pub use crate::model::backlog::{Group, Item, Ready};
 pub use graph::Backlog;
 pub use hygiene::hygiene;
 pub use list::{Filter, LIST_SCHEMA, ListReport, list_from_rows, list_query, unknown_values};
+pub use order::natural;
 pub use ready::{Hold, ReadyReport, ready_from_rows};
 pub use states::group_of;
 pub use table::{materialize, materialize_docs};

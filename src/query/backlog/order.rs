@@ -36,7 +36,7 @@ pub(super) fn priority_rank(p: Option<&str>) -> u32 {
 }
 
 /// Sort key that orders numbers in ids by value (`BACK-9` before `BACK-10`).
-pub(super) fn natural(id: &str) -> Vec<(String, u64)> {
+pub fn natural(id: &str) -> Vec<(String, u64)> {
     let mut out = Vec::new();
     let mut text = String::new();
     let mut num: Option<u64> = None;

@@ -104,7 +104,8 @@ pub fn relations(engine: &dyn Engine, id: &str) -> (Vec<Relation>, BTreeMap<&'st
                 .map(|t| (false, *t, engine.state(t)))
                 .collect()
         };
-        with.sort_by_key(|(closed, t, _)| (*closed, *t));
+        // Open first, then by id with its numbers by value (`phase-7` before `phase-10`).
+        with.sort_by_cached_key(|(closed, t, _)| (*closed, crate::query::backlog::natural(t), *t));
         let n = targets.len();
         if n > MAX_TARGETS {
             more.insert(rel, n - MAX_TARGETS);
