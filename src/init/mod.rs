@@ -97,10 +97,10 @@ pub struct Detected {
 impl Detected {
     /// One line for the user: what was found where.
     pub fn describe(&self, shown_root: &str) -> String {
-        let n = self.markdown_files;
+        let files = counted(self.markdown_files, "Markdown file", "Markdown files");
         match &self.layout {
             Layout::BacklogMd { prefix, statuses } => {
-                let mut s = format!("a Backlog.md backlog in {shown_root} ({n} Markdown files");
+                let mut s = format!("a Backlog.md backlog in {shown_root} ({files}");
                 if let Some(p) = prefix {
                     let _ = write!(s, "; task prefix `{p}`");
                 }
@@ -109,27 +109,37 @@ impl Detected {
                 }
                 s + ")"
             }
-            Layout::Kano { items, adrs, .. } => {
-                format!(
-                    "a kano-style backlog in {shown_root} ({items} work items under items/, {adrs} ADRs under decisions/)"
-                )
-            }
+            Layout::Kano { items, adrs, .. } => format!(
+                "a kano-style backlog in {shown_root} ({} under items/, {} under decisions/)",
+                counted(*items, "work item", "work items"),
+                counted(*adrs, "ADR", "ADRs")
+            ),
             Layout::Eip { with_eip, moved } => format!(
-                "EIP-style documents in {shown_root} ({with_eip} with an `eip:` id, {moved} `status: Moved` stubs, of {n} Markdown files)"
+                "EIP-style documents in {shown_root} ({with_eip} with an `eip:` id, {}, of {files})",
+                counted(*moved, "`status: Moved` stub", "`status: Moved` stubs")
             ),
             Layout::Adrs { dirs, adrs, .. } => format!(
-                "decision records in {shown_root} ({adrs} numbered ADRs in {}; {n} Markdown files in all)",
+                "decision records in {shown_root} ({} in {}; {files} in all)",
+                counted(*adrs, "numbered ADR", "numbered ADRs"),
                 dirs.join(", ")
             ),
             Layout::SpecFolders(c) => format!(
-                "spec folders in {shown_root} (Spec Kit: {} features; Kiro: {} features; BMAD: {} stories; {} prompt records; {n} Markdown files)",
-                c.speckit, c.kiro, c.bmad, c.prompts
+                "spec folders in {shown_root} (Spec Kit: {}; Kiro: {}; BMAD: {}; {}; {files})",
+                counted(c.speckit, "feature", "features"),
+                counted(c.kiro, "feature", "features"),
+                counted(c.bmad, "story", "stories"),
+                counted(c.prompts, "prompt record", "prompt records")
             ),
             Layout::Generic => {
-                format!("no known layout in {shown_root} ({n} Markdown files): wrote a generic configuration")
+                format!("no known layout in {shown_root} ({files}): wrote a generic configuration")
             }
         }
     }
+}
+
+/// `1 feature`, `0 features`, `2 features`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Look at `dir` and tell its layout.
@@ -542,5 +552,35 @@ mod tests {
         };
         assert_eq!((dirs, name.as_str(), adrs), (vec!["records".to_string()], "records", 3));
         assert_eq!(extra_states, ["Partly superseded"]);
+    }
+
+    /// "Kiro: 1 features": a count of one is said in the singular, in every layout.
+    #[test]
+    fn one_of_a_kind_is_said_in_the_singular() {
+        let c = crate::ingest::spec::Census {
+            speckit: 0,
+            kiro: 1,
+            bmad: 1,
+            prompts: 2,
+        };
+        let d = |layout| Detected {
+            layout,
+            root: PathBuf::from("."),
+            markdown_files: 1,
+        };
+        assert_eq!(
+            d(Layout::SpecFolders(c)).describe("."),
+            "spec folders in . (Spec Kit: 0 features; Kiro: 1 feature; BMAD: 1 story; 2 prompt records; 1 Markdown file)"
+        );
+        let adrs = Layout::Adrs {
+            dirs: vec!["doc/adr".into()],
+            name: "adr".into(),
+            adrs: 1,
+            extra_states: Vec::new(),
+        };
+        assert_eq!(
+            d(adrs).describe("."),
+            "decision records in . (1 numbered ADR in doc/adr; 1 Markdown file in all)"
+        );
     }
 }

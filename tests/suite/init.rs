@@ -65,7 +65,7 @@ fn init_detects_a_kano_backlog_in_a_subfolder() {
     let (out, cfg) = init_here(dir.path());
     assert_eq!(
         out.stderr,
-        "detected a kano-style backlog in docs/backlog (2 work items under items/, 1 ADRs under decisions/)\n\
+        "detected a kano-style backlog in docs/backlog (2 work items under items/, 1 ADR under decisions/)\n\
          wrote mdgraph.toml; next: `mdgraph index`\n"
     );
     assert_eq!(cfg.root, b);
@@ -151,7 +151,7 @@ fn init_detects_eip_style_ids_and_moved_stubs() {
     let (out, cfg) = init_here(dir.path());
     assert!(
         out.stderr.starts_with(
-            "detected EIP-style documents in . (4 with an `eip:` id, 1 `status: Moved` stubs, of 4 Markdown files)\n"
+            "detected EIP-style documents in . (4 with an `eip:` id, 1 `status: Moved` stub, of 4 Markdown files)\n"
         ),
         "{}",
         out.stderr
