@@ -40,7 +40,10 @@ use std::path::Path;
 /// 11: a Kiro requirement headed only by its number takes its user story as its title;
 /// Spec Kit tasks written as headings (`### T001: …`) are items, and a `Preconditions:`
 /// line is a dependency.
-pub const SCHEMA_VERSION: u32 = 11;
+/// 12: a Kiro feature is the folder its files sit in, at any depth under `.kiro/specs/`
+/// (folders above it group features), and a Kiro task whose parent number has no task
+/// hangs under its heading, made a phase, or the file.
+pub const SCHEMA_VERSION: u32 = 12;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.

@@ -1,6 +1,7 @@
 //! Spec folders (`tests/fixtures/spec-folders`: Spec Kit, Kiro, BMAD, Spec Kit Plus prompt
 //! records): checkbox tasks and Spec Kit tasks written as headings (`003-deploy`) are items
-//! with their state and parent, ids are scoped by their feature, `list`, `ready` and `tree`
+//! with their state and parent, Kiro features grouped in folders (`shipped/`,
+//! `in-progress/`) are features of their own, ids are scoped by their feature, `list`, `ready` and `tree`
 //! follow each format's rules, and `check` reports what is wrong in them and nothing else.
 
 use crate::common::*;
@@ -24,10 +25,10 @@ fn tasks_are_items_with_state_parent_and_scoped_ids() {
     for id in ["001-chat/T001", "login/2.1", "1.1/1"] {
         assert!(!got.contains(&id.to_string()), "{id} is done: {got:?}");
     }
-    // Every box counted: the fixture's open boxes with a task id (Spec Kit 7 + 3, Kiro 3,
-    // BMAD 2), and 003-deploy's open tasks (two headings with no output ticked, a box) and
-    // its heading with no state (`list` puts an item with none in the open group).
-    assert_eq!(got.len(), 19, "{got:?}");
+    // Every box counted: the fixture's open boxes with a task id (Spec Kit 7 + 3, Kiro 3 +
+    // 2, BMAD 2), and 003-deploy's open tasks (two headings with no output ticked, a box)
+    // and its heading with no state (`list` puts an item with none in the open group).
+    assert_eq!(got.len(), 21, "{got:?}");
     let nodes = f.read_index("graph_nodes.jsonl");
     let t005: serde_json::Value = nodes
         .lines()
@@ -395,7 +396,7 @@ fn init_recognises_the_three_layouts() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(
-        said.contains("Spec Kit: 3 features; Kiro: 1 features; BMAD: 2 stories; 2 prompt records"),
+        said.contains("Spec Kit: 3 features; Kiro: 3 features; BMAD: 2 stories; 2 prompt records"),
         "{said}"
     );
     let toml = std::fs::read_to_string(f.root().join("mdgraph.toml")).unwrap();
@@ -405,7 +406,69 @@ fn init_recognises_the_three_layouts() {
         &f.root(),
         &["list", "--type", "Task", "--state", "open", "--format", "json"],
     );
-    assert_eq!(json(&open)["count"], 19, "{}", open.stderr);
+    assert_eq!(json(&open)["count"], 21, "{}", open.stderr);
+}
+
+/// hashpass-tech/jack keeps its Kiro features in `finished/` and `in-progress/`, and writes
+/// `- [ ] 1.1` under `## Phase 1: …` with no `- [ ] 1.` box: each group was one feature
+/// (`finished/1.1`, 104 false duplicate ids, the grouped requirements never read), and
+/// each such task's parent `1` a false dangling reference.
+#[test]
+fn kiro_features_grouped_in_folders_and_tasks_under_phase_headings() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    // No error in them: the groups hold no feature of their own, and nothing is dangling.
+    let out = f.run(&["check"]);
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        !all.contains(".kiro/specs/in-progress") && !all.contains(".kiro/specs/shipped"),
+        "{all}"
+    );
+    let edges = f.read_index("graph_edges.jsonl");
+    for (src, ty, dst) in [
+        ("billing/tasks", "parent", "billing"),
+        ("billing/1.1", "parent", "billing/phase-1"),
+        ("billing/2.2", "parent", "billing/phase-2"),
+        ("billing/phase-1", "parent", "billing/tasks"),
+        ("billing/2.1", "relates", "billing/R1.1"),
+        ("billing/2.2", "relates", "billing/R1.2"),
+        // Siblings wait in order; a phase for the phase before it.
+        ("billing/1.2", "depends_on", "billing/1.1"),
+        ("billing/2.2", "depends_on", "billing/2.1"),
+        ("billing/phase-2", "depends_on", "billing/phase-1"),
+        ("audit-log/1", "relates", "audit-log/R1.1"),
+        ("audit-log/tasks", "parent", "audit-log"),
+    ] {
+        let want = format!("\"source\":\"{src}\",\"target\":\"{dst}\",\"type\":\"{ty}\"");
+        assert!(edges.contains(&want), "missing {src} -{ty}-> {dst}");
+    }
+    assert!(!edges.contains("\"target\":\"billing/1\""), "no task `1` is written");
+    assert_eq!(node(&f, "billing")["type"], "Feature");
+    assert_eq!(node(&f, "billing/phase-1")["state"], "done");
+    assert_eq!(node(&f, "billing/phase-1")["title"], "Phase 1: Setup");
+    assert_eq!(node(&f, "billing/phase-2")["state"], "open");
+    let ready = ids(&json(&f.run(&["ready", "--format", "json"])));
+    assert!(ready.contains(&"billing/2.1".to_string()), "{ready:?}");
+    assert!(!ready.contains(&"billing/2.2".to_string()), "{ready:?}");
+    let tree = f.run(&["tree", "billing"]);
+    assert_eq!(tree.code, 0, "{}", tree.stderr);
+    assert!(
+        tree.stdout
+            .contains("      billing/2.1  Task  open  Issue the invoice on payment"),
+        "{}",
+        tree.stdout
+    );
+    assert!(
+        tree.stdout
+            .contains("billing  Feature  -  Requirements Document  [2/4 done"),
+        "{}",
+        tree.stdout
+    );
+    // A grouped feature's ids as typed: its name, not its group.
+    for typed in ["2.1@billing", "billing 2.1", "billing/2.1"] {
+        let one = f.run(&["show", typed, "--format", "json"]);
+        assert_eq!(one.code, 0, "{typed}: {}", one.stderr);
+        assert_eq!(json(&one)["node"]["id"], "billing/2.1", "{typed}");
+    }
 }
 
 /// "What should I work on next?" names nothing to search for: the items under way, then

@@ -79,7 +79,12 @@ pub fn scan(scope: &Scope, body: &str, first_line: u32) -> Vec<Item> {
             out.push(item);
         }
     }
-    drop_boxed_heads(out, &ctx.heads)
+    let out = drop_boxed_heads(out, &ctx.heads);
+    if scope.format == Format::Kiro {
+        kiro::hang_orphans(out, &ctx.headings)
+    } else {
+        out
+    }
 }
 
 /// A file that writes a task both ways (a `### T001:` heading and a `- [ ] T001` box)
@@ -149,6 +154,9 @@ struct Ctx {
     criteria_list: Region,
     /// Spec Kit: where the tasks written as headings are in the scan's output.
     heads: Vec<usize>,
+    /// Kiro's tasks file: the headings passed (line, level, text), which a task whose
+    /// parent number has no task hangs under.
+    headings: Vec<(u32, usize, String)>,
 }
 
 /// The first section whose heading names something, down to the next heading of its
@@ -193,6 +201,9 @@ impl Ctx {
     ) {
         self.section = text.to_lowercase();
         self.stack.clear();
+        if scope.format == Format::Kiro && tasks_file(scope, false) {
+            self.headings.push((l.no, level, text.to_string()));
+        }
         // A story's task list is headed `## Tasks / Subtasks` (any `##` heading naming
         // tasks, or a deeper one starting with "Tasks").
         let names_tasks = (level <= 2 && self.section.contains("task")) || self.section.starts_with("tasks");
@@ -287,19 +298,7 @@ impl Ctx {
         if let Some(n) = numbered_word(text, "phase") {
             let local = format!("phase-{n}");
             self.phase = Some(local.clone());
-            out.push(Item {
-                local,
-                r#type: crate::model::backlog::PHASE,
-                state: None,
-                title: text.to_string(),
-                line: l.no,
-                text: String::new(),
-                parent: None,
-                refs: story_refs(text, l.no),
-                priority: priority(text),
-                parallel: false,
-                optional: false,
-            });
+            out.push(phase(local, text, l.no, story_refs(text, l.no)));
             return;
         }
         if level <= 2 {
@@ -441,6 +440,24 @@ impl Ctx {
     }
 }
 
+/// A phase: the heading `text` on `line` as the item `local`, under the file; the order
+/// rules roll its state up from its tasks.
+fn phase(local: String, text: &str, line: u32, refs: Vec<ItemRef>) -> Item {
+    Item {
+        local,
+        r#type: crate::model::backlog::PHASE,
+        state: None,
+        title: text.to_string(),
+        line,
+        text: String::new(),
+        parent: None,
+        refs,
+        priority: priority(text),
+        parallel: false,
+        optional: false,
+    }
+}
+
 fn leaf(local: String, r#type: &'static str, title: &str, line: u32, text: String, parent: Option<String>) -> Item {
     Item {
         local,
@@ -461,7 +478,7 @@ fn leaf(local: String, r#type: &'static str, title: &str, line: u32, text: Strin
 fn tasks_file(scope: &Scope, in_tasks: bool) -> bool {
     match scope.format {
         // Spec Kit's tasks have a `T` id; a numbered box in its files is a plain list.
-        Format::Kiro => scope.file == "tasks" || scope.file.ends_with("/tasks"),
+        Format::Kiro => scope.file == "tasks",
         Format::SpecKit => false,
         Format::BmadStory => in_tasks,
         Format::BmadEpic => false,
@@ -663,6 +680,7 @@ fn status_line(text: &str, line: u32) -> Option<&'static str> {
 }
 
 pub(super) mod cites;
+mod kiro;
 mod syntax;
 
 use cites::*;

@@ -115,24 +115,33 @@ pub struct Census {
 impl Census {
     /// Count the spec folders of `paths`.
     pub fn of<'a>(paths: impl IntoIterator<Item = &'a str>) -> Census {
-        let mut features = std::collections::BTreeSet::new();
+        let mut speckit = std::collections::BTreeSet::new();
+        // Kiro's feature folders by path, with their names.
+        let mut kiro = std::collections::BTreeMap::new();
         let mut c = Census::default();
         for p in paths {
             c.prompts += usize::from(is_prompt_record(p));
             match scope_of(p) {
                 Some(s) if s.format == Format::BmadStory => c.bmad += 1,
-                Some(s)
-                    if matches!(s.format, Format::SpecKit | Format::Kiro)
-                        && features.insert((s.format == Format::Kiro, s.name.clone())) =>
-                {
-                    match s.format {
-                        Format::Kiro => c.kiro += 1,
-                        _ => c.speckit += 1,
-                    }
+                Some(s) if s.format == Format::SpecKit => {
+                    speckit.insert(s.name);
+                }
+                Some(s) if s.format == Format::Kiro => {
+                    let folder = p.rsplit_once('/').map_or("", |(f, _)| f);
+                    kiro.insert(format!("{folder}/"), s.name);
                 }
                 _ => {}
             }
         }
+        // A folder that holds feature folders groups them (`finished/`), whatever files
+        // of its own it has (a README); features of one name are one scope.
+        let features: std::collections::BTreeSet<&String> = kiro
+            .iter()
+            .filter(|(folder, _)| !kiro.keys().any(|k| k.len() > folder.len() && k.starts_with(*folder)))
+            .map(|(_, name)| name)
+            .collect();
+        c.speckit = speckit.len();
+        c.kiro = features.len();
         c
     }
 
@@ -155,13 +164,25 @@ pub fn scope_of(rel: &str) -> Option<Scope> {
         // of its own (`specs/_archived/README.md`) is in none.
         let archive = is_archive(parts[i + 1]);
         let archive_file = archive && parts.len() == i + 3;
+        if kiro {
+            // Kiro writes a feature's files side by side, never in subfolders: the folder
+            // a file sits in is its feature, at any depth, and the folders above it group
+            // features (`finished/`, `in-progress/`, `_archived/`). A feature keeps its
+            // ids when it moves from one group to another.
+            let feature = parts[parts.len() - 2];
+            return (is_name(feature) && !archive_file).then(|| Scope {
+                format: Format::Kiro,
+                name: feature.to_string(),
+                file: parts[parts.len() - 1].to_string(),
+            });
+        }
         if parts.len() >= i + 4 && archive {
             i += 1;
         }
         let feature = parts[i + 1];
         if is_name(feature) && !archive_file {
             return Some(Scope {
-                format: if kiro { Format::Kiro } else { Format::SpecKit },
+                format: Format::SpecKit,
                 name: feature.to_string(),
                 file: parts[i + 2..].join("/"),
             });
@@ -267,6 +288,46 @@ mod tests {
             Census::of([".kiro/specs/_archived/README.md", ".kiro/specs/a/tasks.md"]).kiro,
             1
         );
+        // hashpass-tech/jack groups features by state (`finished/`, `in-progress/`): each
+        // was one feature per group, 4 for 7, with 104 false duplicate ids.
+        for (path, feature, file) in [
+            (".kiro/specs/finished/jack-sdk-core/tasks.md", "jack-sdk-core", "tasks"),
+            (".kiro/specs/in-progress/pwa/requirements.md", "pwa", "requirements"),
+            (".kiro/specs/a/b/c/design.md", "c", "design"),
+            (
+                ".kiro/specs/finished/yellow/implementation-guide.md",
+                "yellow",
+                "implementation-guide",
+            ),
+        ] {
+            let s = scope_of(path).unwrap();
+            assert_eq!(
+                (s.format, s.name.as_str(), s.file.as_str()),
+                (Format::Kiro, feature, file)
+            );
+        }
+        assert_eq!(
+            scope_of(".kiro/specs/in-progress/pwa/requirements.md")
+                .unwrap()
+                .doc_id(),
+            "pwa"
+        );
+        // Features of one name in two groups are one scope: their ids are the same ids
+        // (a feature moved from `in-progress/` to `finished/` keeps them).
+        assert_eq!(
+            scope_of(".kiro/specs/finished/pwa/tasks.md").unwrap().id("1.1"),
+            scope_of(".kiro/specs/in-progress/pwa/tasks.md").unwrap().id("1.1")
+        );
+        let grouped = [
+            ".kiro/specs/finished/a/tasks.md",
+            ".kiro/specs/finished/b/requirements.md",
+            ".kiro/specs/finished/README.md",
+            ".kiro/specs/in-progress/c/design.md",
+            ".kiro/specs/in-progress/a/tasks.md",
+            ".kiro/specs/d/tasks.md",
+            ".kiro/specs/d-e/notes.md",
+        ];
+        assert_eq!(Census::of(grouped).kiro, 5);
         let s = scope_of("docs/stories/2.1.story.md").unwrap();
         assert_eq!((s.format, s.doc_id().as_str()), (Format::BmadStory, "2.1"));
         assert_eq!(s.doc_parent().as_deref(), Some("epic-2"));

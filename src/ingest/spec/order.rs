@@ -11,11 +11,19 @@ use crate::model::EdgeType;
 /// tasks before it (since the last one without `[P]`); a user-story phase waits for the
 /// phases before the first story phase (setup, foundational); a later phase that is no
 /// story's waits for all before it; a phase is done when all its tasks are. Kiro: a task
-/// waits for its earlier siblings.
+/// waits for its earlier siblings, and so does a phase.
 pub fn order_rules(scope: &Scope, items: &mut [Item]) {
     match scope.format {
         Format::SpecKit if scope.file == "tasks" => speckit_order(items),
-        Format::Kiro => sibling_order(items),
+        Format::Kiro => {
+            let phases: Vec<usize> = (0..items.len())
+                .filter(|&i| items[i].r#type == crate::model::backlog::PHASE)
+                .collect();
+            for p in phases {
+                items[p].state = required_state(items, p);
+            }
+            sibling_order(items);
+        }
         Format::BmadStory => {
             let heads: Vec<usize> = (0..items.len())
                 .filter(|&i| items[i].state.is_none() && items[i].r#type == "Task")
@@ -40,6 +48,16 @@ fn rolled_state(items: &[Item], at: usize) -> Option<&'static str> {
         .filter_map(|t| t.state)
         .collect();
     roll(&under)
+}
+
+/// A Kiro phase's state (a heading over tasks whose parent number has no task): done when
+/// its tasks are, optional ones aside (unless it holds no other), as Kiro's parent task.
+fn required_state(items: &[Item], at: usize) -> Option<&'static str> {
+    let local = &items[at].local;
+    let under: Vec<&Item> = items.iter().filter(|t| t.parent.as_ref() == Some(local)).collect();
+    let required: Vec<&str> = under.iter().filter(|t| !t.optional).filter_map(|t| t.state).collect();
+    let all: Vec<&str> = under.iter().filter_map(|t| t.state).collect();
+    roll(&required).or_else(|| roll(&all))
 }
 
 fn speckit_order(items: &mut [Item]) {
@@ -90,9 +108,14 @@ fn speckit_order(items: &mut [Item]) {
     }
 }
 
+/// Kiro: a task waits for its previous sibling, and a phase for the task or phase before
+/// it (a phase is the top-level task its heading stands for).
 fn sibling_order(items: &mut [Item]) {
     let mut last: std::collections::HashMap<Option<String>, String> = std::collections::HashMap::new();
-    for it in items.iter_mut().filter(|t| t.r#type == "Task") {
+    for it in items
+        .iter_mut()
+        .filter(|t| t.r#type == "Task" || t.r#type == crate::model::backlog::PHASE)
+    {
         if let Some(prev) = last.insert(it.parent.clone(), it.local.clone()) {
             push_ref(&mut it.refs, EdgeType::DependsOn, prev, it.line);
         }

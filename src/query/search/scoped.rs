@@ -124,11 +124,17 @@ pub(super) fn items_of_named<'q>(
 pub(super) type Named<'q> = Vec<(&'q str, String)>;
 
 /// The spec folder (`specs/003-ai-chatbot/`, `.kiro/specs/login/`) of a path: its
-/// prefix up to the folder's slash, and the folder's name.
+/// prefix up to the folder's slash, and the folder's name. A Kiro feature is the folder
+/// its files sit in, at any depth (`.kiro/specs/finished/login/`: folders group features).
 fn spec_folder(path: &str) -> Option<(&str, &str)> {
     let at = path.find("specs/").filter(|&i| i == 0 || path[..i].ends_with('/'))? + "specs/".len();
-    let end = at + path[at..].find('/')?;
-    Some((&path[..=end], &path[at..end]))
+    let (start, end) = if path[..at].ends_with(".kiro/specs/") {
+        let end = path.rfind('/').filter(|&e| e >= at)?;
+        (path[..end].rfind('/')? + 1, end)
+    } else {
+        (at, at + path[at..].find('/')?)
+    };
+    Some((&path[..=end], &path[start..end]))
 }
 
 /// Words of folder names that name no feature by themselves.
@@ -198,5 +204,28 @@ pub(super) fn named_folder<'d>(
     match named.as_slice() {
         [(prefix, _)] => Some(prefix.clone()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spec_folder;
+
+    #[test]
+    fn a_kiro_feature_is_the_folder_its_files_sit_in() {
+        assert_eq!(
+            spec_folder("specs/003-chat/checklists/ux.md"),
+            Some(("specs/003-chat/", "003-chat"))
+        );
+        assert_eq!(
+            spec_folder(".kiro/specs/login/tasks.md"),
+            Some((".kiro/specs/login/", "login"))
+        );
+        // hashpass-tech/jack's features grouped by state.
+        assert_eq!(
+            spec_folder(".kiro/specs/finished/jack-sdk-core/tasks.md"),
+            Some((".kiro/specs/finished/jack-sdk-core/", "jack-sdk-core"))
+        );
+        assert_eq!(spec_folder(".kiro/specs/README.md"), None);
     }
 }

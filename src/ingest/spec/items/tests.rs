@@ -351,7 +351,8 @@ fn bmad_task_headings_and_kiro_optional_tasks() {
     );
     let scope = scope_of(".kiro/specs/x/tasks.md").unwrap();
     let items = crate::ingest::spec::items(&scope, "- [ ]* 10.2a Optional test\n", 1);
-    assert_eq!(ids(&items), vec![("10.2a", "Task", Some("open"), Some("10"))]);
+    // No task `10` is written: under the file.
+    assert_eq!(ids(&items), vec![("10.2a", "Task", Some("open"), None)]);
     assert!(items[0].optional);
     let items = crate::ingest::spec::items(
         &scope,
@@ -421,6 +422,74 @@ fn a_storys_lists_are_its_first_sections_so_headed_with_their_subheadings() {
             ("1", "Task", Some("open"), None),
             ("1.1", "Task", Some("open"), Some("1")),
             ("2", "Task", None, None),
+        ]
+    );
+}
+
+/// hashpass-tech/jack writes `- [ ] 1.1` under `## Phase 1: …` with no `- [ ] 1.` box:
+/// each task's parent was `1`, which no task is (20 false dangling references in one
+/// file), and `tree` showed the feature without them.
+#[test]
+fn kiro_tasks_whose_parent_number_has_no_task_hang_under_their_heading() {
+    let scope = scope_of(".kiro/specs/in-progress/dash/tasks.md").unwrap();
+    let body = "# Tasks\n\n## Phase 1: Setup\n\n- [x] 1.1 Client\n  - _Requirements: 1.1_\n  - [x] 1.1.1 File\n\
+- [x] 1.2 Services\n- [ ]* 1.3 Optional tests\n\n## Phase 2: Intents\n\n- [ ] 2.1 View\n  - [ ] 2.1.2 Errors\n- [ ] 2.2 List\n\n\
+### フェーズ3: 検索\n\n- [ ] 3.1 Search\n\n## Notes\n\n- [ ] 4.1 Phase 2 again\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("phase-1", "Phase", Some("done"), None),
+            ("1.1", "Task", Some("done"), Some("phase-1")),
+            ("1.1.1", "Task", Some("done"), Some("1.1")),
+            ("1.2", "Task", Some("done"), Some("phase-1")),
+            ("1.3", "Task", Some("open"), Some("phase-1")),
+            ("phase-2", "Phase", Some("open"), None),
+            ("2.1", "Task", Some("open"), Some("phase-2")),
+            // `2.1.1` is not written: the nearest task its number names.
+            ("2.1.2", "Task", Some("open"), Some("2.1")),
+            ("2.2", "Task", Some("open"), Some("phase-2")),
+            // No `Phase N`: the phase takes the task's first number.
+            ("phase-3", "Phase", Some("open"), None),
+            ("3.1", "Task", Some("open"), Some("phase-3")),
+            ("phase-4", "Phase", Some("open"), None),
+            ("4.1", "Task", Some("open"), Some("phase-4")),
+        ]
+    );
+    let t = |id: &str| items.iter().find(|i| i.local == id).unwrap();
+    assert_eq!((t("phase-1").title.as_str(), t("phase-1").line), ("Phase 1: Setup", 3));
+    assert_eq!(refs(t("1.1")), vec![(EdgeType::Relates, "R1.1")]);
+    // Siblings wait for the one before; a phase for the phase before it.
+    assert_eq!(refs(t("1.2")), vec![(EdgeType::DependsOn, "1.1")]);
+    assert_eq!(refs(t("2.1")), vec![]);
+    assert_eq!(refs(t("2.2")), vec![(EdgeType::DependsOn, "2.1")]);
+    assert_eq!(refs(t("phase-2")), vec![(EdgeType::DependsOn, "phase-1")]);
+    assert_eq!(refs(t("phase-3")), vec![(EdgeType::DependsOn, "phase-2")]);
+
+    // Under the title alone, or no heading: under the file, as top-level tasks. A
+    // heading whose phase id another heading took leaves its tasks under the file.
+    let body = "# Plan\n\n- [ ] 1.1 A\n- [ ] 1.2 B\n\n## Phase 1: again\n\n- [ ] 5.1 C\n\n## Phase 1: and again\n\n- [ ] 6.1 D\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("1.1", "Task", Some("open"), None),
+            ("1.2", "Task", Some("open"), None),
+            ("phase-1", "Phase", Some("open"), None),
+            ("5.1", "Task", Some("open"), Some("phase-1")),
+            ("6.1", "Task", Some("open"), None),
+        ]
+    );
+    assert_eq!(refs(&items[1]), vec![(EdgeType::DependsOn, "1.1")]);
+    assert_eq!(refs(&items[2]), vec![(EdgeType::DependsOn, "1.2")]);
+    assert_eq!(refs(&items[4]), vec![(EdgeType::DependsOn, "phase-1")]);
+    // A written parent keeps its tasks, as ever: no phase.
+    let items = crate::ingest::spec::items(&scope, "## Phase 1\n\n- [ ] 1. A\n  - [ ] 1.1 B\n", 1);
+    assert_eq!(
+        ids(&items),
+        vec![
+            ("1", "Task", Some("open"), None),
+            ("1.1", "Task", Some("open"), Some("1"))
         ]
     );
 }
