@@ -19,6 +19,8 @@ repos=(
   "speckit-toastmasters danscarf/toastmasters-ai-companion 1f9f7f57849b54fe31135c25ec35daacb5a6ac02 specs .specify LICENSE"
   "evolution-of-todo ibrahimgem/evolution-of-todo 8a227abef2b36fcdf6d3fad7484a5a1b02858beb"
   "SpaceWeirdos RockyBoyRC/SpaceWeirdos 1666df89b89b590f4ea738d4d29a40a857da80a5"
+  # Kiro features grouped in finished/ and in-progress/.
+  "jack hashpass-tech/jack eebf4aaf1a5465e99afb506909c00f4b31be196f"
   # The last commit with its stories: the next one deletes docs/stories/.
   "ferrocodex HillviewCap/ferrocodex 099f36f9a4af102ec330dbfff605f15ced528cc7"
   "bmad-security-design-assistant 7-central/security-design-assistant 9d2aeb9b8267c4b090fac29ef308e5b88dc9ec30 docs LICENSE"

@@ -32,7 +32,7 @@ struct Real {
     tasks: &'static [(&'static str, usize)],
 }
 
-const REAL: [Real; 5] = [
+const REAL: [Real; 6] = [
     Real {
         name: "speckit-toastmasters",
         source: "danscarf/toastmasters-ai-companion@1f9f7f57849b54fe31135c25ec35daacb5a6ac02",
@@ -77,6 +77,22 @@ const REAL: [Real; 5] = [
         tasks: &[],
     },
     Real {
+        name: "jack",
+        source: "hashpass-tech/jack@eebf4aaf1a5465e99afb506909c00f4b31be196f",
+        corpus: None,
+        // Kiro features grouped in `finished/` and `in-progress/`; `- [ ] 1.1` under
+        // `## Phase 1: …` with no `- [ ] 1.` box. Two tasks written twice, the second
+        // copy indented under the first (`- [x] 5. Implement …` over `- [ ] 5. Implement
+        // …`): one id, two boxes.
+        errors: &[
+            ".kiro/specs/uniswap-v4-prize-track-integration/tasks.md:115 duplicate-id",
+            ".kiro/specs/uniswap-v4-prize-track-integration/tasks.md:116 duplicate-id",
+            ".kiro/specs/uniswap-v4-prize-track-integration/tasks.md:203 duplicate-id",
+            ".kiro/specs/uniswap-v4-prize-track-integration/tasks.md:204 duplicate-id",
+        ],
+        tasks: &[("dashboard-sdk-integration", 110)],
+    },
+    Real {
         name: "ferrocodex",
         // The last commit with its stories (the next one deletes `docs/stories/`).
         source: "HillviewCap/ferrocodex@099f36f9a4af102ec330dbfff605f15ced528cc7",
@@ -116,13 +132,14 @@ struct Want {
 }
 
 /// The independent count of one repository: tasks by (path, line), and per feature the
-/// Spec Kit phases and checklist boxes (`tree` counts them as work too).
+/// checklist boxes (`tree` counts them as work too; a phase groups its tasks and counts
+/// as none of its own).
 #[derive(Default)]
 struct Count {
     tasks: BTreeMap<(String, u32), Want>,
     /// The feature folders (Spec Kit, Kiro) and story files (BMAD) `init` should name.
     census: [BTreeSet<String>; 3],
-    /// Per feature: (done, total) of phases and `CHK` boxes.
+    /// Per feature: (done, total) of `CHK` boxes.
     other: BTreeMap<String, (usize, usize)>,
     files: usize,
 }
@@ -245,7 +262,8 @@ fn kind_of(rel: &str) -> Option<Kind> {
             rest = &rest[1..];
         }
         return match (kiro, rest) {
-            (true, [feature, "tasks.md"]) => Some(Kind::Kiro(feature.to_string())),
+            // Folders above a Kiro feature group features (`finished/`, `in-progress/`).
+            (true, [.., feature, "tasks.md"]) => Some(Kind::Kiro(feature.to_string())),
             (false, [feature, _, ..]) => Some(Kind::SpecKit(feature.to_string())),
             _ => None,
         };
@@ -282,23 +300,48 @@ fn count_file(rel: &str, text: &str, count: &mut Count) {
             e.0 += done;
             e.1 += total;
         }
-        Kind::Kiro(feature) => {
-            // `2.1` hangs under `2` (the box whose id is its prefix); `2` under the file.
-            let mut at: BTreeMap<String, u32> = BTreeMap::new();
-            for (no, line) in lines {
-                let Some((state, id)) = bullet(line).and_then(|(_, r)| kiro_task(r)) else {
-                    continue;
-                };
-                let under = match id.rsplit_once('.') {
-                    // No such task: line 0, which no item is on.
-                    Some((p, _)) => Under::Line(at.get(p).copied().unwrap_or(0)),
-                    None => Under::File,
-                };
-                at.entry(id).or_insert(no);
-                put(&feature, no, state, under);
-            }
-        }
+        Kind::Kiro(feature) => count_kiro(&feature, lines, &mut put),
         Kind::Bmad(story) => count_story(&story, lines, &mut put),
+    }
+}
+
+/// A Kiro file's tasks. `2.1` hangs under `2` (the first box with the id its number's
+/// prefix names, the nearest such number up: `2.1.1` under `2` when no `2.1` is written);
+/// a number without a dot under the box it is indented under, else the file. A dotted
+/// number whose prefixes have no box hangs under the heading above it, below the title (a
+/// phase), else the file.
+fn count_kiro(feature: &str, lines: Vec<(u32, &str)>, put: &mut impl FnMut(&str, u32, &'static str, Under)) {
+    // (line, indent, state, id, the heading above: line and level)
+    let mut boxes = Vec::new();
+    let mut head: Option<(u32, usize)> = None;
+    for (no, line) in lines {
+        if let Some((level, _)) = heading(line) {
+            head = Some((no, level));
+            continue;
+        }
+        let Some((indent, rest)) = bullet(line) else { continue };
+        let Some((state, id)) = kiro_task(rest) else { continue };
+        boxes.push((no, indent, state, id, head));
+    }
+    let mut first: BTreeMap<&str, u32> = BTreeMap::new();
+    for (no, _, _, id, _) in &boxes {
+        first.entry(id.as_str()).or_insert(*no);
+    }
+    let mut stack: Vec<(usize, u32)> = Vec::new();
+    for (no, indent, state, id, head) in &boxes {
+        stack.retain(|&(i, _)| i < *indent);
+        let mut up = id.rsplit_once('.').map(|(p, _)| p);
+        while let Some(p) = up.filter(|p| !first.contains_key(p)) {
+            up = p.rsplit_once('.').map(|(q, _)| q);
+        }
+        let under = match (up, id.contains('.'), stack.last(), head) {
+            (Some(p), ..) => Under::Line(first[p]),
+            (None, false, Some(&(_, l)), _) => Under::Line(l),
+            (None, true, _, Some((h, level))) if *level >= 2 => Under::Line(*h),
+            _ => Under::File,
+        };
+        stack.push((*indent, *no));
+        put(feature, *no, state, under);
     }
 }
 
@@ -313,7 +356,7 @@ struct Head<'a> {
 }
 
 /// A Spec Kit file's tasks (`tasks` when it is a `tasks.md`), and the (done, total) of its
-/// phases with tasks and its `CHK` boxes. Box tasks hang under the `Phase N` heading above
+/// `CHK` boxes. Box tasks hang under the `Phase N` heading above
 /// them, until a `##` heading that is no phase; a task indented under another task hangs
 /// under it. In a `tasks.md`, a heading below the title whose first word is a task id
 /// (`### T001: …`, `### T001 - …`) is a task of its phase, down to the next heading of its
@@ -328,8 +371,8 @@ fn count_speckit<'a>(
 ) -> (usize, usize) {
     let mut phase: Option<u32> = None;
     let mut stack: Vec<(usize, u32)> = Vec::new();
-    // (line, tasks with a state, done)
-    let mut phases: Vec<(u32, usize, usize)> = Vec::new();
+    // The phase headings' lines.
+    let mut phases: Vec<u32> = Vec::new();
     let mut heads: Vec<Head<'a>> = Vec::new();
     let mut open_head: Option<usize> = None;
     let mut boxed: BTreeSet<&'a str> = BTreeSet::new();
@@ -346,7 +389,7 @@ fn count_speckit<'a>(
                 .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
             if numbered && tasks {
                 phase = Some(no);
-                phases.push((no, 0, 0));
+                phases.push(no);
                 continue;
             } else if level <= 2 {
                 phase = None;
@@ -384,12 +427,7 @@ fn count_speckit<'a>(
         boxed.insert(id);
         let under = match (stack.last(), phase) {
             (Some(&(_, l)), _) => Under::Line(l),
-            (None, Some(p)) => {
-                let ph = phases.last_mut().expect("a phase");
-                ph.1 += 1;
-                ph.2 += usize::from(state == "done");
-                Under::Line(p)
-            }
+            (None, Some(p)) => Under::Line(p),
             (None, None) => Under::File,
         };
         stack.push((indent, no));
@@ -403,24 +441,11 @@ fn count_speckit<'a>(
             (0, _) if !h.boxes.contains(&"in progress") => "open",
             _ => "in progress",
         };
-        let under = match h.phase {
-            Some(p) => {
-                if state != "-" {
-                    phases[p].1 += 1;
-                    phases[p].2 += usize::from(state == "done");
-                }
-                Under::Line(phases[p].0)
-            }
-            None => Under::File,
-        };
+        let under = h.phase.map_or(Under::File, |p| Under::Line(phases[p]));
         put(feature, h.no, state, under);
     }
-    // A phase with tasks is work too, done when all its tasks are; one without is
-    // none (its tasks are written another way).
-    (
-        checks.0 + phases.iter().filter(|p| p.1 > 0 && p.1 == p.2).count(),
-        checks.1 + phases.iter().filter(|p| p.1 > 0).count(),
-    )
+    // A phase groups its tasks: `tree` counts them, not it.
+    checks
 }
 
 /// A BMAD story's tasks: every box of its task list, the first section whose heading
@@ -490,6 +515,13 @@ fn folder_of(rel: &str) -> Option<(usize, String)> {
     if let Some(i) = parts.iter().rposition(|p| *p == "specs") {
         let kiro = usize::from(i > 0 && parts[i - 1] == ".kiro");
         let mut rest = &parts[i + 1..];
+        // A Kiro feature is a folder holding Kiro's files, at any depth.
+        if kiro == 1 {
+            return match rest {
+                [.., feature, "tasks.md" | "requirements.md" | "design.md"] => Some((1, feature.to_string())),
+                _ => None,
+            };
+        }
         if rest.len() >= 3 && rest[0].starts_with('_') {
             rest = &rest[1..];
         }
@@ -683,7 +715,7 @@ fn trees(name: &str, dir: &Path, count: &Count) -> Vec<String> {
         );
         if rolled != (want.0 + other.0, work + other.1) {
             wrong.push(format!(
-                "{name}: tree {feature} rolls up {rolled:?} (done, total), the boxes {want:?} and phases and checks {other:?}"
+                "{name}: tree {feature} rolls up {rolled:?} (done, total), the boxes {want:?} and checks {other:?}"
             ));
         }
     }
@@ -727,11 +759,12 @@ fn try_repo(r: &Real, src: &Path) -> Vec<String> {
         let out = run_in(&dir, step);
         assert_eq!(out.code, 0, "{}: {step:?}: {}{}", r.name, out.stdout, out.stderr);
         let said = format!("{}{}", out.stdout, out.stderr);
+        let counted = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let census = format!(
-            "Spec Kit: {} features; Kiro: {} features; BMAD: {} stories;",
-            count.census[0].len(),
-            count.census[1].len(),
-            count.census[2].len()
+            "Spec Kit: {}; Kiro: {}; BMAD: {};",
+            counted(count.census[0].len(), "feature", "features"),
+            counted(count.census[1].len(), "feature", "features"),
+            counted(count.census[2].len(), "story", "stories")
         );
         if step == ["init"] && !said.contains(&census) {
             wrong.push(format!("{}: init says {said:?}, the folders {census:?}", r.name));
@@ -834,7 +867,29 @@ fn the_count_reads_each_form() {
             (6, "open", Under::File),
         ]
     );
-    assert_eq!(c.other["001-a"], (1, 1));
+    assert_eq!(c.other["001-a"], (0, 0));
+    // Kiro, grouped: a number whose prefix has no box hangs under the heading above it (a
+    // phase, done when its required tasks are), else the file; a number without a dot
+    // under the box it is indented under.
+    let mut c = Count::default();
+    let kiro = "# Plan\n- [ ] 1.1 a\n## Phase 2: B\n- [x] 2.1 b\n- [ ]* 2.2 c\n  - [ ] 2.2.1 d\n\
+- [x] 3. e\n  - [x] 3. e again\n  - [ ] 3.1.1 f\n";
+    count_file(".kiro/specs/done/x/tasks.md", kiro, &mut c);
+    assert_eq!(
+        seen(&c),
+        [
+            (2, "open", Under::File),
+            (4, "done", Under::Line(3)),
+            (5, "open", Under::Line(3)),
+            (6, "open", Under::Line(5)),
+            (7, "done", Under::File),
+            (8, "done", Under::Line(7)),
+            (9, "open", Under::Line(7)),
+        ]
+    );
+    assert!(c.tasks.values().all(|w| w.feature == "x"));
+    assert_eq!(folder_of(".kiro/specs/done/x/design.md"), Some((1, "x".to_string())));
+    assert_eq!(folder_of(".kiro/specs/done/README.md"), None);
     // Task headings: a state from their boxes, none without; a repeated list is none.
     let mut c = Count::default();
     let story = "## Tasks / Subtasks\n### Task 1: A\n- [x] 1.1 a\n  - [ ] b\n### Task 2: B\n- 2.1 plain\n\
@@ -869,6 +924,6 @@ fn the_count_reads_each_form() {
             (19, "done", Under::File),
         ]
     );
-    // Phase 1 holds three tasks with a state, one not done; phase 2 one, done.
-    assert_eq!(c.other["005-x"], (1, 2));
+    // Phases are no work of their own (`tree` counts their tasks), and no CHK box.
+    assert_eq!(c.other["005-x"], (0, 0));
 }
