@@ -1,6 +1,7 @@
 //! Edits to spec-folder files (`tests/fixtures/spec-folders`: Spec Kit, Kiro, BMAD): a
 //! tick, an untick, a changed `[USn]`, a line under a task, a tick and a precondition
-//! under a task written as a heading, an edit to a spec, plan or story, and tasks added,
+//! under a task written as a heading, a tick under a Kiro phase heading, an edit to a
+//! spec, plan or story, and tasks added,
 //! removed and renamed. After each, the incremental index (the
 //! edit short cut where it applies) is byte for byte a full build's, mirror included;
 //! the edits that keep a file's items take the short cut.
@@ -13,6 +14,8 @@ use std::path::Path;
 const TASKS: &str = "specs/001-chat/tasks.md";
 const SPEC: &str = "specs/001-chat/spec.md";
 const KIRO: &str = ".kiro/specs/login/tasks.md";
+/// Kiro tasks under `## Phase N` headings with no parent box, in a grouped feature.
+const KIRO_PHASES: &str = ".kiro/specs/in-progress/billing/tasks.md";
 const STORY: &str = "docs/stories/1.2.story.md";
 /// Tasks written as headings, their outputs as boxes.
 const HEADINGS: &str = "specs/003-deploy/tasks.md";
@@ -110,6 +113,12 @@ const EDITS: &[Edit] = &[
     ),
     ("kiro tick", KIRO, |t| t.replacen("- [ ] 2.2", "- [x] 2.2", 1), true),
     (
+        "kiro tick under a phase heading",
+        KIRO_PHASES,
+        |t| t.replacen("- [ ] 2.1", "- [x] 2.1", 1),
+        true,
+    ),
+    (
         "kiro requirement",
         KIRO,
         |t| t.replacen("_Requirements: 2.1_", "_Requirements: 1.2_", 1),
@@ -150,6 +159,12 @@ const EDITS: &[Edit] = &[
         "kiro add a sub-task",
         KIRO,
         |t| t.replacen("- [ ] 3.", "- [ ] 2.3 Expire sessions\n\n- [ ] 3.", 1),
+        false,
+    ),
+    (
+        "kiro write the task a phase heading stood for",
+        KIRO_PHASES,
+        |t| t.replacen("- [ ] 2.1", "- [ ] 2. Invoices\n- [ ] 2.1", 1),
         false,
     ),
     (
