@@ -14,7 +14,9 @@
 //! - **EIP-style**: most files carry an `eip:` number; `eip` becomes the id key, and
 //!   `status: Moved` stubs yield their id.
 //! - **spec folders** (GitHub Spec Kit `specs/NNN-*/`, Kiro `.kiro/specs/*/`, BMAD
-//!   `docs/stories/`): read with no configuration (`ingest/spec`); the config says so.
+//!   `docs/stories/`, v6's `docs/sprint-artifacts/` and
+//!   `_bmad-output/implementation-artifacts/`): read with no configuration
+//!   (`ingest/spec`); the config says so. A story folder is never a decision log.
 //! - anything else: a generic config over the whole folder.
 
 use crate::config::KindSettings;
@@ -360,6 +362,11 @@ fn adr_collection(dir: &Path) -> Option<Layout> {
 /// The numbered Markdown files directly in `path` and what their statuses say.
 fn adr_folder(dir: &Path, path: &Path, known: &[String]) -> Option<AdrFolder> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    // BMAD v6 numbers its stories `1-2-slug.md`, and writes a `Status:` line in each
+    // (xvanov/locatrix's `docs/stories/` was taken for 8 ADRs): a story folder is none.
+    if crate::ingest::spec::is_story_folder(&name) {
+        return None;
+    }
     let mut f = AdrFolder {
         rel: path
             .strip_prefix(dir)
@@ -581,6 +588,37 @@ mod tests {
         assert_eq!(
             d(adrs).describe("."),
             "decision records in . (1 numbered ADR in doc/adr; 1 Markdown file in all)"
+        );
+    }
+
+    #[test]
+    fn a_folder_of_bmad_stories_is_no_decision_log() {
+        // xvanov/locatrix: BMAD v6 stories `docs/stories/1-2-deploy-….md`, each with a
+        // `Status: review` line, were "8 numbered ADRs in docs/stories".
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for (rel, status) in [
+            ("docs/stories/1-1-setup.md", "done"),
+            ("docs/stories/1-2-deploy.md", "review"),
+            ("docs/sprint-artifacts/2-1-api.md", "ready-for-dev"),
+            ("docs/sprint-artifacts/2-2-ws.md", "drafted"),
+        ] {
+            write(
+                d,
+                rel,
+                &format!("# Story\n\nStatus: {status}\n\n## Tasks / Subtasks\n\n- [ ] a\n"),
+            );
+        }
+        assert_eq!(adr_collection(d), None);
+        let found = detect(d);
+        let Layout::SpecFolders(census) = &found.layout else {
+            panic!("{:?}", found.layout)
+        };
+        assert_eq!(census.bmad, 4);
+        assert!(
+            found.describe(".").contains("BMAD: 4 stories"),
+            "{}",
+            found.describe(".")
         );
     }
 }

@@ -59,7 +59,9 @@ impl Group {
             "inprogress" | "doing" | "active" | "started" | "review" | "inreview" | "wip" | "testing" | "lastcall" => {
                 Group::InProgress
             }
-            "todo" | "open" | "new" | "ready" | "planned" | "proposed" | "backlog" | "notstarted" => Group::Open,
+            // BMAD v6's story statuses before work starts: drafted, then ready-for-dev.
+            "todo" | "open" | "new" | "ready" | "planned" | "proposed" | "backlog" | "notstarted" | "drafted"
+            | "readyfordev" => Group::Open,
             _ => return None,
         })
     }

@@ -1,5 +1,6 @@
 //! Spec folders, the backlogs coding agents write (GitHub Spec Kit `specs/NNN-feature/`,
-//! Kiro `.kiro/specs/<feature>/`, BMAD `docs/stories/N.M.*.md`): where a file sits in one,
+//! Kiro `.kiro/specs/<feature>/`, BMAD stories `docs/stories/N.M.*.md` and v6's
+//! `N-M-slug.md`): where a file sits in one,
 //! the id and type its folder gives it, and the items written inside it (`items.rs`:
 //! checkbox tasks, phases, user stories, requirements and acceptance criteria).
 //!
@@ -29,7 +30,9 @@ pub enum Format {
     SpecKit,
     /// Kiro: `.kiro/specs/<feature>/{requirements,design,tasks}.md`.
     Kiro,
-    /// A BMAD story: `docs/stories/N.M.<name>.md` (its scope is the story number).
+    /// A BMAD story: `docs/stories/N.M.<name>.md`, or v6's `N-M-<slug>.md` in
+    /// `docs/stories/`, `docs/sprint-artifacts/` or
+    /// `_bmad-output/implementation-artifacts/` (its scope is the story number, `N.M`).
     BmadStory,
     /// A BMAD epic: `docs/prd/epic-N-….md` or `docs/epics/epic-N….md`.
     BmadEpic,
@@ -192,12 +195,12 @@ pub fn scope_of(rel: &str) -> Option<Scope> {
         [.., folder, file] => (*folder, *file),
         _ => return None,
     };
-    // Stories may sit in a subfolder of `stories/` (`stories/completed/`).
-    let in_stories = parts[..parts.len() - 1].contains(&"stories");
+    // Stories may sit in a subfolder of their folder (`stories/completed/`).
+    let in_stories = parts[..parts.len() - 1].iter().any(|p| STORY_DIRS.contains(p));
     if in_stories && let Some(n) = story_number(file) {
         return Some(Scope {
             format: Format::BmadStory,
-            name: n.to_string(),
+            name: n,
             file: file.to_string(),
         });
     }
@@ -232,9 +235,29 @@ fn is_name(s: &str) -> bool {
     !s.is_empty() && !s.starts_with('.') && !s.contains(char::is_whitespace)
 }
 
-/// `2.1.story` → `2.1`, `4.3.1-course-correction` → none (only `N.M[.K].story…` files
-/// and `N.M.<name>` are stories).
-fn story_number(file: &str) -> Option<&str> {
+/// The folders BMAD keeps its stories in: v4's `docs/stories/` (v6's first alphas
+/// too), v6's `sprint_artifacts` (`docs/sprint-artifacts/`) and, from v6.0,
+/// `implementation_artifacts` (`_bmad-output/implementation-artifacts/`), each its
+/// installer's default.
+const STORY_DIRS: [&str; 3] = ["stories", "sprint-artifacts", "implementation-artifacts"];
+
+/// A folder BMAD keeps its stories in (by its name: `stories`, `sprint-artifacts`,
+/// `implementation-artifacts`): its numbered files are stories, never decision records.
+pub fn is_story_folder(name: &str) -> bool {
+    STORY_DIRS.contains(&name)
+}
+
+/// A story's number from its file name: v4's `2.1.story` → `2.1` (only `N.M[.K].story…`
+/// and `N.M.<name>`: `4.3.1-course-correction` is none), v6's `2-1-deploy-api` → `2.1`
+/// (its story key, `epic-story-slug`).
+fn story_number(file: &str) -> Option<String> {
+    dotted_story_number(file)
+        .map(str::to_string)
+        .or_else(|| dashed_story_number(file))
+}
+
+/// `2.1.story` → `2.1`, `5.1A.story` → `5.1A`, `4.3.1-course-correction` → none.
+fn dotted_story_number(file: &str) -> Option<&str> {
     let mut end = file
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(file.len());
@@ -246,6 +269,16 @@ fn story_number(file: &str) -> Option<&str> {
     let rest = &file[end..];
     let dotted = num.split('.').count() >= 2 && num.split('.').all(|p| !p.is_empty());
     (dotted && (rest.is_empty() || file[num.len()..].starts_with('.'))).then_some(num)
+}
+
+/// v6's story key: `1-2-deploy-api` (or `1-2`) → `1.2`. Numbers of one to three digits,
+/// so that a dated note (`2025-01-15-retro`) is none.
+fn dashed_story_number(file: &str) -> Option<String> {
+    let mut parts = file.splitn(3, '-');
+    let (epic, story) = (parts.next()?, parts.next()?);
+    let number = |p: &str| (1..=3).contains(&p.len()) && p.bytes().all(|c| c.is_ascii_digit());
+    (number(epic) && number(story) && parts.next().is_none_or(|slug| !slug.is_empty()))
+        .then(|| format!("{epic}.{story}"))
 }
 
 /// `epic-2-accuracy` → `2`, `epic-10` → `10`.
@@ -335,6 +368,29 @@ mod tests {
         assert!(scope_of("docs/stories/4.3.1-course-correction-request.md").is_none());
         assert!(scope_of("docs/stories/notes.md").is_none());
         assert_eq!(scope_of("docs/stories/completed/5.1A.story.md").unwrap().name, "5.1A");
+        // BMAD v6 names a story by its key, `epic-story-slug` (xvanov/locatrix), in
+        // `docs/stories/`, `docs/sprint-artifacts/` or `_bmad-output/implementation-artifacts/`.
+        for path in [
+            "docs/stories/1-2-deploy-complete-job-management-api.md",
+            "docs/sprint-artifacts/1-2-deploy.md",
+            "_bmad-output/implementation-artifacts/1-2-deploy.md",
+            "docs/stories/1-2.md",
+        ] {
+            let s = scope_of(path).unwrap();
+            assert_eq!((s.format, s.doc_id().as_str()), (Format::BmadStory, "1.2"), "{path}");
+            assert_eq!(s.doc_parent().as_deref(), Some("epic-1"));
+        }
+        assert_eq!(scope_of("docs/stories/12-103-x.md").unwrap().name, "12.103");
+        for path in [
+            "docs/sprint-artifacts/2025-01-15-retro.md",
+            "docs/sprint-artifacts/epic-1-retro-2025-01-15.md",
+            "docs/sprint-artifacts/tech-spec-epic-1.md",
+            "docs/sprint-artifacts/1-x-notes.md",
+            "docs/stories/1-.md",
+            "docs/notes/1-2-deploy.md",
+        ] {
+            assert!(scope_of(path).is_none(), "{path}");
+        }
         let s = scope_of("docs/prd/epic-2-accuracy-context-enhancement.md").unwrap();
         assert_eq!((s.format, s.doc_id().as_str()), (Format::BmadEpic, "epic-2"));
         assert!(scope_of("docs/prd/epic-list.md").is_none());

@@ -121,10 +121,13 @@ fn item_node(file: &Node, file_id: &str, scope: &Scope, it: Item) -> (Node, Sect
     (node, section)
 }
 
-/// A BMAD story's status: a `- **Status:** Done` line in the metadata under its title
-/// (a common variant of the template, whose later `### Status` sections report on
-/// something else), else the first line of its `## Status` section, without emphasis,
-/// emoji or a trailing date (`✅ **COMPLETED** (August 2024)` → `Completed`).
+/// A BMAD story's status: a `Status:` line under its title (v6's template writes
+/// `Status: ready-for-dev`; a common variant of v4's, `- **Status:** Done`, whose later
+/// `### Status` sections report on something else), else the first line of its
+/// `## Status` section (v4), without emphasis, emoji or a trailing date (`✅ **COMPLETED**
+/// (August 2024)` → `Completed`). v6's statuses are states every backlog knows
+/// ([`crate::model::backlog::Group::builtin`]): backlog, drafted and ready-for-dev open,
+/// in-progress and review in progress, done done.
 fn story_status(sections: &[Section]) -> Option<String> {
     if let Some(state) = crate::ingest::status::under_title(sections, &[]).and_then(|st| st.state) {
         return Some(state);
@@ -172,6 +175,22 @@ mod tests {
         let body = "# Story 5.3A: Intake\n\n## Story Information\n\n- **Story:** 5.3A\n- **Status:** Done\n- **Points:** 8\n\n## Notes\n\n### Status\n\nReady\n";
         let sections = crate::ingest::markdown::parse_body(body, 1).sections;
         assert_eq!(story_status(&sections).as_deref(), Some("Done"));
+        // BMAD v6 (xvanov/locatrix): `Status: review` under the title, in its own words.
+        use crate::model::backlog::{Group, fold_state};
+        for (written, state, group) in [
+            ("backlog", "Backlog", Group::Open),
+            ("drafted", "Drafted", Group::Open),
+            ("ready-for-dev", "Ready-for-dev", Group::Open),
+            ("in-progress", "In-progress", Group::InProgress),
+            ("review", "Review", Group::InProgress),
+            ("done", "Done", Group::Done),
+        ] {
+            let body = format!("# Story 1.2: Deploy\n\nStatus: {written}\n\n## Story\n\nAs a developer\n");
+            let sections = crate::ingest::markdown::parse_body(&body, 1).sections;
+            let got = story_status(&sections);
+            assert_eq!(got.as_deref(), Some(state), "{written}");
+            assert_eq!(Group::builtin(&fold_state(state)), Some(group), "{written}");
+        }
     }
 
     #[test]
