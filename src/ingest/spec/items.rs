@@ -79,11 +79,14 @@ pub fn scan(scope: &Scope, body: &str, first_line: u32) -> Vec<Item> {
             out.push(item);
         }
     }
-    let out = drop_boxed_heads(out, &ctx.heads);
-    if scope.format == Format::Kiro {
-        kiro::hang_orphans(out, &ctx.headings)
-    } else {
-        out
+    let mut out = drop_boxed_heads(out, &ctx.heads);
+    match scope.format {
+        Format::Kiro => kiro::hang_orphans(out, &ctx.headings),
+        Format::BmadStory => {
+            expand_criteria(&mut out);
+            out
+        }
+        _ => out,
     }
 }
 

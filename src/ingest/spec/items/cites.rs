@@ -58,10 +58,8 @@ pub(super) fn cites(scope: &Scope, text: &str, first: u32) -> Vec<ItemRef> {
             Format::BmadStory => {
                 if let Some(i) = line.find("(AC:").or_else(|| line.find("(AC ")) {
                     let inner = line[i + 4..].split(')').next().unwrap_or("");
-                    for w in words(inner) {
-                        if w.bytes().all(|c| c.is_ascii_digit()) {
-                            push_ref(&mut out, EdgeType::Relates, format!("AC{w}"), no);
-                        }
+                    for target in criteria(inner) {
+                        push_ref(&mut out, EdgeType::Relates, target, no);
                     }
                 }
             }
@@ -72,6 +70,96 @@ pub(super) fn cites(scope: &Scope, text: &str, first: u32) -> Vec<ItemRef> {
         }
     }
     out
+}
+
+/// The criteria a BMAD task's `(AC: …)` names, up to the first word that names none
+/// (`(AC #1-3, Task #2)` cites no criterion 2): numbers (`1, 3`, `#1 & #2`, `AC1`) as
+/// `AC1`, ranges (`1-9`, `#1-4`, `1 – 4`, `1 to 4`) and `all` as markers that
+/// [`expand_criteria`] makes the story's criteria once its items are read.
+fn criteria(inner: &str) -> Vec<String> {
+    let inner = inner.replace(['–', '—'], "-");
+    let tokens: Vec<&str> = inner
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '&' | '/'))
+        .map(|t| t.trim_matches(['[', ']', '*', '_', '`']).trim_end_matches(['.', ':']))
+        .filter(|t| !t.is_empty())
+        .collect();
+    fn number(t: &str) -> Option<&str> {
+        let t = t.strip_prefix("AC").unwrap_or(t).trim_start_matches('#');
+        (!t.is_empty() && t.bytes().all(|c| c.is_ascii_digit())).then_some(t)
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = tokens[i];
+        i += 1;
+        if let Some(n) = number(t) {
+            // `1 - 4`, `1 to 4`: a range written with spaces.
+            let dash = tokens
+                .get(i)
+                .is_some_and(|d| matches!(d.to_lowercase().as_str(), "-" | "to" | "through"));
+            if let Some(m) = tokens.get(i + 1).copied().and_then(number).filter(|_| dash) {
+                out.push(range_marker(n, m));
+                i += 2;
+            } else {
+                out.push(format!("AC{n}"));
+            }
+        } else if let Some((a, b)) = t.split_once('-').and_then(|(a, b)| Some((number(a)?, number(b)?))) {
+            out.push(range_marker(a, b));
+        } else if t.eq_ignore_ascii_case("all") {
+            out.push(ALL_CRITERIA.to_string());
+        } else if !(matches!(t.to_lowercase().as_str(), "and" | "ac" | "acs") || t.chars().all(|c| c == '#')) {
+            break;
+        }
+    }
+    out
+}
+
+/// The marker `(AC: all)` leaves among a task's references until [`expand_criteria`].
+const ALL_CRITERIA: &str = "AC*";
+
+/// `1-9` → the marker `AC1-9`.
+fn range_marker(a: &str, b: &str) -> String {
+    format!("AC{a}-{b}")
+}
+
+/// The criteria numbers a marker stands for, lowest and highest: `AC1-9` → (1, 9), `AC*`
+/// → all; none for a criterion's own id (`AC3`).
+fn marker_range(target: &str) -> Option<(u64, u64)> {
+    if target == ALL_CRITERIA {
+        return Some((0, u64::MAX));
+    }
+    let (a, b) = target.strip_prefix("AC")?.split_once('-')?;
+    let (a, b) = (a.parse::<u64>().ok()?, b.parse::<u64>().ok()?);
+    Some((a.min(b), a.max(b)))
+}
+
+/// A BMAD story's tasks that cite a range of criteria (`(AC: 1-9)`) or all of them
+/// (`(AC: all)`) cite each criterion of the story in it, in order; a range's numbers
+/// that are no criterion of the story are left out (a single number that is none is
+/// kept, and resolves to nothing: a `dangling-reference`).
+pub(in crate::ingest::spec) fn expand_criteria(items: &mut [Item]) {
+    let numbers: Vec<(u64, String)> = items
+        .iter()
+        .filter(|it| it.r#type == "Criterion")
+        .filter_map(|it| Some((it.local.strip_prefix("AC")?.parse().ok()?, it.local.clone())))
+        .collect();
+    for it in items.iter_mut() {
+        if !it.refs.iter().any(|r| marker_range(&r.target).is_some()) {
+            continue;
+        }
+        let mut refs = Vec::new();
+        for r in std::mem::take(&mut it.refs) {
+            match marker_range(&r.target) {
+                Some((lo, hi)) => {
+                    for (_, local) in numbers.iter().filter(|(n, _)| (lo..=hi).contains(n)) {
+                        push_ref(&mut refs, r.edge, local.clone(), r.line);
+                    }
+                }
+                None => push_ref(&mut refs, r.edge, r.target, r.line),
+            }
+        }
+        it.refs = refs;
+    }
 }
 
 /// Words of a line: runs of letters, digits, `-`, `.` (a trailing `.` dropped).

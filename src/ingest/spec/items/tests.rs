@@ -312,6 +312,39 @@ fn bmad_story_tasks_and_criteria() {
 }
 
 #[test]
+fn bmad_criteria_ranges_and_all_cite_each_criterion_of_the_story() {
+    // HuskyDanny/HarshJudge's story 1.1: `- [x] **Task 9: Verify setup** (AC: 1-9)` made
+    // no edge, nor did `(AC: all)` and `(AC: #1-4)`.
+    let scope = scope_of("docs/stories/1.1.story.md").unwrap();
+    let body = "## Acceptance Criteria\n1. a\n2. b\n3. c\n4. d\n\n## Tasks / Subtasks\n- [ ] Range (AC: 1-3)\n- [ ] Hashes (AC: #2-4)\n- [ ] All (AC: all)\n- [ ] Past the last (AC: 3-9)\n- [ ] Spaced (AC: 1 – 2, #4)\n- [ ] Then a task (AC #1-2, Task #4)\n- [ ] Missing (AC: 7)\n- [ ] None in range (AC: 7-9)\n- [ ] Words (AC: 1 - from architecture)\n- [ ] Placeholder (AC: #)\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    let cited = |local: &str| -> Vec<String> {
+        let it = items.iter().find(|i| i.local == local).unwrap();
+        refs(it).into_iter().map(|(_, t)| t.to_string()).collect()
+    };
+    assert_eq!(cited("1"), ["AC1", "AC2", "AC3"]);
+    assert_eq!(cited("2"), ["AC2", "AC3", "AC4"]);
+    assert_eq!(cited("3"), ["AC1", "AC2", "AC3", "AC4"]);
+    assert_eq!(cited("4"), ["AC3", "AC4"]);
+    assert_eq!(cited("5"), ["AC1", "AC2", "AC4"]);
+    // A word that names no criterion ends the list: `Task #4` is a task.
+    assert_eq!(cited("6"), ["AC1", "AC2"]);
+    // A number with no criterion is cited as written (a dangling reference, as before); a
+    // range with none in it cites nothing.
+    assert_eq!(cited("7"), ["AC7"]);
+    assert!(cited("8").is_empty());
+    assert_eq!(cited("9"), ["AC1"]);
+    assert!(cited("10").is_empty());
+    // Criteria read after the tasks count too.
+    let body = "## Tasks / Subtasks\n- [ ] All (AC: All)\n## Acceptance Criteria\n1. a\n2. b\n";
+    let items = crate::ingest::spec::items(&scope, body, 1);
+    assert_eq!(
+        refs(&items[0]),
+        vec![(EdgeType::Relates, "AC1"), (EdgeType::Relates, "AC2")]
+    );
+}
+
+#[test]
 fn hostile_lines_do_not_panic() {
     let scope = scope_of("specs/0/tasks.md").unwrap();
     for body in [
@@ -325,8 +358,12 @@ fn hostile_lines_do_not_panic() {
         "\t- [ ] T001 é\u{0301}",
         "- [ ] TÄ01 x",
         "# Phase 99999999999999999999: x",
+        "- [ ] x (AC: 1-99999999999999999999999)",
+        "- [ ] x (AC: 99999999999999999999-1, all, - to)",
     ] {
         let _ = crate::ingest::spec::items(&scope, body, 1);
+        let story = scope_of("docs/stories/1-1-x.md").unwrap();
+        let _ = crate::ingest::spec::items(&story, &format!("## Tasks\n{body}"), 1);
     }
 }
 
