@@ -24,6 +24,9 @@ repos=(
   # The last commit with its stories: the next one deletes docs/stories/.
   "ferrocodex HillviewCap/ferrocodex 099f36f9a4af102ec330dbfff605f15ced528cc7"
   "bmad-security-design-assistant 7-central/security-design-assistant 9d2aeb9b8267c4b090fac29ef308e5b88dc9ec30 docs LICENSE"
+  "HarshJudge HuskyDanny/HarshJudge 15b9109df9baf03da5e3a019ecb9c02d5467c00b"
+  # BMAD v6: stories named by their key (docs/stories/1-2-….md).
+  "locatrix xvanov/locatrix 3e5e6eaeb5a7d94f3729ab74242d4e1f3444a637"
 )
 
 for line in "${repos[@]}"; do

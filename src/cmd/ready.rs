@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 /// Work that can start now: not done or dropped, every blocker (blocked_by, depends_on,
-/// blocks) done, no blocked ancestor; by priority, then by how much it unblocks.
+/// blocks) done, no blocked ancestor, not written in a finished document (a box of a Done
+/// story); by priority, then by how much it unblocks.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Explain why this item is or is not ready.

@@ -1,7 +1,8 @@
-//! Spec folders (`tests/fixtures/spec-folders`: Spec Kit, Kiro, BMAD, Spec Kit Plus prompt
-//! records): checkbox tasks and Spec Kit tasks written as headings (`003-deploy`) are items
-//! with their state and parent, Kiro features grouped in folders (`shipped/`,
-//! `in-progress/`) are features of their own, ids are scoped by their feature, `list`, `ready` and `tree`
+//! Spec folders (`tests/fixtures/spec-folders`: Spec Kit, Kiro, BMAD v4 and v6 stories,
+//! Spec Kit Plus prompt records): checkbox tasks and Spec Kit tasks written as headings
+//! (`003-deploy`) are items with their state and parent, Kiro features grouped in folders
+//! (`shipped/`, `in-progress/`) are features of their own, ids are scoped by their
+//! feature, `list`, `ready` and `tree`
 //! follow each format's rules, and `check` reports what is wrong in them and nothing else.
 
 use crate::common::*;
@@ -19,6 +20,11 @@ fn tasks_are_items_with_state_parent_and_scoped_ids() {
         "login/3",
         "1.2/1.2",
         "1.2/2",
+        "2.1/2",
+        "2.1/2.1",
+        "2.1/3",
+        // Open in a story whose status is done: `list` shows the box's own state.
+        "2.2/2",
     ] {
         assert!(got.contains(&id.to_string()), "{id} is open: {got:?}");
     }
@@ -26,9 +32,9 @@ fn tasks_are_items_with_state_parent_and_scoped_ids() {
         assert!(!got.contains(&id.to_string()), "{id} is done: {got:?}");
     }
     // Every box counted: the fixture's open boxes with a task id (Spec Kit 7 + 3, Kiro 3 +
-    // 2, BMAD 2), and 003-deploy's open tasks (two headings with no output ticked, a box)
-    // and its heading with no state (`list` puts an item with none in the open group).
-    assert_eq!(got.len(), 21, "{got:?}");
+    // 2, BMAD 2 + v6 4), and 003-deploy's open tasks (two headings with no output ticked,
+    // a box) and its heading with no state (`list` puts an item with none in the open group).
+    assert_eq!(got.len(), 25, "{got:?}");
     let nodes = f.read_index("graph_nodes.jsonl");
     let t005: serde_json::Value = nodes
         .lines()
@@ -51,10 +57,22 @@ fn tasks_are_items_with_state_parent_and_scoped_ids() {
         ("login/2.2", "depends_on", "login/2.1"),
         ("1.2/1", "relates", "1.2/AC1"),
         ("1.2", "parent", "epic-1"),
+        // BMAD v6: `2-1-export-report.md` in `_bmad-output/implementation-artifacts/` is
+        // story 2.1; `(AC: 1-2)`, `(AC: #3)` and `(AC: all)` cite each criterion.
+        ("2.1/1", "relates", "2.1/AC1"),
+        ("2.1/1", "relates", "2.1/AC2"),
+        ("2.1/2", "relates", "2.1/AC3"),
+        ("2.1/3", "relates", "2.1/AC1"),
+        ("2.1/3", "relates", "2.1/AC3"),
+        ("2.2/2", "relates", "2.2/AC2"),
     ] {
         let want = format!("\"source\":\"{src}\",\"target\":\"{dst}\",\"type\":\"{ty}\"");
         assert!(edges.contains(&want), "missing {src} -{ty}-> {dst}");
     }
+    // A v6 story's `Status: review` and `Status: done` lines are its state.
+    assert_eq!(node(&f, "2.1")["state"], "Review");
+    assert_eq!(node(&f, "2.2")["state"], "Done");
+    assert_eq!(node(&f, "2.2")["path"], "docs/sprint-artifacts/2-2-share-link.md");
 }
 
 /// The node `id` of the fixture's index.
@@ -351,10 +369,30 @@ fn ready_follows_each_formats_order() {
     let f = Fixture::new("tests/fixtures/spec-folders");
     let got = ids(&json(&f.run(&["ready", "--format", "json"])));
     // Spec Kit: the foundational phase's first task; story phases wait for it, T004 waits
-    // for T003. Kiro: 2.2 after its done sibling 2.1; 3 waits for 2. BMAD: open subtasks.
-    for id in ["001-chat/T003", "login/2.2", "1.2/1.2", "1.2/2", "002-export/T001"] {
+    // for T003. Kiro: 2.2 after its done sibling 2.1; 3 waits for 2. BMAD: the open
+    // subtasks of stories that are not Done (1.2 in progress, v6's 2.1 in review), an
+    // open box under a ticked one too.
+    for id in [
+        "001-chat/T003",
+        "login/2.2",
+        "1.2/1.2",
+        "1.2/2",
+        "2.1/2.1",
+        "2.1/3",
+        "002-export/T001",
+    ] {
         assert!(got.contains(&id.to_string()), "{id} is ready: {got:?}");
     }
+    // A box left open in a story whose status is done is no work to start (HarshJudge:
+    // 228 of 293 ready tasks); `ready --explain` says why.
+    assert!(!got.iter().any(|g| g.starts_with("2.2/")), "{got:?}");
+    let why = f.run(&["ready", "--explain", "2.2/2"]);
+    assert_eq!(why.code, 1, "{}", why.stderr);
+    assert!(
+        why.stdout.contains("it is part of 2.2, which is Done"),
+        "{}",
+        why.stdout
+    );
     for id in [
         "001-chat/T004",
         "001-chat/T005",
@@ -396,7 +434,7 @@ fn init_recognises_the_three_layouts() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let said = format!("{}{}", out.stdout, out.stderr);
     assert!(
-        said.contains("Spec Kit: 3 features; Kiro: 3 features; BMAD: 2 stories; 2 prompt records"),
+        said.contains("Spec Kit: 3 features; Kiro: 3 features; BMAD: 4 stories; 2 prompt records"),
         "{said}"
     );
     let toml = std::fs::read_to_string(f.root().join("mdgraph.toml")).unwrap();
@@ -406,7 +444,7 @@ fn init_recognises_the_three_layouts() {
         &f.root(),
         &["list", "--type", "Task", "--state", "open", "--format", "json"],
     );
-    assert_eq!(json(&open)["count"], 21, "{}", open.stderr);
+    assert_eq!(json(&open)["count"], 25, "{}", open.stderr);
 }
 
 /// hashpass-tech/jack keeps its Kiro features in `finished/` and `in-progress/`, and writes

@@ -1,7 +1,8 @@
 //! Edits to spec-folder files (`tests/fixtures/spec-folders`: Spec Kit, Kiro, BMAD): a
 //! tick, an untick, a changed `[USn]`, a line under a task, a tick and a precondition
 //! under a task written as a heading, a tick under a Kiro phase heading, an edit to a
-//! spec, plan or story, and tasks added,
+//! spec, plan or story (a v6 story reopened, its boxes ready again; a criteria range), and
+//! tasks added,
 //! removed and renamed. After each, the incremental index (the
 //! edit short cut where it applies) is byte for byte a full build's, mirror included;
 //! the edits that keep a file's items take the short cut.
@@ -17,6 +18,8 @@ const KIRO: &str = ".kiro/specs/login/tasks.md";
 /// Kiro tasks under `## Phase N` headings with no parent box, in a grouped feature.
 const KIRO_PHASES: &str = ".kiro/specs/in-progress/billing/tasks.md";
 const STORY: &str = "docs/stories/1.2.story.md";
+/// A BMAD v6 story (`epic-story-slug.md`) whose status is done over an open box.
+const STORY_V6: &str = "docs/sprint-artifacts/2-2-share-link.md";
 /// Tasks written as headings, their outputs as boxes.
 const HEADINGS: &str = "specs/003-deploy/tasks.md";
 
@@ -134,6 +137,21 @@ const EDITS: &[Edit] = &[
         "bmad status",
         STORY,
         |t| t.replacen("**In Progress**", "**Done**", 1),
+        true,
+    ),
+    (
+        "bmad v6 status: a done story reopened",
+        STORY_V6,
+        |t| t.replacen("Status: done", "Status: in-progress", 1),
+        true,
+    ),
+    (
+        "bmad v6 criteria range",
+        STORY_V6,
+        |t| {
+            t.replacen("(AC: 1-2)", "(AC: all)", 1)
+                .replacen("(AC: 1)", "(AC: 1-2)", 1)
+        },
         true,
     ),
     ("add a task", TASKS, |t| format!("{t}- [ ] T010 Write the FAQ\n"), false),

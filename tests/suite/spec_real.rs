@@ -6,7 +6,8 @@
 //! `## Tasks / Subtasks`) is a Task item at its line with its box's state and the parent
 //! the file's structure gives it, as is every task heading (Spec Kit `### T001: …`, BMAD
 //! `### Task 1: …`) with the state of the boxes under it; `list`, `ready` and `tree` agree with the count (`ready`
-//! lists only tasks, open or in progress); `check`
+//! lists only tasks, open or in progress; of a BMAD story, exactly the unfinished boxes
+//! with no unfinished box under them, none of a story whose status is done); `check`
 //! reports exactly the errors that are real defects of the repository.
 //!
 //! Where the repositories are: the two shared corpora by their `../shared/corpora/` path,
@@ -32,7 +33,7 @@ struct Real {
     tasks: &'static [(&'static str, usize)],
 }
 
-const REAL: [Real; 6] = [
+const REAL: [Real; 8] = [
     Real {
         name: "speckit-toastmasters",
         source: "danscarf/toastmasters-ai-companion@1f9f7f57849b54fe31135c25ec35daacb5a6ac02",
@@ -112,6 +113,24 @@ const REAL: [Real; 6] = [
         errors: &[],
         tasks: &[],
     },
+    Real {
+        // 36 of its 37 stories are Done, 6 of them over open boxes (228 of them were
+        // `ready`); tasks cite ranges of criteria (`(AC: 1-9)`).
+        name: "HarshJudge",
+        source: "HuskyDanny/HarshJudge@15b9109df9baf03da5e3a019ecb9c02d5467c00b",
+        corpus: None,
+        errors: &[],
+        tasks: &[],
+    },
+    Real {
+        // BMAD v6: stories named by their key (`docs/stories/1-2-deploy-….md`), with
+        // `Status: review` lines (`init` took the folder for 8 ADRs).
+        name: "locatrix",
+        source: "xvanov/locatrix@3e5e6eaeb5a7d94f3729ab74242d4e1f3444a637",
+        corpus: None,
+        errors: &[],
+        tasks: &[],
+    },
 ];
 
 /// Where a task hangs, as the file's structure says: a line of the file (a phase heading,
@@ -141,6 +160,8 @@ struct Count {
     census: [BTreeSet<String>; 3],
     /// Per feature: (done, total) of `CHK` boxes.
     other: BTreeMap<String, (usize, usize)>,
+    /// The BMAD stories whose status is done or dropped.
+    finished: BTreeSet<String>,
     files: usize,
 }
 
@@ -268,8 +289,17 @@ fn kind_of(rel: &str) -> Option<Kind> {
             _ => None,
         };
     }
-    // A BMAD story: `docs/stories/2.1.story.md`, `4.3.1.story.md`.
-    let dir = parts.len() >= 2 && parts[..parts.len() - 1].contains(&"stories");
+    // A BMAD story: `docs/stories/2.1.story.md`, `4.3.1.story.md`; v6's
+    // `1-2-deploy-api.md`, also in `sprint-artifacts/` and `implementation-artifacts/`.
+    let dir = parts.len() >= 2
+        && parts[..parts.len() - 1]
+            .iter()
+            .any(|p| ["stories", "sprint-artifacts", "implementation-artifacts"].contains(p));
+    let key: Vec<&str> = file.trim_end_matches(".md").splitn(3, '-').collect();
+    let number = |p: &str| (1..=3).contains(&p.len()) && p.bytes().all(|c| c.is_ascii_digit());
+    if dir && file.ends_with(".md") && key.len() >= 2 && number(key[0]) && number(key[1]) {
+        return Some(Kind::Bmad(format!("{}.{}", key[0], key[1])));
+    }
     // The last number may carry a letter: `5.1A.story.md`.
     let num: Vec<&str> = file
         .split('.')
@@ -301,7 +331,12 @@ fn count_file(rel: &str, text: &str, count: &mut Count) {
             e.1 += total;
         }
         Kind::Kiro(feature) => count_kiro(&feature, lines, &mut put),
-        Kind::Bmad(story) => count_story(&story, lines, &mut put),
+        Kind::Bmad(story) => {
+            if story_finished(&lines) {
+                count.finished.insert(story.clone());
+            }
+            count_story(&story, lines, &mut put)
+        }
     }
 }
 
@@ -343,6 +378,45 @@ fn count_kiro(feature: &str, lines: Vec<(u32, &str)>, put: &mut impl FnMut(&str,
         stack.push((*indent, *no));
         put(feature, *no, state, under);
     }
+}
+
+/// A BMAD story's status says it is finished: a `Status:` line under its title or the
+/// heading after it (`Status: done`, a `## Story Information` list's `- **Status:** Done`), else the first line under `## Status`
+/// (`✅ **COMPLETED** (August 2024)`), whose first word is done, complete(d), closed or
+/// dropped.
+fn story_finished(lines: &[(u32, &str)]) -> bool {
+    let mut headings = 0;
+    let mut status: Option<String> = None;
+    for (i, (_, line)) in lines.iter().enumerate() {
+        let t = line.trim().replace("**", "");
+        if let Some((level, h)) = heading(line.trim()) {
+            headings += 1;
+            if level <= 3 && h.eq_ignore_ascii_case("status") && status.is_none() {
+                status = lines[i + 1..]
+                    .iter()
+                    .map(|(_, l)| l.trim())
+                    .find(|l| !l.is_empty())
+                    .map(str::to_string);
+                break;
+            }
+            continue;
+        }
+        let t = t.trim_start_matches(['-', '*', ' ']);
+        if headings <= 2
+            && let Some(v) = t.strip_prefix("Status:").or(t.strip_prefix("status:"))
+        {
+            status = Some(v.to_string());
+            break;
+        }
+    }
+    let Some(status) = status else { return false };
+    let word: String = status
+        .trim_start_matches(|c: char| !c.is_alphabetic())
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    ["done", "complete", "completed", "closed", "dropped", "cancelled"].contains(&word.as_str())
 }
 
 /// A task written as a heading, as the count sees it: its line, level and phase (an index
@@ -650,6 +724,37 @@ fn list_and_ready(name: &str, dir: &Path, count: &Count, g: &Graph) -> Vec<Strin
         ));
     }
     let ready = json(&run_in(dir, &["ready", "--limit", "1000000", "--format", "json"]));
+    // BMAD: the unfinished boxes of stories not finished, with no unfinished box under
+    // them (a box over open ones is a container of their work).
+    let place = |id: &str| {
+        g.nodes
+            .get(id)
+            .and_then(|n| Some((n["path"].as_str()?.to_string(), n["line"].as_u64()? as u32)))
+    };
+    let got: BTreeSet<(String, u32)> = ids(&ready).iter().filter_map(|id| place(id)).collect();
+    let bmad = |path: &str| matches!(kind_of(path), Some(Kind::Bmad(_)));
+    let unfinished = |w: &Want| matches!(w.state, "open" | "in progress");
+    let want: BTreeSet<(String, u32)> = count
+        .tasks
+        .iter()
+        .filter(|((path, _), w)| bmad(path) && unfinished(w) && !count.finished.contains(&w.feature))
+        .filter(|((path, line), _)| {
+            !count
+                .tasks
+                .iter()
+                .any(|((p, _), c)| p == path && c.under == Under::Line(*line) && unfinished(c))
+        })
+        .map(|(k, _)| k.clone())
+        .collect();
+    let got_bmad: BTreeSet<(String, u32)> = got.iter().filter(|(p, _)| bmad(p)).cloned().collect();
+    for (path, line) in want.symmetric_difference(&got_bmad) {
+        let what = if want.contains(&(path.clone(), *line)) {
+            "not listed by ready"
+        } else {
+            "listed by ready, no work of an unfinished story"
+        };
+        wrong.push(format!("{name}: {path}:{line}: {what}"));
+    }
     for id in ids(&ready) {
         // `ready` lists work open or in progress whose blockers are done.
         let unfinished_task = g
@@ -662,7 +767,12 @@ fn list_and_ready(name: &str, dir: &Path, count: &Count, g: &Graph) -> Vec<Strin
             wrong.push(format!("{name}: ready lists {id}, no unfinished task"));
         }
     }
-    eprintln!("{name}: ready {}", ready["count"]);
+    eprintln!(
+        "{name}: ready {} ({} of BMAD stories, {} of them finished)",
+        ready["count"],
+        want.len(),
+        count.finished.len()
+    );
     wrong
 }
 
@@ -926,4 +1036,42 @@ fn the_count_reads_each_form() {
     );
     // Phases are no work of their own (`tree` counts their tasks), and no CHK box.
     assert_eq!(c.other["005-x"], (0, 0));
+    // BMAD v6 stories by their key, and the statuses that finish a story.
+    let mut c = Count::default();
+    let v6 = "# Story 1.2: Deploy\n\nStatus: done\n\n## Tasks / Subtasks\n\n- [ ] a\n";
+    count_file("docs/sprint-artifacts/1-2-deploy-api.md", v6, &mut c);
+    assert_eq!(seen(&c), [(7, "open", Under::File)]);
+    for (rel, text, finished) in [
+        (
+            "docs/stories/2.1.story.md",
+            "# S\n\n## Status\n\n✅ **COMPLETED** (August 2024)\n",
+            true,
+        ),
+        ("docs/stories/2.2.story.md", "# S\n\n## Status\nReview\n", false),
+        (
+            "docs/stories/2.3.story.md",
+            "# S\n\n- **Status:** Done\n\n## Notes\n### Status\nReady\n",
+            true,
+        ),
+        (
+            "_bmad-output/implementation-artifacts/2-4-x.md",
+            "# S\n\nStatus: ready-for-dev\n",
+            false,
+        ),
+    ] {
+        count_file(rel, text, &mut c);
+        let story = match kind_of(rel) {
+            Some(Kind::Bmad(s)) => s,
+            _ => panic!("{rel} is a story"),
+        };
+        assert_eq!(c.finished.contains(&story), finished, "{rel}");
+    }
+    assert_eq!(c.finished.iter().collect::<Vec<_>>(), ["1.2", "2.1", "2.3"]);
+    for rel in [
+        "docs/notes/1-2-x.md",
+        "docs/stories/2025-01-15-retro.md",
+        "docs/stories/notes.md",
+    ] {
+        assert!(kind_of(rel).is_none(), "{rel}");
+    }
 }

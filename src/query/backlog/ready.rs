@@ -1,8 +1,8 @@
 //! `ready`: the work that can start now, with the blocking rules (its own state, its
-//! unfinished blockers, a blocked or waiting ancestor), what holds one item back
-//! (`holds`), and the blocker cycles.
+//! unfinished blockers, a blocked or waiting ancestor, a finished document it is written
+//! in), what holds one item back (`holds`), and the blocker cycles.
 
-use super::graph::Backlog;
+use super::graph::{Backlog, Doc};
 use super::order::ready_key;
 use super::states::PathState;
 use crate::model::backlog::{Group, Ready};
@@ -44,7 +44,8 @@ impl<'a> Backlog<'a> {
     }
 
     /// Why `id` cannot start: its own group, its unfinished blockers, and those of its
-    /// ancestors (a blocked parent blocks its children). Empty when it can.
+    /// ancestors (a blocked parent blocks its children), and the document it is written
+    /// in when that is done or dropped ([`Backlog::written_in`]). Empty when it can.
     pub fn holds(&self, id: &str) -> Vec<Hold> {
         let mut out = Vec::new();
         let Some(d) = self.docs.get(id) else { return out };
@@ -62,6 +63,17 @@ impl<'a> Backlog<'a> {
             if g.is_closed() {
                 return out;
             }
+        }
+        if let Some(file) = self.written_in(n.id.as_str()).filter(|f| f.group.is_closed()) {
+            out.push(Hold {
+                id: file.node.id.clone(),
+                state: file.node.state.clone(),
+                reason: format!(
+                    "it is part of {}, which is {}",
+                    file.node.id,
+                    file.node.state.as_deref().unwrap_or(file.group.as_str())
+                ),
+            });
         }
         if let Some((glob, PathState::Draft)) = d.rule {
             out.push(Hold {
@@ -111,6 +123,30 @@ impl<'a> Backlog<'a> {
         out
     }
 
+    /// The document of the file `id` is written in, when `id` is an item inside it (a
+    /// spec folder's box or task heading: its parents up to the file's own document share
+    /// its path), else none. A story marked Done is finished with the boxes left open in
+    /// it: they are no work to start (BMAD's rule, "the open subtasks of stories that are
+    /// not Done"), while `list --state open` still shows each box's own state and `check`
+    /// warns of them (`done-with-open-children`). A document of its own under a finished
+    /// parent (a bug under a shipped feature, a task under an archived epic) is work of its
+    /// own, and so is a box under a ticked box in a story still open (BMAD's dev agent
+    /// takes up the first unticked box; Kiro offers an optional task under a done one).
+    pub(super) fn written_in(&self, id: &str) -> Option<&Doc<'a>> {
+        let path = self.docs.get(id)?.node.path.as_str();
+        let mut file = None;
+        // The chain walked so far: a parent cycle inside a file is walked once.
+        let mut seen = vec![id];
+        while let Some(p) = self.parent.get(seen[seen.len() - 1]).and_then(|p| self.docs.get(p)) {
+            if p.node.path != path || seen.contains(&p.node.id.as_str()) {
+                break;
+            }
+            file = Some(p);
+            seen.push(p.node.id.as_str());
+        }
+        file
+    }
+
     /// Every blocker of `id` finished (a blocker that is not a document counts as open).
     fn blockers_done(&self, id: &str) -> bool {
         self.blockers.get(id).into_iter().flatten().all(|b| self.is_closed(b))
@@ -157,7 +193,8 @@ impl<'a> Backlog<'a> {
     }
 
     /// Open or in-progress work whose blockers (and whose ancestors' blockers) are all
-    /// done, by priority, then by how much other work each unblocks, then by id.
+    /// done, not written in a finished document, by priority, then by how much other work
+    /// each unblocks, then by id.
     pub fn ready(&self) -> ReadyReport {
         let clear = self.clear_chains();
         let mut items: Vec<Ready> = self
@@ -165,6 +202,7 @@ impl<'a> Backlog<'a> {
             .values()
             .filter(|d| self.is_work(d.node) && matches!(d.group, Group::Open | Group::InProgress))
             .filter(|d| !matches!(d.rule, Some((_, PathState::Draft))))
+            .filter(|d| self.written_in(d.node.id.as_str()).is_none_or(|f| !f.group.is_closed()))
             // A container whose work is in unfinished children is not itself startable.
             .filter(|d| {
                 !self
@@ -343,6 +381,52 @@ mod tests {
     }
 
     #[test]
+    fn the_boxes_of_a_finished_story_are_no_work() {
+        // HuskyDanny/HarshJudge: 228 of `ready`'s 293 tasks were unticked boxes of stories
+        // whose Status is Done (`2.0/1 … [no blockers]`).
+        let groups = StateGroups::default();
+        let links = edges(&[
+            ("S", EdgeType::Parent, "E"),
+            ("S/1", EdgeType::Parent, "S"),
+            ("S/1.1", EdgeType::Parent, "S/1"),
+            ("T/1", EdgeType::Parent, "T"),
+            ("T/2", EdgeType::Parent, "T"),
+            ("T/2.1", EdgeType::Parent, "T/2"),
+            ("U/1", EdgeType::Parent, "U"),
+            ("BUG", EdgeType::Parent, "F"),
+        ]);
+        let in_file = |id: &str, state: &str, file: &str| Node {
+            path: format!("{file}.md"),
+            ..item(id, state)
+        };
+        let nodes = vec![
+            item("S", "Done"),
+            in_file("S/1", "open", "S"),
+            in_file("S/1.1", "open", "S"),
+            item("T", "Review"),
+            in_file("T/1", "open", "T"),
+            in_file("T/2", "done", "T"),
+            in_file("T/2.1", "open", "T"),
+            item("U", "Dropped"),
+            in_file("U/1", "open", "U"),
+            item("F", "Done"),
+            item("BUG", "open"),
+        ];
+        let b = Backlog::new(&nodes, &links, &groups);
+        // A done story's boxes at any depth and a dropped one's are left over; a story in
+        // review keeps its open boxes, an open box under a ticked one too; a document of
+        // its own under a shipped feature is work.
+        assert_eq!(ready_ids(&b), ["BUG", "T/1", "T/2.1"]);
+        let reasons = |id: &str| b.holds(id).into_iter().map(|h| h.reason).collect::<Vec<_>>();
+        assert_eq!(reasons("S/1.1"), ["it is part of S, which is Done"]);
+        assert_eq!(reasons("U/1"), ["it is part of U, which is Dropped"]);
+        assert!(reasons("T/2.1").is_empty());
+        assert!(reasons("BUG").is_empty());
+        assert_eq!(b.written_in("S/1.1").map(|d| d.node.id.as_str()), Some("S"));
+        assert!(b.written_in("S").is_none());
+    }
+
+    #[test]
     fn blocker_cycles_are_reported_once_and_hold_their_members() {
         let groups = StateGroups::default();
         let links = edges(&[
@@ -380,8 +464,8 @@ mod tests {
     }
 
     /// `ready` decides in one pass what `holds` says item by item: they agree on every
-    /// item of a graph with parent cycles, blocker cycles, blocked ancestors and blockers
-    /// that are not documents.
+    /// item of a graph with parent cycles, blocker cycles, blocked ancestors, items written
+    /// in finished documents and blockers that are not documents.
     #[test]
     fn ready_agrees_with_holds_item_by_item() {
         let states = ["To Do", "In Progress", "Blocked", "Done", "Dropped"];
@@ -398,7 +482,8 @@ mod tests {
                 .map(|i| Node {
                     id: format!("T-{i:02}"),
                     kind: Kind::WorkItem,
-                    path: format!("t{i}.md"),
+                    // Three documents a file: items written in another's file.
+                    path: format!("t{}.md", i / 3),
                     title: Some(format!("t{i}")),
                     state: Some(states[next(5) as usize].to_string()),
                     ..Node::default()
