@@ -67,10 +67,17 @@ pub fn find<'a>(nodes: &'a [Node], query: &str, aliases: &BTreeMap<String, Strin
     let q = query.trim().trim_start_matches("./");
     let docs = || nodes.iter().filter(|n| !n.is_chunk());
     let all: Vec<&Node> = docs().collect();
+    // A scope written beside a local id (`billing 2.1`, `003/T012`, `T012@chat`) names
+    // that scope's item, before a word and a number typed apart name the document whose
+    // id is the number (`billing 2.1` is no BMAD story 2.1).
+    let scoped = q.contains([' ', '/', '@']);
+    if scoped && let Some(found) = by_scope(&all, q) {
+        return one_of(query, found);
+    }
     if let Some(found) = by_id(&all, q, aliases) {
         return one_of(query, found);
     }
-    if let Some(found) = by_scope(&all, q) {
+    if !scoped && let Some(found) = by_scope(&all, q) {
         return one_of(query, found);
     }
     // Paths as people paste them: a path names its file's own document, not the items

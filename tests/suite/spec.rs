@@ -57,7 +57,7 @@ fn tasks_are_items_with_state_parent_and_scoped_ids() {
         ("login/2.2", "depends_on", "login/2.1"),
         ("1.2/1", "relates", "1.2/AC1"),
         ("1.2", "parent", "epic-1"),
-        // BMAD v6: `2-1-export-report.md` in `_bmad-output/implementation-artifacts/` is
+        // BMAD v6: `2-1-export-invoice.md` in `_bmad-output/implementation-artifacts/` is
         // story 2.1; `(AC: 1-2)`, `(AC: #3)` and `(AC: all)` cite each criterion.
         ("2.1/1", "relates", "2.1/AC1"),
         ("2.1/1", "relates", "2.1/AC2"),
