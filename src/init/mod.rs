@@ -592,6 +592,28 @@ mod tests {
     }
 
     #[test]
+    fn the_bmad_method_installed_beside_the_stories_is_left_out() {
+        // xvanov/locatrix: `bmad/core/`, `bmad/bmm/` hold the method's agents and docs
+        // (40 broken links among them); the stories are the backlog.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        write(
+            d,
+            "docs/stories/1-1-setup.md",
+            "# Story\n\nStatus: done\n\n## Tasks / Subtasks\n\n- [x] a\n",
+        );
+        write(d, "bmad/core/agents/master.md", "# Master\n");
+        write(d, "bmad/bmm/README.md", "# BMM\n\n[gone](./docs/x.md)\n");
+        let found = detect(d);
+        let text = render(&found, ".", "_index", ".");
+        assert!(text.contains("exclude = [\"bmad/**\"]"), "{text}");
+        // Without the installed method, the usual commented example.
+        std::fs::remove_dir_all(d.join("bmad/core")).unwrap();
+        let text = render(&detect(d), ".", "_index", ".");
+        assert!(text.contains("# exclude = [\"drafts/**\"]"), "{text}");
+    }
+
+    #[test]
     fn a_folder_of_bmad_stories_is_no_decision_log() {
         // xvanov/locatrix: BMAD v6 stories `docs/stories/1-2-deploy-….md`, each with a
         // `Status: review` line, were "8 numbered ADRs in docs/stories".

@@ -58,8 +58,35 @@ pub fn render(d: &Detected, root: &str, index_dir: &str, shown_root: &str) -> St
         Layout::Generic => generic_keys(&mut s),
     }
     let _ = writeln!(s, "\n[scan]");
-    let _ = writeln!(s, "# exclude = [\"drafts/**\"]     # globs relative to the root");
+    let installed = match &d.layout {
+        Layout::SpecFolders(_) => method_installs(&d.root),
+        _ => Vec::new(),
+    };
+    if installed.is_empty() {
+        let _ = writeln!(s, "# exclude = [\"drafts/**\"]     # globs relative to the root");
+    } else {
+        // BMAD v6 installs its agents, workflows and their docs as Markdown beside the
+        // project's (xvanov/locatrix: 40 broken links among them, none the project's).
+        let globs: Vec<String> = installed.iter().map(|d| q(&format!("{d}/**"))).collect();
+        let _ = writeln!(
+            s,
+            "# The BMAD method's own files, as its installer wrote them: no backlog."
+        );
+        let _ = writeln!(s, "exclude = [{}]", globs.join(", "));
+    }
     s
+}
+
+/// The folders under `root` where the BMAD installer put the method itself (`bmad/`,
+/// `_bmad/`: its `core/` beside a module such as `bmm/`).
+fn method_installs(root: &std::path::Path) -> Vec<&'static str> {
+    ["bmad", "_bmad"]
+        .into_iter()
+        .filter(|d| {
+            root.join(d).join("core").is_dir()
+                && (root.join(d).join("bmm").is_dir() || root.join(d).join("_cfg").is_dir())
+        })
+        .collect()
 }
 
 /// The keys of a Backlog.md layout: its task prefix, its folders and statuses.
