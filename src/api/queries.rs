@@ -42,9 +42,17 @@ impl Index {
             ..Default::default()
         };
         let in_progress = self.list(&filter(&["in_progress"]))?.items;
+        // Each item once: `ready` offers work under way too.
+        let mut seen: std::collections::HashSet<&str> = in_progress.iter().map(|i| i.id.as_str()).collect();
+        let can_start: Vec<_> = ready
+            .items
+            .iter()
+            .map(|r| &r.item)
+            .filter(|i| seen.insert(i.id.as_str()))
+            .collect();
         let mut listed = vec![
             ("in progress", in_progress.iter().collect::<Vec<_>>()),
-            ("ready", ready.items.iter().map(|r| &r.item).collect()),
+            ("ready", can_start),
         ];
         // Unfinished work beyond those: items with a type and a state (a document
         // without a state lists as open, and a decision record has no type).
@@ -56,15 +64,13 @@ impl Index {
             .into_iter()
             .filter(|i| i.r#type.is_some() && i.state.is_some())
             .collect();
-        let waiting = |i: &&crate::model::backlog::Item| !ready.items.iter().any(|r| r.item.id == i.id);
+        let rest: Vec<_> = rest.iter().filter(|i| seen.insert(i.id.as_str())).collect();
+        let waiting = rest.iter().copied().filter(|i| i.group != Group::Blocked).collect();
+        listed.push(("waiting", waiting));
         listed.push((
-            "waiting",
-            rest.iter()
-                .filter(|i| i.group != Group::Blocked)
-                .filter(waiting)
-                .collect(),
+            "blocked",
+            rest.iter().copied().filter(|i| i.group == Group::Blocked).collect(),
         ));
-        listed.push(("blocked", rest.iter().filter(|i| i.group == Group::Blocked).collect()));
         let engine = self.with_engine(|e| Ok(e.kind()))?;
         let work = search::work_left(query, engine, &listed, limit);
         Ok((!work.results.is_empty()).then_some(work))
