@@ -70,8 +70,8 @@ pub enum Why {
         also_reached: usize,
     },
     /// Work left, for a question that asks what is left or can start and names nothing
-    /// to search for ([`crate::query::intent::Intent::asks_open_work`]): the items under
-    /// way, then those `ready` offers, in its order.
+    /// to search for ("what remains to be done?", "what should I work on next?"): the
+    /// items under way, then those `ready` offers, in its order, then the rest unfinished.
     Work {
         /// `in progress` or `ready`.
         status: &'static str,
