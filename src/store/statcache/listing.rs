@@ -1,7 +1,8 @@
 //! A walked folder whose stamp changed, listed: does it still hold only what the walk
 //! took from it (a save by rename changes the folder, not the tree)?
 
-use super::{Line, Tree, parse_line};
+use super::Tree;
+use super::format::{Line, parse_line};
 use crate::config::ScanSettings;
 use rayon::prelude::*;
 use std::collections::HashSet;
