@@ -14,7 +14,7 @@ impl Index {
     /// whole graph when it is loaded already, else only those records (read once, kept):
     /// from the SQLite mirror when it is current, the documents' columns only unless
     /// `fields` asks for their frontmatter too; else from the JSONL files.
-    fn backlog_graph(&self, fields: bool) -> Result<Backlog<'_>, Error> {
+    pub(super) fn backlog_graph(&self, fields: bool) -> Result<Backlog<'_>, Error> {
         let states = &self.config.states;
         if let Some(g) = self.graph.get() {
             return Ok(Backlog::new(&g.nodes, &g.edges, states));

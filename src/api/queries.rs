@@ -60,9 +60,11 @@ impl Index {
             WorkAsked::Next => Vec::new(),
             WorkAsked::Left => self.list(&filter(&["open", "blocked"]))?.items,
         };
+        // Nor the open boxes of a finished story (`ready` leaves them out too).
+        let backlog = self.backlog_graph(false)?;
         let rest: Vec<_> = rest
             .into_iter()
-            .filter(|i| i.r#type.is_some() && i.state.is_some())
+            .filter(|i| i.r#type.is_some() && i.state.is_some() && !backlog.in_finished_document(&i.id))
             .collect();
         let rest: Vec<_> = rest.iter().filter(|i| seen.insert(i.id.as_str())).collect();
         let waiting = rest.iter().copied().filter(|i| i.group != Group::Blocked).collect();

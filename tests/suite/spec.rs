@@ -547,6 +547,9 @@ fn a_question_about_the_work_left_is_answered_from_the_backlog() {
     assert_eq!(&left[..want.len()], want.as_slice());
     assert!(left.contains(&"001-chat/T004".to_string()), "{left:?}");
     assert!(!left.contains(&"001-chat/T001".to_string()), "{left:?}");
+    // Nor an open box of a story that is Done (v6 story 2.2's second task).
+    assert!(left.iter().any(|id| id.starts_with("2.1/")), "{left:?}");
+    assert!(!left.contains(&"2.2/2".to_string()), "{left:?}");
     // A topic word makes it a search.
     let topic = json(&f.run(&["search", "what is left for the chat export", "--format", "json"]));
     assert!(

@@ -147,6 +147,12 @@ impl<'a> Backlog<'a> {
         file
     }
 
+    /// Whether `id` is an item written inside a document that is done or dropped (the
+    /// open boxes of a finished story): no work left, whatever its own box says.
+    pub fn in_finished_document(&self, id: &str) -> bool {
+        self.written_in(id).is_some_and(|f| f.group.is_closed())
+    }
+
     /// Every blocker of `id` finished (a blocker that is not a document counts as open).
     fn blockers_done(&self, id: &str) -> bool {
         self.blockers.get(id).into_iter().flatten().all(|b| self.is_closed(b))
@@ -202,7 +208,7 @@ impl<'a> Backlog<'a> {
             .values()
             .filter(|d| self.is_work(d.node) && matches!(d.group, Group::Open | Group::InProgress))
             .filter(|d| !matches!(d.rule, Some((_, PathState::Draft))))
-            .filter(|d| self.written_in(d.node.id.as_str()).is_none_or(|f| !f.group.is_closed()))
+            .filter(|d| !self.in_finished_document(d.node.id.as_str()))
             // A container whose work is in unfinished children is not itself startable.
             .filter(|d| {
                 !self
