@@ -70,6 +70,9 @@ pub use config::{
     FieldSettings, FieldWeights, GraphSettings, IdSettings, KindSettings, PathKind, PathKinds, Retrieval, ScanSettings,
     Settings, StateGroups, Weights,
 };
+/// The one walk of a backlog root (which folders hold the backlog), for front ends that
+/// watch the same folders the scan reads.
+pub use config::walk;
 pub use error::{Error, Result};
 pub use ingest::report::BuildReport;
 pub use init::{Written as Initialized, init};

@@ -155,14 +155,7 @@ mod linux {
         /// the index folder skipped). Watching a folder again keeps its descriptor.
         fn watch_all(&mut self) -> bool {
             let index = self.index_dir.clone();
-            let walker = ignore::WalkBuilder::new(&self.root)
-                .follow_links(false)
-                .require_git(false)
-                .filter_entry(move |e| {
-                    let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-                    !(is_dir && index.as_deref().is_some_and(|ix| e.path() == ix))
-                })
-                .build();
+            let walker = mdgraph::walk::builder(&self.root, index).build();
             for entry in walker.flatten() {
                 if !entry.file_type().is_some_and(|t| t.is_dir()) {
                     continue;

@@ -12,12 +12,14 @@
 //! retrieval.rs   query-time settings: [retrieval] and [states]
 //! settings.rs    index settings: [scan] [ids] [fields] [kinds] [edges] → Settings
 //! load.rs        find, parse and validate the file into a Config; command-line overrides
+//! walk.rs        the one walk: which folders under the root hold the backlog
 //! ```
 
 mod check;
 mod load;
 mod retrieval;
 mod settings;
+pub mod walk;
 
 pub use check::{BASELINE_FILE, CheckSettings, Level};
 pub use load::{CONFIG_FILE, Config, Overrides};

@@ -154,32 +154,10 @@ pub fn scan(
     })
 }
 
-/// The walk of `root`: sorted by name, hidden files and folders left out but for Kiro's
-/// `.kiro/` (its specs are a backlog), no folder that is a repository of its own (a
-/// submodule), and never the index folder (`index_abs`) itself.
+/// The walk of `root` by the one set of walk rules (`config::walk`), never entering the
+/// index folder (`index_abs`).
 fn walker(root: &Path, index_abs: Option<PathBuf>) -> ignore::Walk {
-    ignore::WalkBuilder::new(root)
-        .follow_links(false)
-        .require_git(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .hidden(false)
-        .filter_entry(move |e| {
-            let name = e.file_name().to_string_lossy();
-            if e.depth() > 0 && name.starts_with('.') && name != ".kiro" {
-                return false;
-            }
-            // A folder holding `.git` below the root is another repository (a submodule):
-            // its files are not the backlog's (git does not track them here).
-            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            if e.depth() > 0 && is_dir && e.path().join(".git").exists() {
-                return false;
-            }
-            match (&index_abs, e.file_type().map(|t| t.is_dir()).unwrap_or(false)) {
-                (Some(ix), true) => e.path().canonicalize().map(|p| &p != ix).unwrap_or(true),
-                _ => true,
-            }
-        })
-        .build()
+    crate::config::walk::builder(root, index_abs).build()
 }
 
 /// Whether a symlink among the candidates is read: not when it leads outside the root

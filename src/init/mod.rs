@@ -417,11 +417,8 @@ fn adr_folder(dir: &Path, path: &Path, known: &[String]) -> Option<AdrFolder> {
 /// The folders below `dir` (at most [`DEPTH`] deep, ignore files honoured, no links
 /// followed), in name order.
 fn folders_below(dir: &Path) -> impl Iterator<Item = ignore::DirEntry> {
-    ignore::WalkBuilder::new(dir)
+    crate::config::walk::builder(dir, None)
         .max_depth(Some(DEPTH))
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
         .build()
         .flatten()
         .filter(|e| e.file_type().is_some_and(|t| t.is_dir()))
@@ -437,15 +434,7 @@ fn common_ancestor(a: &Path, b: &Path) -> PathBuf {
 
 /// Markdown files below `dir` (gitignore-aware, hidden folders skipped), at most `limit`.
 fn markdown_files(dir: &Path, limit: usize) -> Vec<PathBuf> {
-    ignore::WalkBuilder::new(dir)
-        .require_git(false)
-        .follow_links(false)
-        .sort_by_file_name(|a, b| a.cmp(b))
-        // As the scan: hidden folders stay out, but for Kiro's `.kiro/`.
-        .hidden(false)
-        .filter_entry(|e| {
-            e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.') || e.file_name() == ".kiro"
-        })
+    crate::config::walk::builder(dir, None)
         .build()
         .flatten()
         .filter(|e| e.file_type().is_some_and(|t| t.is_file()))

@@ -1,0 +1,84 @@
+//! The one walk: which folders under a backlog root hold the backlog. The scan, `init`,
+//! the stat cache's folder listing and the watcher behind `mcp` and `index --watch` all
+//! take their rules from here, so they cannot disagree about a folder (a watcher that
+//! walked without `.kiro/` once served stale answers after a tick in a Kiro plan).
+//!
+//! The rules: ignore files honoured (`.gitignore`, `.ignore`, git's excludes), entries in
+//! name order, no symlink followed, hidden names left out but for the spec folders agents
+//! write ([`HIDDEN_TAKEN`]), no folder that is a repository of its own (a submodule), and
+//! never the index folder.
+
+use std::path::{Path, PathBuf};
+
+/// Hidden folders the walk enters: Kiro keeps its specs in `.kiro/specs/`.
+pub const HIDDEN_TAKEN: &[&str] = &[".kiro"];
+
+/// Whether the walk leaves out an entry named `name` below the root for being hidden.
+pub fn hidden_left_out(name: &str) -> bool {
+    name.starts_with('.') && !HIDDEN_TAKEN.contains(&name)
+}
+
+/// Whether `dir`, a folder below the root, is a repository of its own (it holds `.git`):
+/// git does not track its files here, so neither does the backlog.
+pub fn own_repository(dir: &Path) -> bool {
+    dir.join(".git").exists()
+}
+
+/// The walk of `root` with the rules above; `index_abs` is the canonical path of the
+/// index folder (left out with everything in it). Callers may narrow it further (a depth
+/// limit) before building it.
+pub fn builder(root: &Path, index_abs: Option<PathBuf>) -> ignore::WalkBuilder {
+    let mut b = ignore::WalkBuilder::new(root);
+    b.follow_links(false)
+        .require_git(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .hidden(false)
+        .filter_entry(move |e| {
+            if e.depth() == 0 {
+                return true;
+            }
+            if hidden_left_out(&e.file_name().to_string_lossy()) {
+                return false;
+            }
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            if is_dir && own_repository(e.path()) {
+                return false;
+            }
+            match (&index_abs, is_dir) {
+                (Some(ix), true) => e.path().canonicalize().map(|p| &p != ix).unwrap_or(true),
+                _ => true,
+            }
+        });
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walked(root: &Path, index: Option<PathBuf>) -> Vec<String> {
+        builder(root, index)
+            .build()
+            .flatten()
+            .filter(|e| e.depth() > 0)
+            .map(|e| crate::text::path::rel_of(root, e.path()))
+            .collect()
+    }
+
+    #[test]
+    fn takes_kiro_leaves_other_hidden_folders_submodules_and_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for d in [".kiro/specs/login", ".github", "vendor/lib/.git", "_index", "docs"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for f in [".kiro/specs/login/tasks.md", ".github/x.md", "vendor/lib/a.md", "_index/n.md", "docs/a.md"] {
+            std::fs::write(root.join(f), "# x\n").unwrap();
+        }
+        let index = root.join("_index").canonicalize().ok();
+        assert_eq!(
+            walked(root, index),
+            [".kiro", ".kiro/specs", ".kiro/specs/login", ".kiro/specs/login/tasks.md", "docs", "docs/a.md", "vendor"]
+        );
+    }
+}
