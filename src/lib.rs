@@ -66,13 +66,13 @@ pub use check::merge::{Merged, merge as merge_index_file, run_driver as run_merg
 pub use check::{BaselineReport, CheckOptions, CheckReport};
 pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides};
 // The types of `Config`'s fields, so a library user can name what it reads.
+/// The one walk of a backlog root (which folders hold the backlog), for front ends that
+/// watch the same folders the scan reads.
+pub use config::walk;
 pub use config::{
     FieldSettings, FieldWeights, GraphSettings, IdSettings, KindSettings, PathKind, PathKinds, Retrieval, ScanSettings,
     Settings, StateGroups, Weights,
 };
-/// The one walk of a backlog root (which folders hold the backlog), for front ends that
-/// watch the same folders the scan reads.
-pub use config::walk;
 pub use error::{Error, Result};
 pub use ingest::report::BuildReport;
 pub use init::{Written as Initialized, init};

@@ -72,13 +72,27 @@ mod tests {
         for d in [".kiro/specs/login", ".github", "vendor/lib/.git", "_index", "docs"] {
             std::fs::create_dir_all(root.join(d)).unwrap();
         }
-        for f in [".kiro/specs/login/tasks.md", ".github/x.md", "vendor/lib/a.md", "_index/n.md", "docs/a.md"] {
+        for f in [
+            ".kiro/specs/login/tasks.md",
+            ".github/x.md",
+            "vendor/lib/a.md",
+            "_index/n.md",
+            "docs/a.md",
+        ] {
             std::fs::write(root.join(f), "# x\n").unwrap();
         }
         let index = root.join("_index").canonicalize().ok();
         assert_eq!(
             walked(root, index),
-            [".kiro", ".kiro/specs", ".kiro/specs/login", ".kiro/specs/login/tasks.md", "docs", "docs/a.md", "vendor"]
+            [
+                ".kiro",
+                ".kiro/specs",
+                ".kiro/specs/login",
+                ".kiro/specs/login/tasks.md",
+                "docs",
+                "docs/a.md",
+                "vendor"
+            ]
         );
     }
 }
