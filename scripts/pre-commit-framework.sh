@@ -68,9 +68,26 @@ repos:
     hooks:
       - id: mdgraph-check
 EOF
-cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
+# The profile of both builds (this checkout's, and pre-commit's `cargo install` of the
+# snapshot): release, as a user gets it, unless MDGRAPH_HOOK_PROFILE=debug. .ci/run asks for
+# debug, which `cargo test` has already built: the hooks behave the same in either, and two
+# release builds cost CI minutes. pre-commit runs `cargo install --bins --root ENV --path .`;
+# a `cargo` first on PATH adds `--debug` to that one call.
+profile="${MDGRAPH_HOOK_PROFILE:-release}"
+if [ "$profile" = debug ]; then
+  cargo build --quiet --manifest-path "$repo/Cargo.toml"
+  shim="$work/cargo-shim"
+  mkdir -p "$shim"
+  real_cargo="$(command -v cargo)"
+  printf '#!/bin/sh\nif [ "$1" = install ]; then shift; exec "%s" install --debug "$@"; fi\nexec "%s" "$@"\n' \
+    "$real_cargo" "$real_cargo" >"$shim/cargo"
+  chmod +x "$shim/cargo"
+  export PATH="$shim:$PATH"
+else
+  cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
+fi
 cd "$proj"
-"$CARGO_TARGET_DIR/release/mdgraph" index --quiet
+"$CARGO_TARGET_DIR/$profile/mdgraph" index --quiet
 git init -q
 git add -A
 git commit -qm "backlog, config and index"

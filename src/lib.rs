@@ -90,6 +90,10 @@ pub use query::show::Shown;
 #[cfg(feature = "site")]
 pub use site::{SITE_SCHEMA, SiteReport, build as build_site};
 pub use store::sidecar::MetaCounts;
+/// The stat cache's racy window, which the test suite shortens (the binary reads
+/// `MDGRAPH_TEST_RACY_MS`). Not part of the API.
+#[doc(hidden)]
+pub use store::statcache::{racy_ns, set_racy_window_ms};
 pub use text::path::shown_from;
 pub use text::tokens::Tokenizer;
 pub use timing::{Timings, record_memory};

@@ -12,6 +12,11 @@ use std::process::ExitCode;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // The test suite's knob: a shorter stat-cache racy window, so its edits need not wait
+    // 2 s to be trusted by their stamps. Tests only; see `statcache::set_racy_window_ms`.
+    if let Some(ms) = std::env::var("MDGRAPH_TEST_RACY_MS").ok().and_then(|v| v.parse().ok()) {
+        mdgraph::set_racy_window_ms(ms);
+    }
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     // A reader that goes away (`| head`) is not an error: `cmd` maps a broken pipe on
     // stdout to the command's own exit code (0 ok, 1 check failed / nothing found,

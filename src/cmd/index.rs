@@ -516,7 +516,7 @@ impl<'a> Watch<'a> {
                 // next edit takes the short cut (`mdgraph index` docs).
                 if !report.up_to_date && self.due.is_none() {
                     self.pending = true;
-                    self.due = Some(Instant::now() + SETTLE);
+                    self.due = Some(Instant::now() + settle());
                 }
                 if !report.up_to_date {
                     let errors = report
@@ -682,9 +682,12 @@ fn sync_handler(tx: mpsc::Sender<Msg>, building: Arc<AtomicBool>) -> Arc<super::
     })
 }
 
-/// How long after a build that changed something the watch runs once more (past the
-/// stat cache's racy window, `statcache::RACY_NS`).
-pub(crate) const SETTLE: std::time::Duration = std::time::Duration::from_millis(2500);
+/// How long after a build that changed something the watch runs once more: half a second
+/// past the stat cache's racy window (2 s, shorter under the test suite's knob).
+pub(crate) fn settle() -> std::time::Duration {
+    let racy = u64::try_from(mdgraph::racy_ns() / 1_000_000).unwrap_or(2000);
+    std::time::Duration::from_millis(racy + 500)
+}
 
 /// A file's identity and last change (inode, size, modification time), to tell when a
 /// config file was edited or replaced; None when there is no file.

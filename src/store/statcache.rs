@@ -48,6 +48,25 @@ const MAGIC: &str = "mdgraph-stat-cache 4";
 const RACY: char = '?';
 /// Files modified less than this long before the scan started are not cached.
 pub const RACY_NS: i128 = 2_000_000_000;
+/// The racy window in use: [`RACY_NS`] but where a test suite shortened it
+/// ([`set_racy_window_ms`]).
+static RACY_WINDOW_NS: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(RACY_NS as i64);
+
+/// The racy window in nanoseconds.
+pub fn racy_ns() -> i128 {
+    i128::from(RACY_WINDOW_NS.load(std::sync::atomic::Ordering::Relaxed))
+}
+
+/// Shorten the racy window for this process: the test suite's edits would otherwise
+/// wait out 2 s each to be trusted by their stamps. On a filesystem with fine stamps
+/// (ext4, tmpfs: nanoseconds) a few hundred milliseconds are as safe; nothing but tests
+/// sets it.
+pub fn set_racy_window_ms(ms: u64) {
+    let ns = i64::try_from(ms.saturating_mul(1_000_000))
+        .unwrap_or(i64::MAX)
+        .min(RACY_NS as i64);
+    RACY_WINDOW_NS.store(ns, std::sync::atomic::Ordering::Relaxed);
+}
 /// Ignore files the walk reads in the root and its ancestors.
 pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".git/info/exclude"];
 
@@ -114,7 +133,7 @@ impl Stamp {
     }
 
     fn settled(&self, scan_start: i128) -> bool {
-        self.mtime < scan_start - RACY_NS && self.ctime < scan_start - RACY_NS
+        self.mtime < scan_start - racy_ns() && self.ctime < scan_start - racy_ns()
     }
 
     fn write(&self, out: &mut String) {

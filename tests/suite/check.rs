@@ -246,7 +246,7 @@ fn stat_cache_never_hides_an_edit() {
     let f = Fixture::committed("backlog-fixtures");
     age_files(&f.root());
     // Setting the mtime makes the ctime "now"; files changed within 2 s are never cached.
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    wait_racy();
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
     assert!(cache.contains(" README.md\n"), "aged files are cached:\n{cache}");
@@ -307,6 +307,7 @@ fn closed_pipe_keeps_the_exit_code() {
         .args(["--root", "backlog", "--index-dir", "_index", "check"])
         .current_dir(f.dir.path())
         .env_clear()
+        .env(RACY_ENV, RACY_MS.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -85,6 +85,7 @@ impl Repo {
             .args(args)
             .current_dir(cwd)
             .env_clear()
+            .env(RACY_ENV, RACY_MS.to_string())
             .env("PATH", path)
             .env("HOME", self.path())
             .env("GIT_CONFIG_NOSYSTEM", "1")

@@ -11,6 +11,7 @@ fn mcp_answers_requests_it_cannot_parse() {
         .args(["--root", "backlog", "--index-dir", "_index", "mcp"])
         .current_dir(f.dir.path())
         .env_clear()
+        .env(RACY_ENV, RACY_MS.to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -102,6 +103,7 @@ fn watch_reloads_the_config_and_survives_a_recreated_root() {
         .args(["index", "--watch"])
         .current_dir(dir.path())
         .env_clear()
+        .env(RACY_ENV, RACY_MS.to_string())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -169,6 +171,7 @@ fn watch_sees_edits_in_a_new_folder_when_the_config_sits_in_the_root() {
         .args(["index", "--watch"])
         .current_dir(dir.path())
         .env_clear()
+        .env(RACY_ENV, RACY_MS.to_string())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();

@@ -315,7 +315,7 @@ fn stat_probe_never_hides_a_change() {
     // New, edited and deleted files must still be seen.
     let f = Fixture::new("backlog-fixtures");
     crate::check::age_files(&f.root());
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    wait_racy();
     assert_eq!(f.run(&["index"]).code, 0);
     let (code, _) = search_json(&f, &["quokka"]);
     assert_eq!(code, 1, "nothing about quokkas yet");
@@ -328,7 +328,7 @@ fn stat_probe_never_hides_a_change() {
     );
     // An in-place edit of a file the cache trusted (the folder's mtime does not change).
     crate::check::age_files(&f.root());
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    wait_racy();
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
     assert!(
@@ -423,7 +423,7 @@ fn probe_covers_skipped_files_subfolder_ignores_and_meta() {
     std::fs::write(f.root().join("sub/hidden.md"), "# Walrus\nWalrus notes.\n").unwrap();
     std::fs::write(f.root().join("bad.md"), b"# Zebra \xff\n").unwrap();
     crate::check::age_files(&f.root());
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    wait_racy();
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
     assert!(
@@ -439,7 +439,7 @@ fn probe_covers_skipped_files_subfolder_ignores_and_meta() {
     );
     // With a complete cache, emptying a subfolder's .gitignore in place is seen.
     crate::check::age_files(&f.root());
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    wait_racy();
     assert_eq!(f.run(&["index"]).code, 0);
     let cache = std::fs::read_to_string(f.index().join(".stat-cache")).unwrap();
     assert!(cache.starts_with("mdgraph-stat-cache 4 1 "));
@@ -453,7 +453,7 @@ fn probe_covers_skipped_files_subfolder_ignores_and_meta() {
     );
     // A deleted meta.json is noticed too (the index is rebuilt, show works).
     crate::check::age_files(&f.root());
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    wait_racy();
     assert_eq!(f.run(&["index"]).code, 0);
     std::fs::remove_file(f.index().join("meta.json")).unwrap();
     assert_eq!(f.run(&["show", "ADR-0001"]).code, 0);
@@ -497,7 +497,7 @@ fn probe_sees_changes_outside_the_walked_files() {
     let linked = ["--root", "rootlink", "--index-dir", "_index"];
     let search = |f: &Fixture, globals: &[&str], q: &str| found_with_home(f.dir.path(), &home(f), globals, q);
     // Everything settles past the racy window; then each cache vouches for every file.
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+    wait_racy();
     for (f, globals) in [(&a, &plain), (&b, &plain), (&c, &plain), (&d, &linked)] {
         let mut args = globals.to_vec();
         args.push("index");

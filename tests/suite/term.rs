@@ -119,6 +119,7 @@ fn on_a_tty(f: &Fixture, args: &str, env: &[(&str, &str)]) -> Option<String> {
         .args(["-qec", &cmd, "/dev/null"])
         .current_dir(f.dir.path())
         .env_clear()
+        .env(RACY_ENV, RACY_MS.to_string())
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("TERM", "xterm")
         .envs(env.iter().copied())

@@ -48,6 +48,7 @@ fn run_env(cwd: &Path, home: &Path, tmp: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(cwd)
         .env_clear()
+        .env(RACY_ENV, RACY_MS.to_string())
         .env("HOME", home)
         .env("TMPDIR", tmp)
         .output()

@@ -17,7 +17,7 @@ pub(super) fn keep_fresh(shared: &Arc<Mutex<State>>) {
         .name("mdgraph-mcp-fresh".into())
         .spawn(move || {
             // At start too: the index was just built.
-            let mut settle = Some(std::time::Instant::now() + crate::cmd::index::SETTLE);
+            let mut settle = Some(std::time::Instant::now() + crate::cmd::index::settle());
             loop {
                 std::thread::sleep(KEEP_FRESH);
                 let Some(state) = state.upgrade() else { return };
@@ -29,7 +29,7 @@ pub(super) fn keep_fresh(shared: &Arc<Mutex<State>>) {
                     st.stale = true;
                     // A failure is the next call's to report (it refreshes again).
                     let _ = st.refresh();
-                    settle = Some(std::time::Instant::now() + crate::cmd::index::SETTLE);
+                    settle = Some(std::time::Instant::now() + crate::cmd::index::settle());
                     continue;
                 }
                 // Past the stat cache's racy window after a change, one more run records
