@@ -108,7 +108,7 @@ pub fn write_ours(path: &Path, bytes: &[u8]) -> Result<bool, Error> {
 /// with [`MARK`].
 fn is_index_entry(name: &str, path: &Path) -> bool {
     match name {
-        NODES | EDGES | DIAGNOSTICS | ".lock" | ".stat-cache" | ".doc-table" | ".commit" => true,
+        NODES | EDGES | DIAGNOSTICS | ".lock" | ".stat-cache" | ".doc-table" | ".findings" | ".commit" => true,
         META => {
             let mut head = Vec::with_capacity(256);
             let _ = std::fs::File::open(path)

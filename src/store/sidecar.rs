@@ -49,6 +49,7 @@ pub const SCHEMA_VERSION: u32 = 12;
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.
 .stat-cache
 .doc-table
+.findings
 .lock
 *.sqlite
 *.sqlite-*

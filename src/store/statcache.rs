@@ -132,7 +132,10 @@ impl Stamp {
         std::fs::metadata(p).ok().map(|m| Stamp::of(&m))
     }
 
-    fn settled(&self, scan_start: i128) -> bool {
+    /// Whether the stamp can vouch for the bytes at `scan_start`: the file was last
+    /// changed before the racy window (a later change in the same timestamp tick would
+    /// leave the stamp as it is).
+    pub fn settled(&self, scan_start: i128) -> bool {
         self.mtime < scan_start - racy_ns() && self.ctime < scan_start - racy_ns()
     }
 

@@ -208,6 +208,51 @@ fn hygiene_rules_judge_the_whole_graph_and_follow_the_config() {
     assert!(out.stdout.contains("error[depends-on-dropped]"), "{}", out.stdout);
 }
 
+/// The hygiene warnings of an unchanged index are judged once and kept in `.findings`:
+/// the next `check` reads them back, and they follow an edit, a `[states]` change and a
+/// damaged cache exactly as a fresh judgment does.
+#[test]
+fn hygiene_findings_are_kept_and_follow_every_change() {
+    let f = Fixture::new("backlog-fixtures");
+    let task = f.root().join("items/task/0000/QRY-TSK-0090_wait.md");
+    std::fs::write(
+        f.root().join("decisions/ADR-0091_no.md"),
+        "---\nid: ADR-0091\nstatus: Rejected\n---\n# No\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &task,
+        "---\nid: QRY-TSK-0090\ntype: Task\nstate: Ready\ndepends_on: [ADR-0091]\n---\n# Wait\n",
+    )
+    .unwrap();
+    let codes = |f: &Fixture| -> Vec<String> {
+        let out = f.run(&["check", "--format", "json"]);
+        let v: CheckJson = serde_json::from_str(&out.stdout).unwrap();
+        v.diagnostics.iter().map(|d| format!("{}:{}", d.path, d.code)).collect()
+    };
+    let wait = "items/task/0000/QRY-TSK-0090_wait.md:depends-on-dropped";
+    let sso = "items/feature/0000/QRY-FTR-0008_company-sso-login-with-oidc.md:done-with-open-children";
+    assert_eq!(f.run(&["index"]).code, 0);
+    wait_racy();
+    let first = codes(&f);
+    assert_eq!(first, [sso, wait]);
+    let cache = f.index().join(".findings");
+    assert!(cache.is_file(), "a settled index's findings are kept");
+    assert_eq!(codes(&f), first, "read back");
+    // An edit that ends the wait: the graph files are new, so the findings are judged again.
+    edit_file(&task, &|s| s.replace("depends_on: [ADR-0091]\n", ""));
+    assert_eq!(codes(&f), [sso]);
+    // A [states] change (no part of the index) is a new key too.
+    std::fs::write(f.dir.path().join("mdgraph.toml"), "[states]\nopen = [\"Done\"]\n").unwrap();
+    assert_eq!(codes(&f), Vec::<String>::new(), "Done is an open state now");
+    std::fs::remove_file(f.dir.path().join("mdgraph.toml")).unwrap();
+    // A damaged cache is judged again.
+    wait_racy();
+    assert_eq!(codes(&f), [sso]);
+    std::fs::write(&cache, "mdgraph-findings 1\ngarbage\n{not json\n").unwrap();
+    assert_eq!(codes(&f), [sso]);
+}
+
 #[test]
 fn strict_fails_on_warnings() {
     let f = Fixture::new("backlog-fixtures");
