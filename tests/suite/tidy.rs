@@ -17,6 +17,8 @@
 //!   only through its public API.
 //! - `module-doc`: every file has a `//!` line saying its one job.
 //! - `debug-macro`: no `todo!`, `dbg!` or `unimplemented!` is left in.
+//! - `code-map`: every folder under `src/` and every file at its root is in
+//!   ARCHITECTURE.md's code map.
 //!
 //! What must stay long is listed in `EXCEPTIONS` with its reason; an exception that no
 //! longer matches a violation fails the test too, so the list cannot rot.
@@ -126,6 +128,7 @@ fn tidy() {
     }
     check_circles(&sources, &mut found);
     check_layers(&sources, &stages, &mut found);
+    check_code_map(&sources, &mut found);
     let failures = apply_exceptions(found);
     assert!(
         failures.is_empty(),
@@ -686,6 +689,28 @@ fn check_placed(sources: &[Source], stage_of: &BTreeMap<&str, usize>, out: &mut 
     if public > MAX_PUBLIC_MODULES {
         let msg = format!("{public} public modules (at most {MAX_PUBLIC_MODULES}): every `pub` is a promise");
         out.push(Violation::new(&lib.rel, 1, "layer", "pub mod", msg));
+    }
+}
+
+/// Every folder under `src/` is in ARCHITECTURE.md's code map (written as `` `name/` ``),
+/// and so is every file at the root of `src/` (`` `name.rs` ``): a new folder cannot
+/// land without a line saying what it owns.
+fn check_code_map(sources: &[Source], out: &mut Vec<Violation>) {
+    let doc = std::fs::read_to_string(repo().join("ARCHITECTURE.md")).unwrap();
+    let mut wanted = BTreeSet::new();
+    for s in sources {
+        let Some(rel) = s.rel.strip_prefix("src/") else { continue };
+        let parts: Vec<&str> = rel.split('/').collect();
+        if parts.len() == 1 {
+            wanted.insert(format!("`{rel}`"));
+        }
+        for dir in &parts[..parts.len() - 1] {
+            wanted.insert(format!("`{dir}/`"));
+        }
+    }
+    for w in wanted.into_iter().filter(|w| !doc.contains(w.as_str())) {
+        let msg = format!("{w} is in src/ but not in ARCHITECTURE.md's code map");
+        out.push(Violation::new("ARCHITECTURE.md", 1, "code-map", &w, msg));
     }
 }
 
