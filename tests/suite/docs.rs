@@ -44,3 +44,36 @@ fn pre_commit_hooks_manifest_declares_both_hooks() {
         assert_eq!(out.code, 0, "{entry}: {}", out.stderr);
     }
 }
+
+/// The contributors' commit-msg hook (CONTRIBUTING.md, "Commits") takes `area: summary`
+/// under 72 characters and refuses the rest, naming why.
+#[test]
+fn commit_msg_hook_checks_the_subject() {
+    let dir = tempfile::tempdir().unwrap();
+    let msg = dir.path().join("COMMIT_EDITMSG");
+    let judge = |text: &str| -> (bool, String) {
+        std::fs::write(&msg, text).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg(repo().join("scripts/commit-msg"))
+            .arg(&msg)
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    for good in [
+        "walk: one set of walk rules\n\nThe body, with figures.\n",
+        "store, check: keep the findings\n",
+        "# a comment git strips\nci: time every step\n",
+        "Merge branch 'openspec'\n",
+    ] {
+        assert_eq!(judge(good), (true, String::new()), "{good:?}");
+    }
+    for (bad, why) in [
+        ("Walk rules in one place\n", "not 'area: summary'"),
+        (&format!("ci: {}\n", "x".repeat(70)), "74 characters"),
+        ("docs: a subject\nrunning on\n", "not blank"),
+    ] {
+        let (ok, stderr) = judge(bad);
+        assert!(!ok && stderr.contains(why), "{bad:?}: {stderr}");
+    }
+}

@@ -699,7 +699,9 @@ fn check_code_map(sources: &[Source], out: &mut Vec<Violation>) {
     let doc = std::fs::read_to_string(repo().join("ARCHITECTURE.md")).unwrap();
     let mut wanted = BTreeSet::new();
     for s in sources {
-        let Some(rel) = s.rel.strip_prefix("src/") else { continue };
+        let Some(rel) = s.rel.strip_prefix("src/") else {
+            continue;
+        };
         let parts: Vec<&str> = rel.split('/').collect();
         if parts.len() == 1 {
             wanted.insert(format!("`{rel}`"));
