@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Write spec2-queries.jsonl (and per-corpus copies) from the hand-written questions below.
 
-A second spec-folder set (issue 43, "your own set") over three public repositories that no
-other set covers: a Spec Kit, a Kiro and a BMAD one (eval/spec2-README.md says which, at which
+A second spec-folder set (issue 43, "your own set") over four public repositories that no
+other set covers: a Spec Kit, a Kiro, a BMAD and an OpenSpec one (eval/spec2-README.md says which, at which
 commit, and how the set was made). The questions and grades were written from the repositories'
 documents alone, before mdgraph was run on them. The split is not chosen per question: every
 third question of each corpus, in the order below, is heldout. Judgments added after pooling
@@ -228,6 +228,80 @@ BMAD = [
      {f"{D}architecture/tech-stack.md": 3, f"{D}architecture.md": 3}),
 ]
 
+# ---------------------------------------------------------------- OpenSpec: lizTheDeveloper/docusign_clone
+# mdgraph has no OpenSpec items at the commit this set was written against, so every key here is
+# a file: a change's tasks.md stands for its open tasks, its proposal.md for the change.
+OC = "openspec/changes/"
+
+
+def oc(change, f):
+    return f"{OC}add-{change}/{f}"
+
+
+def ospec(change):
+    return oc(change, f"specs/{change}/spec.md")
+
+
+OPENSPEC = [
+    # 1 work left in a named change
+    ("work",
+     "What's still left to do for envelope management?",
+     {oc("envelope-management", "tasks.md"): 3, oc("envelope-management", "proposal.md"): 2,
+      ospec("envelope-management"): 1}),
+    # 2 implement a task named by what it does
+    ("implement",
+     "implement the upload checks for documents: the 50MB limit and only PDF or Word files",
+     {oc("document-management", "tasks.md"): 3, ospec("document-management"): 2,
+      oc("document-management", "proposal.md"): 1, "DOCUMENT_MANAGEMENT.md": 1}),
+    # 3 is X done (every box open, a summary says it was built)
+    ("status",
+     "Is document management done? None of its tasks are ticked.",
+     {"DOCUMENT_MANAGEMENT.md": 3, oc("document-management", "tasks.md"): 3,
+      oc("document-management", "proposal.md"): 1}),
+    # 4 what can I pick up next in a named change
+    ("work",
+     "What can I pick up next on the signing workflow?",
+     {oc("signing-workflow", "tasks.md"): 3, oc("signing-workflow", "proposal.md"): 2,
+      ospec("signing-workflow"): 1}),
+    # 5 why
+    ("decision",
+     "Why do we need a tamper-proof audit trail at all?",
+     {oc("audit-trail-compliance", "proposal.md"): 3, ospec("audit-trail-compliance"): 2,
+      oc("audit-trail-compliance", "tasks.md"): 1}),
+    # 6 is X done (every box ticked)
+    ("status",
+     "Is authentication finished?",
+     {oc("authentication", "tasks.md"): 3, "AUTHENTICATION_STATUS.md": 3,
+      oc("authentication", "proposal.md"): 1}),
+    # 7 why (a roadmap's reasoning)
+    ("decision",
+     "Why is drag-and-drop placement of signature fields part of the MVP?",
+     {"ROADMAP.md": 3, oc("signature-field-editor", "proposal.md"): 2}),
+    # 8 implement a task named by what it does
+    ("implement",
+     "implement letting a signer decline to sign, with a reason",
+     {oc("signing-workflow", "tasks.md"): 3, ospec("signing-workflow"): 2}),
+    # 9 blocker stated in a proposal's Impact section
+    ("ready",
+     "What has to be in place before envelopes can be built?",
+     {oc("document-management", "proposal.md"): 3, oc("notification-system", "proposal.md"): 3,
+      oc("envelope-management", "proposal.md"): 2, oc("document-management", "tasks.md"): 2,
+      oc("notification-system", "tasks.md"): 2}),
+    # 10 lookup
+    ("lookup",
+     "Where is the limit on how big an uploaded document can be?",
+     {ospec("document-management"): 3, oc("document-management", "tasks.md"): 2,
+      "openspec/project.md": 2, "openspec/specs/rest-api.md": 1, "openspec/specs/data-models.md": 1}),
+    # 11 work left in part of a named change
+    ("work",
+     "What's left to build for the SMS side of notifications?",
+     {oc("notification-system", "tasks.md"): 3, ospec("notification-system"): 2}),
+    # 12 why X before Y
+    ("decision",
+     "Why does sequential signing come in the first phase and parallel signing only later?",
+     {"ROADMAP.md": 3}),
+]
+
 
 def rows(corpus, prefix, qs):
     out = []
@@ -244,7 +318,7 @@ def write(path, rs):
 
 
 SETS = [("ae-infinity", "a", SPECKIT, "speckit"), ("moldovadirect", "k", KIRO, "kiro"),
-        ("voice-agent", "v", BMAD, "bmad")]
+        ("voice-agent", "v", BMAD, "bmad"), ("docusign", "o", OPENSPEC, "openspec")]
 everything = []
 for corpus, prefix, qs, short in SETS:
     rs = rows(corpus, prefix, qs)

@@ -20,6 +20,8 @@ repos=(
   "moldovadirect caraseli02/MoldovaDirect f7da966ee5a3a4f56ab5fc39a382adabc6aad313"
   # BMAD v4, 21 stories (docs/stories/N.M.story.md, two as N.M-<slug>.story.md).
   "voice-agent Bobert39/voice-agent 5e4ce209e2926c38f5f316585e8e6bd179540434"
+  # OpenSpec, 8 changes under openspec/changes/ (one all ticked, seven all open).
+  "docusign lizTheDeveloper/docusign_clone db670bb094ca4ce6f6cbfa598ef4afa3be771b67"
 )
 
 for line in "${repos[@]}"; do
