@@ -62,7 +62,9 @@ SPECKIT = [
     # 8 work left in one user story
     ("work",
      "What do I still need to do for the activity statistics on the user profile?",
-     {**grade([f"{A2}/T031", f"{A2}/T032", f"{A2}/T033", f"{A2}/T037", f"{A2}/T038"], 3),
+     # T031 is also written in 002's IMPLEMENTATION_SUMMARY.md: the key names the tasks.md line
+     # (validation, after labelling: the plain id was ambiguous).
+     {**grade([f"{A2}/T031@specs/{A2}/tasks.md:223", f"{A2}/T032", f"{A2}/T033", f"{A2}/T037", f"{A2}/T038"], 3),
       f"{A2}/US3": 2}),
     # 9 why (research.md)
     ("decision",
