@@ -9,7 +9,7 @@ third question of each corpus, in the order below, is heldout. Judgments added a
 (eval/spec2-README.md, "Pooling") are marked `# pooled` where they are written.
 Re-running this script reproduces the files byte for byte.
 """
-import json, os
+import json, os, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -372,11 +372,17 @@ POOLED = {
 }
 
 
+# `build_spec_queries2.py --unpooled DIR` writes the labels as first committed (no pooled
+# judgments) into DIR instead, to measure what pooling changed.
+UNPOOLED = sys.argv[1:2] == ["--unpooled"]
+OUT = sys.argv[2] if UNPOOLED else HERE
+
+
 def rows(corpus, prefix, qs):
     out = []
     for i, (kind, q, rel) in enumerate(qs, 1):
         qid = f"{prefix}{i:03d}"
-        extra = POOLED.get(qid, {})
+        extra = {} if UNPOOLED else POOLED.get(qid, {})
         assert not set(extra) & set(rel), qid  # pooling judges only unjudged documents
         out.append({"id": qid, "query": q, "relevant": {**rel, **extra}, "kind": kind,
                     "split": "heldout" if i % 3 == 0 else "tune", "corpus": corpus})
@@ -395,10 +401,10 @@ everything = []
 for corpus, prefix, qs, short in SETS:
     rs = rows(corpus, prefix, qs)
     everything += rs
-    write(os.path.join(HERE, f"spec2-queries-{short}.jsonl"), rs)
+    write(os.path.join(OUT, f"spec2-queries-{short}.jsonl"), rs)
     for split in ("tune", "heldout"):
-        write(os.path.join(HERE, f"spec2-queries-{short}-{split}.jsonl"),
+        write(os.path.join(OUT, f"spec2-queries-{short}-{split}.jsonl"),
               [r for r in rs if r["split"] == split])
-write(os.path.join(HERE, "spec2-queries.jsonl"), everything)
+write(os.path.join(OUT, "spec2-queries.jsonl"), everything)
 print(", ".join(f"{len(qs)} {short}" for _, _, qs, short in SETS),
       "questions;", sum(len(r["relevant"]) for r in everything), "judgments")
