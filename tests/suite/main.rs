@@ -19,6 +19,7 @@ mod init;
 
 mod links;
 mod mcp;
+mod mcp_bounded;
 mod merges;
 mod nav;
 mod never_hang;
