@@ -25,6 +25,9 @@ pub(super) struct Cand<'a> {
     pub(super) counts: Rc<Counts>,
     /// Section indexes, most relevant first.
     pub(super) order: Rc<[usize]>,
+    /// Per section: a decision block kept as a unit (a why-question's; see
+    /// [`super::decision`]), cut only between decisions.
+    pub(super) atomic: Rc<[bool]>,
     /// Chosen sections: index and, when cut, the cut text and its tokens.
     pub(super) chosen: Vec<(usize, Option<(String, u32)>)>,
     pub(super) included: bool,
@@ -140,6 +143,7 @@ pub(super) mod tests {
             relations_more: Rc::default(),
             counts: Rc::new(Counts::new(sections.len())),
             order: (0..sections.len()).collect(),
+            atomic: vec![false; sections.len()].into(),
             sections: Rc::new(sections),
             chosen: Vec::new(),
             included: false,

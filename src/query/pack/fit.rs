@@ -73,9 +73,10 @@ fn fit(engine: &dyn Engine, query: &str, results: &[&Hit], below: &[&Hit], budge
     // Title, stats line (its longest form), the joins and the final newline.
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
     let fixed = count(&title) + JOIN + stats_reserve + JOIN;
+    let why = crate::query::intent::Intent::parse(query).asks(crate::query::intent::Ask::Decision);
     let mut cands: Vec<Cand> = results
         .iter()
-        .filter_map(|&h| candidate(engine, h, query, tokenizer))
+        .filter_map(|&h| candidate(engine, h, query, tokenizer, why))
         .collect();
     if fixed > budget {
         return render_pack(query, budget, tokenizer, &title, &mut cands, true, true);
@@ -163,7 +164,11 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
             let s = c.order[k];
             let limit = cap.min(room(*used)).saturating_sub(cost);
             let full = JOIN + c.sections[s].tokens;
-            if full <= limit {
+            // A decision block is a unit: past the item's share when the room holds it
+            // (the answer's share at most, for the items after the first).
+            let unit =
+                c.atomic[s] && full <= room(*used).saturating_sub(cost) && (i == 0 || full <= share(FIRST_SHARE));
+            if full <= limit || unit {
                 c.chosen.push((s, None));
                 cost += full;
             } else if k == 0 || i == 0 {
@@ -231,7 +236,13 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
 
 /// The candidate for one hit: its header with the relations and reason lines, and its
 /// sections ranked by relevance.
-fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Tokenizer) -> Option<Cand<'a>> {
+fn candidate<'a>(
+    engine: &dyn Engine,
+    hit: &'a Hit,
+    query: &str,
+    tokenizer: Tokenizer,
+    asks_why: bool,
+) -> Option<Cand<'a>> {
     let node = engine.node(&hit.id)?;
     let header = render::doc_header(&node);
     let (relations, relations_more) = relations(engine, &hit.id);
@@ -275,6 +286,11 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         (tokens::count_cached(tokenizer, &head), 0)
     };
     let counts = Rc::new(Counts::new(sections.len()));
+    // A why-question's decision blocks are units.
+    let atomic: Vec<bool> = sections
+        .iter()
+        .map(|s| asks_why && !super::decision::blocks(&s.text).is_empty())
+        .collect();
     Some(Cand {
         hit,
         head: head.into(),
@@ -285,6 +301,7 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         sections: Rc::new(sections),
         counts,
         order: order.into(),
+        atomic: atomic.into(),
         chosen: Vec::new(),
         included: false,
         cost: 0,
@@ -293,10 +310,14 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
 
 /// The longest head of a section within `max` tokens, cut at the end of a line or a
 /// sentence when one is near, else between words, with `…` saying it was cut. None when
-/// not even a few words of text fit.
+/// not even a few words of text fit. A decision block is cut only between decisions
+/// ([`cut_between_decisions`]).
 fn cut(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)> {
     if max < 12 {
         return None;
+    }
+    if c.atomic[s] {
+        return cut_between_decisions(c, s, max, tokenizer);
     }
     let whole = block(c, s);
     let Whole { start, cuts, ends } = c.counts.wholes[s].get_or_init(|| {
@@ -353,6 +374,30 @@ fn cut(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u3
     let text = text_at(i);
     let words = whole[start..cuts[i]].split_whitespace().count();
     (words >= 8).then(|| (text, tokens_at(i)))
+}
+
+/// The longest head of a decision block within `max` tokens that ends where a decision
+/// starts: whole decisions, each with its reasons and alternatives, and `…` for the
+/// rest. None when not even the first decision fits.
+fn cut_between_decisions(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)> {
+    let whole = block(c, s);
+    // The block's text starts after its heading line; decisions start in the text.
+    let text = &c.sections[s].text;
+    let offset = whole.find(text.trim()).unwrap_or(0);
+    let trimmed = text.len() - text.trim_start().len();
+    // Never before the first decision: the text above it is no answer to "why". The
+    // latest decision start whose head fits.
+    let starts: Vec<usize> = super::decision::blocks(text)
+        .into_iter()
+        .skip(1)
+        .filter_map(|at| at.checked_sub(trimmed).map(|x| x + offset))
+        .filter(|&at| at > offset)
+        .collect();
+    starts.into_iter().rev().find_map(|at| {
+        let head = format!("{} …", whole[..at].trim_end());
+        let t = tokens::count_cached(tokenizer, &head);
+        (t <= max).then_some((head, t))
+    })
 }
 
 /// Which sections an excerpt prefers after the best match: decisions and goals first,

@@ -18,6 +18,10 @@
 //! time (relations, reasons, the title, the stats line) as it is printed, and `used` is
 //! the count of the whole emitted Markdown.
 //!
+//! For a question that asks why, a decision block (Decision, Rationale, Alternatives,
+//! Trade-offs) is a unit: whole when it fits the room left, never cut after its first
+//! bullet (`decision.rs`).
+//!
 //! `fit.rs` chooses what each item contributes ([`pack`]), `cand.rs` holds a candidate
 //! and what its copies share, `relations.rs` reads an item's relations, `render.rs`
 //! writes and counts the pack, `count.rs` counts an item's block from its parts.
@@ -29,6 +33,7 @@ use std::collections::BTreeMap;
 
 mod cand;
 mod count;
+mod decision;
 mod fit;
 mod relations;
 mod render;
