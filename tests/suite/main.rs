@@ -32,6 +32,7 @@ mod spec;
 mod spec_edits;
 mod spec_parts;
 mod spec_real;
+mod spec_small;
 mod spec_why;
 mod term;
 mod tidy;

@@ -2,7 +2,7 @@
 //! to its share, or a reference line), and the allocation target that fills the budget
 //! best.
 
-use super::cand::{Cand, Counts, Whole, block};
+use super::cand::{Cand, Counts, Slot, Whole, block, group_small_items};
 use super::count::last_piece_line;
 use super::relations::relations;
 use super::render::{head_text, render_pack, stats_line};
@@ -43,6 +43,10 @@ pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, toke
     p
 }
 
+/// Most tokens of a requirement's or a criterion's text for it to share one block with
+/// the others of its document.
+const SMALL_ITEM: u32 = 200;
+
 /// Most ids named on the pack's cliff line.
 const CLIFF_IDS: usize = 3;
 
@@ -74,10 +78,11 @@ fn fit(engine: &dyn Engine, query: &str, results: &[&Hit], below: &[&Hit], budge
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
     let fixed = count(&title) + JOIN + stats_reserve + JOIN;
     let why = crate::query::intent::Intent::parse(query).asks(crate::query::intent::Ask::Decision);
-    let mut cands: Vec<Cand> = results
+    let cands: Vec<Cand> = results
         .iter()
         .filter_map(|&h| candidate(engine, h, query, tokenizer, why))
         .collect();
+    let (mut cands, slots) = group_small_items(cands);
     if fixed > budget {
         return render_pack(query, budget, tokenizer, &title, &mut cands, true, true);
     }
@@ -93,7 +98,7 @@ fn fit(engine: &dyn Engine, query: &str, results: &[&Hit], below: &[&Hit], budge
     let attempt = |target: u32| {
         let mut cands = cands.clone();
         let mut used = fixed;
-        allocate(&mut cands, target, &mut used, tokenizer);
+        allocate(&mut cands, &slots, target, &mut used, tokenizer);
         let p = render_pack(query, budget, tokenizer, &title, &mut cands, false, false);
         (p, cands)
     };
@@ -142,14 +147,23 @@ fn fit(engine: &dyn Engine, query: &str, results: &[&Hit], below: &[&Hit], budge
 }
 
 /// Choose what each candidate contributes, in the passes the module doc describes.
-fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenizer) {
+fn allocate(cands: &mut [Cand], slots: &[Slot], budget: u32, used: &mut u32, tokenizer: Tokenizer) {
     let share = |f: f64| (budget as f64 * f) as u32;
     // Room kept for the "Not included" list, used only if something is left out.
     let list_reserve = if cands.len() > 1 { (budget / 20).min(200) } else { 0 };
     let room = |used: u32| budget.saturating_sub(used + list_reserve);
     // 1. The answer: header, then its sections in order of relevance, up to its share.
-    // 2. Breadth: every further item with its most relevant section, cut to fit its share.
-    for (i, c) in cands.iter_mut().enumerate() {
+    // 2. Breadth: every further item with its most relevant section, cut to fit its share;
+    //    a small item packed in another's block, its text, in its own turn.
+    for &slot in slots {
+        let i = match slot {
+            Slot::Item(i) => i,
+            Slot::Member(i, s) => {
+                add_member(&mut cands[i], s, room(*used), used);
+                continue;
+            }
+        };
+        let c = &mut cands[i];
         let cap = if i == 0 {
             share(FIRST_SHARE)
         } else {
@@ -159,7 +173,10 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
             continue;
         }
         let mut cost = JOIN + c.head_cost;
-        let wanted = if i == 0 { c.order.len() } else { 1 };
+        // The small items packed in this block (after its own sections in `order`) have
+        // turns of their own.
+        let own = c.owners.iter().filter(|o| o.is_none()).count();
+        let wanted = if i == 0 { own } else { 1 };
         for k in 0..c.order.len().min(wanted) {
             let s = c.order[k];
             let limit = cap.min(room(*used)).saturating_sub(cost);
@@ -234,6 +251,17 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
     }
 }
 
+/// A small item's text (section `s`) into its leader's block, when the leader is in and
+/// the room holds it.
+fn add_member(c: &mut Cand, s: usize, room: u32, used: &mut u32) {
+    let full = JOIN + c.sections[s].tokens;
+    if c.included && full <= room && !c.chosen.iter().any(|(x, _)| *x == s) {
+        c.chosen.push((s, None));
+        c.cost += full;
+        *used += full;
+    }
+}
+
 /// The candidate for one hit: its header with the relations and reason lines, and its
 /// sections ranked by relevance.
 fn candidate<'a>(
@@ -286,6 +314,12 @@ fn candidate<'a>(
         (tokens::count_cached(tokenizer, &head), 0)
     };
     let counts = Rc::new(Counts::new(sections.len()));
+    // A requirement or criterion of a spec (one short section, written inside its
+    // document) goes into one block with the others of its document.
+    let small = node.inline
+        && matches!(node.r#type.as_deref(), Some("Requirement" | "Criterion"))
+        && sections.len() == 1
+        && sections[0].tokens <= SMALL_ITEM;
     // A why-question's decision blocks are units.
     let atomic: Vec<bool> = sections
         .iter()
@@ -301,7 +335,9 @@ fn candidate<'a>(
         sections: Rc::new(sections),
         counts,
         order: order.into(),
+        owners: vec![None; atomic.len()].into(),
         atomic: atomic.into(),
+        small,
         chosen: Vec::new(),
         included: false,
         cost: 0,
