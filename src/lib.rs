@@ -81,6 +81,7 @@ pub use query::backlog::{
     Filter as ListFilter, Group as StateGroup, Hold, Item as ListItem, ListReport, Ready, ReadyReport, Rollup,
     TreeNode, TreeReport,
 };
+pub use query::bound::{Bounded, Bounds, fit as fit_bounds};
 pub use query::eval::{Options as EvalOptions, Query as EvalQuery, Report as EvalReport, parse_queries};
 pub use query::neighbors::Hood as Neighborhood;
 pub use query::pack::MAX_BUDGET as MAX_PACK_BUDGET;

@@ -63,6 +63,17 @@ def text_of(result) -> str:
     return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
 
 
+def nodes(node: dict) -> int:
+    """The nodes of a tree the `tree` tool sent."""
+    return 1 + sum(nodes(c) for c in node.get("children", []))
+
+
+def data(result):
+    """A tool's answer: its JSON, sent once, as its one text content."""
+    check(field(result, "structuredContent") is None, "the answer is sent once, as text")
+    return json.loads(text_of(result))
+
+
 async def call(session: ClientSession, name: str, args: dict, ok: bool = True):
     r = await session.call_tool(name, args)
     is_error = bool(field(r, "isError"))
@@ -89,12 +100,11 @@ async def exercise(bin_path: str, root: str, index_dir: str) -> None:
 
             # search: structured results, best first.
             r = await call(session, "search", {"query": "why did we stop using last-write-wins for checklist sync"})
-            hits = field(r, "structuredContent")["results"]
+            hits = data(r)["results"]
             check(hits and hits[0]["id"] == "ADR-0006", f"search top hit: {hits[:1]}")
             check({"id", "title", "type", "path", "score", "why"} <= set(hits[0]), f"hit fields: {hits[0]}")
-            check(json.loads(text_of(r)) == field(r, "structuredContent"), "search text content is its JSON")
             r = await call(session, "search", {"query": "photo upload", "limit": 2})
-            check(len(field(r, "structuredContent")["results"]) == 2, "search limit 2")
+            check(len(data(r)["results"]) == 2, "search limit 2")
 
             # pack: Markdown text, used within budget.
             r = await call(session, "pack", {"query": "what is blocking the PDF export", "budget": 2000})
@@ -110,7 +120,7 @@ async def exercise(bin_path: str, root: str, index_dir: str) -> None:
 
             # show: one document, any case.
             r = await call(session, "show", {"id": "qry-tsk-0013"})
-            node = field(r, "structuredContent")
+            node = data(r)
             check(node["id"] == "QRY-TSK-0013" and node["title"], f"show: {node}")
             check(any(e["id"] == "QRY-FTR-0006" for e in node.get("out", []) + node.get("in", [])), f"show relations: {node}")
             r = await call(session, "show", {"id": "NOPE-9999"}, ok=False)
@@ -118,33 +128,46 @@ async def exercise(bin_path: str, root: str, index_dir: str) -> None:
 
             # neighbors: parent edges of a feature.
             r = await call(session, "neighbors", {"id": "QRY-FTR-0004", "edges": ["parent"]})
-            ids = [n["id"] for n in field(r, "structuredContent")["nodes"]]
+            hood = data(r)
+            ids = [n["id"] for n in hood["nodes"]]
             check(ids == ["QRY-FTR-0004", "QRY-EPIC-0002", "QRY-TSK-0008", "QRY-USR-0004"], f"neighbors: {ids}")
-            check(all(len(e) == 3 and e[1] == "parent" for e in field(r, "structuredContent")["edges"]), "neighbor edges")
+            check(all(len(e) == 3 and e[1] == "parent" for e in hood["edges"]), "neighbor edges")
+            r = await call(session, "neighbors", {"id": "QRY-FTR-0004", "edges": ["parent"], "limit": 2})
+            hood = data(r)
+            check([n["id"] for n in hood["nodes"]] == ids[:2] and hood["omitted"] == 2, f"neighbors limit 2: {hood}")
             await call(session, "neighbors", {"id": "QRY-FTR-0004", "edges": ["sideways"]}, ok=False)
 
             # list, ready, tree: the structured questions.
             r = await call(session, "list", {"types": ["Task"], "states": ["InProgress"]})
-            listed = [i["id"] for i in field(r, "structuredContent")["items"]]
+            listed = [i["id"] for i in data(r)["items"]]
             check("QRY-TSK-0004" in listed and all(i.startswith("QRY-TSK") for i in listed), f"list: {listed}")
+            r = await call(session, "list", {"types": ["Task"], "limit": 3})
+            cut = data(r)
+            check(len(cut["items"]) == 3 and cut["more"] == cut["count"] - 3, f"list limit 3: {cut}")
             r = await call(session, "ready", {"limit": 5})
-            ready = field(r, "structuredContent")["items"]
+            answer = data(r)
+            ready = answer["items"]
             check(0 < len(ready) <= 5 and all(i["group"] in ("open", "in_progress") for i in ready), f"ready: {ready}")
+            check(answer.get("more", 0) == answer["count"] - len(ready), f"ready more: {answer}")
             r = await call(session, "ready", {"explain": "QRY-TSK-0013"})
-            check(field(r, "structuredContent")["ready"] is False, "QRY-TSK-0013 is blocked")
+            check(data(r)["ready"] is False, "QRY-TSK-0013 is blocked")
             r = await call(session, "tree", {"id": "QRY-FTR-0006"})
-            check(field(r, "structuredContent")["root"]["rollup"]["total"] == 7, "tree roll-up of QRY-FTR-0006")
+            check(data(r)["root"]["rollup"]["total"] == 7, "tree roll-up of QRY-FTR-0006")
+            r = await call(session, "tree", {"id": "QRY-FTR-0006", "limit": 3})
+            cut = data(r)
+            shown = nodes(cut["root"]) - 1
+            check(shown == 2 and cut["more"] == 7 - 2 and cut["root"]["rollup"]["total"] == 7, f"tree limit 3: {cut}")
 
             # An edit is seen by the next call, without restarting the server.
             word = "zanzibarquokka"
             r = await call(session, "search", {"query": word})
-            before = field(r, "structuredContent")["results"]
+            before = data(r).get("results", [])
             check(before == [], f"{word} before the edit: {before}")
             path = os.path.join(root, node["path"])
             with open(path, "a", encoding="utf-8") as fh:
                 fh.write(f"\n\nThe {word} constraint applies here.\n")
             r = await call(session, "search", {"query": word})
-            hits = field(r, "structuredContent")["results"]
+            hits = data(r)["results"]
             check(hits and hits[0]["id"] == "QRY-TSK-0013", f"{word} after the edit: {hits}")
 
 

@@ -87,11 +87,7 @@ impl Index {
                 return Err(Error::Usage(message));
             }
         }
-        Ok(ListReport {
-            schema: backlog::LIST_SCHEMA,
-            count: items.len(),
-            items,
-        })
+        Ok(ListReport::new(items))
     }
 
     /// The id of the document `typed` names (any form `show` accepts), without loading
@@ -141,10 +137,7 @@ impl Index {
                 .map(|l| (l.source.as_str(), l.target.as_str(), l.r#type));
             let b = Backlog::with_priorities(&docs.nodes, docs.priorities.as_deref(), links, &self.config.states);
             if let Some(root) = b.tree(id) {
-                return Ok(TreeReport {
-                    schema: backlog::TREE_SCHEMA,
-                    root,
-                });
+                return Ok(TreeReport::new(root));
             }
         }
         let node = show::find(self.backlog_nodes()?, id, &self.config.settings.ids.prefix_aliases)?;
@@ -155,9 +148,6 @@ impl Index {
                 query: id.to_string(),
                 close: Vec::new(),
             })?;
-        Ok(TreeReport {
-            schema: backlog::TREE_SCHEMA,
-            root,
-        })
+        Ok(TreeReport::new(root))
     }
 }

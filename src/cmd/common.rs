@@ -1,11 +1,12 @@
-//! What several commands share: the run's context, the `--format` of most commands, how
-//! output is written (a closed pipe is not an error), opening the index for a query and
-//! the messages after it, and the text of diagnostics and of an index run's summary.
+//! What several commands share: the run's context, the `--format` of most commands, the
+//! `--limit` and `--budget` of the listings, how output is written (a closed pipe is not
+//! an error), opening the index for a query and the messages after it, and the text of
+//! diagnostics and of an index run's summary.
 
 use super::Cli;
 use super::term::{Paint, Terminal};
 use mdgraph::model::diag::{Diagnostic, Severity};
-use mdgraph::{BuildReport, Config, Error, Index, Timings};
+use mdgraph::{Bounded, Bounds, BuildReport, Config, Error, Index, Timings};
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
@@ -18,6 +19,49 @@ pub enum Format {
     Text,
     /// JSON for scripts.
     Json,
+}
+
+/// How much of a listing to print (`tree`, `list`, `ready`, `neighbors`): by default all
+/// of it.
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct BoundArgs {
+    /// Most entries to print (work first); the rest are counted (`more` in JSON).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Most tokens to print, counted as `pack` counts them (work first); the rest are
+    /// counted (`more` in JSON).
+    #[arg(long, value_name = "TOKENS", value_parser = clap::value_parser!(u32).range(1..))]
+    pub budget: Option<u32>,
+}
+
+impl BoundArgs {
+    fn bounds(self) -> Bounds {
+        Bounds {
+            limit: self.limit,
+            budget: self.budget,
+        }
+    }
+}
+
+/// `full` cut to what `b` allows, with its printed form (`render`), counted with the
+/// index's tokenizer.
+pub fn bounded<T: Bounded>(
+    index: &Index,
+    full: &T,
+    b: BoundArgs,
+    render: impl Fn(&T) -> Result<String, Failure>,
+) -> Result<(T, String), Failure> {
+    let failed = std::cell::RefCell::new(None);
+    let (t, text) = mdgraph::fit_bounds(full, b.bounds(), index.config().settings.tokenizer, |t| {
+        render(t).unwrap_or_else(|e| {
+            failed.borrow_mut().get_or_insert(e);
+            String::new()
+        })
+    });
+    match failed.into_inner() {
+        Some(e) => Err(e),
+        None => Ok((t, text)),
+    }
 }
 
 /// What every command needs to know about the run.

@@ -1,7 +1,7 @@
 //! `mdgraph list`: documents filtered by type, state, any frontmatter field and parent.
 //! Text is one line per item; JSON is the library's `ListReport`.
 
-use super::common::{Ctx, Failure, Format, emit, json, notes, open_index};
+use super::common::{BoundArgs, Ctx, Failure, Format, bounded, emit, json, notes, open_index};
 use super::{EXIT_FAIL, EXIT_OK};
 use mdgraph::{Config, ListFilter, ListItem};
 use std::fmt::Write as _;
@@ -29,6 +29,8 @@ pub struct Args {
     /// Sort by id (default), priority, state, title, type or any frontmatter field.
     #[arg(long, value_name = "FIELD")]
     sort: Option<String>,
+    #[command(flatten)]
+    bound: BoundArgs,
     /// Do not refresh a stale index first.
     #[arg(long)]
     no_refresh: bool,
@@ -62,9 +64,18 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
     let report = index.list(&filter)?;
     notes(ctx, err, None, &index)?;
     let code = if report.items.is_empty() { EXIT_FAIL } else { EXIT_OK };
-    match args.format {
-        Format::Json => emit(out, json(&report)?.as_bytes(), code),
-        Format::Text => emit(out, lines(report.items.iter()).as_bytes(), code),
+    let (_, text) = bounded(&index, &report, args.bound, |r| match args.format {
+        Format::Json => json(r),
+        Format::Text => Ok(lines(r.items.iter()) + &more_line(r.more, "listed")),
+    })?;
+    emit(out, text.as_bytes(), code)
+}
+
+/// The line that says how many items a limit or a budget left out; empty when none.
+pub fn more_line(more: usize, what: &str) -> String {
+    match more {
+        0 => String::new(),
+        n => format!("… {n} more not {what} (--limit, --budget)\n"),
     }
 }
 

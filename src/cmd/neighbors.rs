@@ -2,7 +2,7 @@
 //! of a `Neighborhood`.
 
 use super::EXIT_OK;
-use super::common::{Ctx, Failure, emit, json, notes, open_index};
+use super::common::{BoundArgs, Ctx, Failure, bounded, emit, json, notes, open_index};
 use mdgraph::Config;
 use mdgraph::model::EdgeType;
 use std::io::Write;
@@ -18,6 +18,8 @@ pub struct Args {
     /// Edge types to follow (comma-separated; default all).
     #[arg(long, value_delimiter = ',', value_parser = parse_edge_type)]
     edges: Vec<EdgeType>,
+    #[command(flatten)]
+    bound: BoundArgs,
     /// Do not refresh a stale index first.
     #[arg(long)]
     no_refresh: bool,
@@ -49,11 +51,13 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
     let index = open_index(ctx, cfg, err, args.no_refresh)?;
     let hood = index.neighbors(&args.id, args.depth as usize, &args.edges)?;
     notes(ctx, err, None, &index)?;
-    let text = match args.format {
-        GraphFormat::Text => hood.to_text(),
-        GraphFormat::Json => json(&hood)?,
-        GraphFormat::Mermaid => hood.to_mermaid(),
-        GraphFormat::Dot => hood.to_dot(),
-    };
+    let (_, text) = bounded(&index, &hood, args.bound, |h| {
+        Ok(match args.format {
+            GraphFormat::Text => h.to_text(),
+            GraphFormat::Json => json(h)?,
+            GraphFormat::Mermaid => h.to_mermaid(),
+            GraphFormat::Dot => h.to_dot(),
+        })
+    })?;
     emit(out, text.as_bytes(), EXIT_OK)
 }

@@ -1,7 +1,7 @@
 //! `mdgraph ready`: open work whose blockers are all done, best first; `--explain ID`
 //! says what holds one item. JSON is the library's `ReadyReport`.
 
-use super::common::{Ctx, Failure, Format, emit, json, notes, open_index};
+use super::common::{BoundArgs, Ctx, Failure, Format, bounded, emit, json, notes, open_index};
 use super::{EXIT_FAIL, EXIT_OK};
 use mdgraph::Config;
 use std::fmt::Write as _;
@@ -15,9 +15,8 @@ pub struct Args {
     /// Explain why this item is or is not ready.
     #[arg(long, value_name = "ID")]
     explain: Option<String>,
-    /// Most items to print.
-    #[arg(long)]
-    limit: Option<usize>,
+    #[command(flatten)]
+    bound: BoundArgs,
     /// Do not refresh a stale index first.
     #[arg(long)]
     no_refresh: bool,
@@ -64,31 +63,32 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
             }
         };
     }
-    let mut report = index.ready()?;
+    let report = index.ready()?;
     notes(ctx, err, None, &index)?;
-    if let Some(n) = args.limit {
-        report.items.truncate(n);
-    }
     let code = if report.items.is_empty() { EXIT_FAIL } else { EXIT_OK };
-    match args.format {
-        Format::Json => emit(out, json(&report)?.as_bytes(), code),
-        Format::Text => {
-            let mut s = String::new();
-            for (line, r) in super::list::lines(report.items.iter().map(|r| &r.item))
-                .lines()
-                .zip(&report.items)
-            {
-                let unblocks = if r.unblocks > 0 {
-                    format!("; unblocks {}", r.unblocks)
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(s, "{line}  [{}{unblocks}]", r.why);
-            }
-            for c in &report.cycles {
-                ctx.warn(err, &format!("blocker cycle: {} → {}", c.join(" → "), c[0]))?;
-            }
-            emit(out, s.as_bytes(), code)
-        }
+    for c in &report.cycles {
+        ctx.warn(err, &format!("blocker cycle: {} → {}", c.join(" → "), c[0]))?;
     }
+    let (_, text) = bounded(&index, &report, args.bound, |r| match args.format {
+        Format::Json => json(r),
+        Format::Text => Ok(text(r)),
+    })?;
+    emit(out, text.as_bytes(), code)
+}
+
+/// One line per ready item with why it is ready, and a line for those left out.
+fn text(report: &mdgraph::ReadyReport) -> String {
+    let mut s = String::new();
+    for (line, r) in super::list::lines(report.items.iter().map(|r| &r.item))
+        .lines()
+        .zip(&report.items)
+    {
+        let unblocks = if r.unblocks > 0 {
+            format!("; unblocks {}", r.unblocks)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(s, "{line}  [{}{unblocks}]", r.why);
+    }
+    s + &super::list::more_line(report.more, "listed")
 }

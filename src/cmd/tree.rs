@@ -1,8 +1,9 @@
 //! `mdgraph tree`: an epic or feature with its descendants and a roll-up per level.
-//! JSON is the library's `TreeReport`; Mermaid and DOT draw it.
+//! JSON is the library's `TreeReport`; Mermaid and DOT draw it. `--limit` and `--budget`
+//! keep the work first and count what they leave out.
 
 use super::EXIT_OK;
-use super::common::{Ctx, Failure, emit, json, notes, open_index};
+use super::common::{BoundArgs, Ctx, Failure, bounded, emit, json, notes, open_index};
 use mdgraph::Config;
 use std::io::Write;
 
@@ -12,6 +13,8 @@ use std::io::Write;
 pub struct Args {
     /// The epic, feature or any item (id as typed, or path).
     id: String,
+    #[command(flatten)]
+    bound: BoundArgs,
     /// Do not refresh a stale index first.
     #[arg(long)]
     no_refresh: bool,
@@ -39,11 +42,13 @@ pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut d
     let index = open_index(ctx, cfg, err, args.no_refresh)?;
     let report = index.tree(&args.id)?;
     notes(ctx, err, None, &index)?;
-    let text = match args.format {
-        TreeFormat::Text => report.root.to_text(),
-        TreeFormat::Json => json(&report)?,
-        TreeFormat::Mermaid => report.root.to_mermaid(),
-        TreeFormat::Dot => report.root.to_dot(),
-    };
+    let (_, text) = bounded(&index, &report, args.bound, |r| {
+        Ok(match args.format {
+            TreeFormat::Text => r.root.to_text(),
+            TreeFormat::Json => json(r)?,
+            TreeFormat::Mermaid => r.root.to_mermaid(),
+            TreeFormat::Dot => r.root.to_dot(),
+        })
+    })?;
     emit(out, text.as_bytes(), EXIT_OK)
 }

@@ -494,22 +494,34 @@ fn score(
 /// How much of the graded documents a pack at `budget` holds, and how much of it they are.
 fn pack_score(graded: &Graded, pack: &crate::query::pack::Pack, budget: u32) -> PackScore {
     let grades = &graded.grades;
+    // An item's block may hold small items of its document (`members`): each is in the
+    // pack with its text, and its tokens are its own.
+    let ids = |it: &crate::query::pack::PackItem| {
+        std::iter::once(graded.as_key(&it.id))
+            .chain(it.members.iter().map(|m| graded.as_key(&m.id)))
+            .collect::<Vec<_>>()
+    };
     let full: std::collections::HashSet<String> = pack
         .items
         .iter()
         .filter(|it| it.mode != crate::query::pack::Mode::Reference)
-        .map(|it| graded.as_key(&it.id))
+        .flat_map(ids)
         .collect();
-    let any: std::collections::HashSet<String> = pack.items.iter().map(|it| graded.as_key(&it.id)).collect();
+    let any: std::collections::HashSet<String> = pack.items.iter().flat_map(ids).collect();
     let share = |set: &std::collections::HashSet<String>| {
         grades.keys().filter(|k| set.contains(*k)).count() as f64 / grades.len() as f64
     };
     let item_tokens: u32 = pack.items.iter().map(|it| it.tokens).sum();
+    let relevant = |id: &str| grades.contains_key(&graded.as_key(id));
     let relevant_tokens: u32 = pack
         .items
         .iter()
-        .filter(|it| grades.contains_key(&graded.as_key(&it.id)))
-        .map(|it| it.tokens)
+        .map(|it| {
+            let in_members: u32 = it.members.iter().map(|m| m.tokens).sum();
+            let own = it.tokens.saturating_sub(in_members);
+            let members: u32 = it.members.iter().filter(|m| relevant(&m.id)).map(|m| m.tokens).sum();
+            if relevant(&it.id) { own + members } else { members }
+        })
         .sum();
     PackScore {
         budget,

@@ -4,12 +4,14 @@
 //! fits the result into a token budget. [`show`] and
 //! [`neighbors`] read single nodes and neighborhoods; [`eval`] measures retrieval
 //! against labeled queries. [`backlog`] answers the structured questions: list with
-//! filters, ready work, an epic's roll-up.
+//! filters, ready work, an epic's roll-up; [`bound`] cuts those listings to a limit or a
+//! token budget.
 //!
 //! Query never imports the ingest side.
 
 pub mod backlog;
 pub mod bm25;
+pub mod bound;
 pub mod eval;
 pub mod expand;
 pub mod intent;

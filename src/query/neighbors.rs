@@ -53,8 +53,29 @@ pub struct Hood {
     pub nodes: Vec<HoodNode>,
     /// Edges among them, sorted.
     pub edges: Vec<HoodEdge>,
-    /// Nodes reached but not shown (over 200).
+    /// Nodes reached but not shown (over 200, or cut by a limit or a budget).
     pub omitted: usize,
+}
+
+/// The nodes nearest the root are kept, work (a node with a state) before the rest at
+/// each hop, and the edges among them.
+impl crate::query::bound::Bounded for Hood {
+    fn entries(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn keep(&mut self, n: usize) {
+        // The nodes are in that order already (see `neighborhood`); the root stays.
+        let n = n.max(1);
+        if self.nodes.len() <= n {
+            return;
+        }
+        self.omitted += self.nodes.len() - n;
+        self.nodes.truncate(n);
+        let kept: BTreeSet<&str> = self.nodes.iter().map(|x| x.id.as_str()).collect();
+        self.edges
+            .retain(|e| kept.contains(e.source.as_str()) && kept.contains(e.target.as_str()));
+    }
 }
 
 impl Hood {
@@ -126,7 +147,9 @@ pub fn neighborhood(engine: &dyn Engine, root: &str, depth: usize, types: &[Edge
             }
         })
         .collect();
-    nodes.sort_by(|a, b| (a.hop, &a.id).cmp(&(b.hop, &b.id)));
+    // By hop; at each hop work (a node with a state: tasks, stories) before documents
+    // and requirements, so a cut keeps the work.
+    nodes.sort_by(|a, b| (a.hop, a.state.is_none(), &a.id).cmp(&(b.hop, b.state.is_none(), &b.id)));
     Hood {
         schema: "mdgraph.neighbors/1",
         root: root.to_string(),

@@ -19,6 +19,7 @@ mod init;
 
 mod links;
 mod mcp;
+mod mcp_bounded;
 mod merges;
 mod nav;
 mod never_hang;
@@ -31,6 +32,8 @@ mod spec;
 mod spec_edits;
 mod spec_parts;
 mod spec_real;
+mod spec_small;
+mod spec_why;
 mod term;
 mod tidy;
 mod untouched;

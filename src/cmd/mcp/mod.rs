@@ -7,16 +7,17 @@
 //! messages go to stderr.
 //!
 //! Tool descriptions and argument schemas are kept short (a client sends them with every
-//! conversation), and results are compact JSON with empty fields left out: the JSON is
-//! the call's `structuredContent` and, serialized, its text content, except for `pack`,
-//! whose text content is the pack's Markdown.
+//! conversation), and results are compact JSON with empty fields left out, sent once, as
+//! the call's text content (`pack` sends its Markdown, with a short structured summary),
+//! and bounded: at most 10,000 tokens unless the call asks for more.
 //!
 //! This file sets the server up and runs it; [`fresh`] holds what the server keeps
-//! between calls and keeps it fresh, [`tools`] the tools with their argument and result
-//! shapes, and [`input`] guards the protocol's input.
+//! between calls and keeps it fresh, [`tools`] the tools with their argument schemas,
+//! [`shapes`] the answers' shapes and bounds, and [`input`] guards the protocol's input.
 
 mod fresh;
 mod input;
+mod shapes;
 mod tools;
 
 use super::common::{Ctx, Failure, open_index};

@@ -1,8 +1,10 @@
 //! The MCP server's tools (`search`, `pack`, `show`, `neighbors`, `list`, `ready`,
-//! `tree`): their argument schemas, kept lean, each tool's call on a fresh index, and the
-//! compact result shapes (docs/commands.md, "mdgraph mcp", documents them).
+//! `tree`): their argument schemas, kept lean, and each tool's call on a fresh index;
+//! [`super::shapes`] holds the answers' shapes and bounds (docs/commands.md, "mdgraph
+//! mcp", documents them).
 
 use super::fresh::State;
+use super::shapes::{self, ShowOut, bounded, bounds, compact, plain, text_result};
 use mdgraph::model::EdgeType;
 use mdgraph::{Error, SearchOptions};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -63,6 +65,10 @@ struct NeighborsArgs {
     /// Edge types to follow (default all): parent, blocks, blocked_by, depends_on, relates, decision_ref, supersedes, superseded_by, links_to, mentions.
     #[serde(default)]
     edges: Vec<String>,
+    /// Most nodes.
+    limit: Option<u32>,
+    /// Most tokens (10000).
+    budget: Option<u32>,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -78,15 +84,21 @@ struct ListArgs {
     fields: std::collections::BTreeMap<String, String>,
     /// Only items under this parent id (all descendants).
     parent: Option<String>,
+    /// Most items.
+    limit: Option<u32>,
+    /// Most tokens (10000).
+    budget: Option<u32>,
 }
 
 #[derive(Deserialize, schemars::JsonSchema)]
 struct ReadyArgs {
     /// Explain why this id is or is not ready instead of listing.
     explain: Option<String>,
-    /// Most items, default 20.
+    /// Most items.
     #[serde(default = "twenty")]
     limit: u32,
+    /// Most tokens (10000).
+    budget: Option<u32>,
 }
 
 fn twenty() -> u32 {
@@ -97,6 +109,10 @@ fn twenty() -> u32 {
 struct TreeArgs {
     /// Epic, feature or any item id.
     id: String,
+    /// Most nodes.
+    limit: Option<u32>,
+    /// Most tokens (10000).
+    budget: Option<u32>,
 }
 
 fn one() -> u8 {
@@ -104,8 +120,9 @@ fn one() -> u8 {
 }
 
 /// An argument schema without what tells a client nothing: schemars' `$schema`, `title`
-/// and integer `format`s, and `null` as a type of optional arguments (leaving one out is
-/// how a client says "the default").
+/// and integer `format`s, a minimum of 0 on an unsigned integer, an empty default list
+/// or map, and `null` as a type of optional arguments (leaving one out is how a client
+/// says "the default").
 fn lean(schema: &mut serde_json::Map<String, serde_json::Value>) {
     schema.remove("$schema");
     schema.remove("title");
@@ -117,6 +134,17 @@ fn lean(schema: &mut serde_json::Map<String, serde_json::Value>) {
             continue;
         };
         prop.remove("format");
+        if prop.get("minimum").and_then(serde_json::Value::as_u64) == Some(0) {
+            prop.remove("minimum");
+        }
+        let empty_default = match prop.get("default") {
+            Some(serde_json::Value::Array(a)) => a.is_empty(),
+            Some(serde_json::Value::Object(m)) => m.is_empty(),
+            _ => false,
+        };
+        if empty_default {
+            prop.remove("default");
+        }
         if let Some(serde_json::Value::Array(types)) = prop.get("type") {
             let named: Vec<_> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
             if let [one] = named.as_slice() {
@@ -148,9 +176,7 @@ impl Server {
         Ok(st)
     }
 
-    #[tool(
-        description = "Rank backlog documents (work items, ADRs, docs) for a question. Returns id, title, type, state, path, score and why each matched."
-    )]
+    #[tool(description = "Rank backlog documents (work items, ADRs, docs) for a question, each with why it matched.")]
     async fn search(&self, Parameters(a): Parameters<SearchArgs>) -> Result<CallToolResult, ErrorData> {
         let st = match self.fresh() {
             Ok(st) => st,
@@ -164,20 +190,13 @@ impl Server {
             Ok(r) => r,
             Err(e) => return Ok(tool_error(e)),
         };
-        let results = r
-            .results
-            .iter()
-            .map(|h| Hit {
-                id: &h.id,
-                title: &h.title,
-                r#type: h.r#type.as_deref().unwrap_or(h.kind.as_str()),
-                state: h.state.as_deref(),
-                path: &h.path,
-                score: (h.score * 1000.0).round() / 1000.0,
-                why: h.why.line(),
-            })
-            .collect();
-        structured(&SearchOut { results })
+        let tokenizer = st.index.config().settings.tokenizer;
+        bounded(
+            &shapes::SearchOut::new(&r.results),
+            bounds(None, None),
+            tokenizer,
+            plain,
+        )
     }
 
     #[tool(
@@ -212,7 +231,7 @@ impl Server {
                 .collect(),
             not_included: p.not_included.iter().map(|o| o.id.as_str()).collect(),
         };
-        let value = json(&out)?;
+        let value = serde_json::to_value(&out).map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         // The model reads the Markdown as it is, not escaped inside JSON (which
         // `CallToolResult::structured` would write).
         let mut result = CallToolResult::success(vec![ContentBlock::text(p.markdown)]);
@@ -230,33 +249,8 @@ impl Server {
             Ok(v) => v,
             Err(e) => return Ok(tool_error(e)),
         };
-        let n = &v.node;
-        macro_rules! rels {
-            ($list:expr) => {
-                $list
-                    .iter()
-                    .map(|e| Rel {
-                        r#type: e.r#type.as_str(),
-                        id: &e.id,
-                        title: &e.title,
-                    })
-                    .collect()
-            };
-        }
-        let out = ShowOut {
-            id: &n.id,
-            r#type: n.r#type.as_deref().unwrap_or(n.kind.as_str()),
-            state: n.state.as_deref(),
-            title: n.label(),
-            path: &n.path,
-            doc: n.doc.as_deref(),
-            fields: n.fields.as_deref(),
-            sections: v.sections.iter().map(|s| s.heading.as_str()).collect(),
-            out: rels!(v.outgoing),
-            r#in: rels!(v.incoming),
-            text: n.text.as_deref(),
-        };
-        structured(&out)
+        let tokenizer = st.index.config().settings.tokenizer;
+        bounded(&ShowOut::new(&v), bounds(None, None), tokenizer, plain)
     }
 
     #[tool(description = "Documents linked to one, up to depth hops, and the edges among them.")]
@@ -277,27 +271,8 @@ impl Server {
             Ok(h) => h,
             Err(e) => return Ok(tool_error(e)),
         };
-        let out = HoodOut {
-            root: &h.root,
-            nodes: h
-                .nodes
-                .iter()
-                .map(|n| HoodNode {
-                    id: &n.id,
-                    title: &n.title,
-                    r#type: n.r#type.as_deref().unwrap_or(n.kind.as_str()),
-                    state: n.state.as_deref(),
-                    hop: n.hop,
-                })
-                .collect(),
-            edges: h
-                .edges
-                .iter()
-                .map(|e| [e.source.as_str(), e.r#type.as_str(), e.target.as_str()])
-                .collect(),
-            omitted: h.omitted,
-        };
-        structured(&out)
+        let tokenizer = st.index.config().settings.tokenizer;
+        bounded(&h, bounds(a.limit, a.budget), tokenizer, |h| plain(&shapes::hood(h)))
     }
 
     #[tool(description = "Backlog items filtered by type, state or state group, frontmatter fields, parent.")]
@@ -318,8 +293,9 @@ impl Server {
             parent,
             sort: None,
         };
+        let tokenizer = st.index.config().settings.tokenizer;
         match st.index.list(&filter) {
-            Ok(r) => structured(&r),
+            Ok(r) => bounded(&r, bounds(a.limit, a.budget), tokenizer, compact),
             Err(e) => Ok(tool_error(e)),
         }
     }
@@ -334,17 +310,15 @@ impl Server {
         };
         if let Some(id) = a.explain {
             return match st.index.holds(&id) {
-                Ok((id, holds)) => {
-                    structured(&serde_json::json!({"id": id, "ready": holds.is_empty(), "holds": holds}))
-                }
+                Ok((id, holds)) => Ok(text_result(compact(
+                    &serde_json::json!({"id": id, "ready": holds.is_empty(), "holds": holds}),
+                )?)),
                 Err(e) => Ok(tool_error(e)),
             };
         }
+        let tokenizer = st.index.config().settings.tokenizer;
         match st.index.ready() {
-            Ok(mut r) => {
-                r.items.truncate(a.limit.clamp(1, 500) as usize);
-                structured(&r)
-            }
+            Ok(r) => bounded(&r, bounds(Some(a.limit.clamp(1, 500)), a.budget), tokenizer, compact),
             Err(e) => Ok(tool_error(e)),
         }
     }
@@ -355,8 +329,9 @@ impl Server {
             Ok(st) => st,
             Err(e) => return Ok(e),
         };
+        let tokenizer = st.index.config().settings.tokenizer;
         match st.index.tree(&a.id) {
-            Ok(r) => structured(&r),
+            Ok(r) => bounded(&r, bounds(a.limit, a.budget), tokenizer, |r| plain(&shapes::tree(r))),
             Err(e) => Ok(tool_error(e)),
         }
     }
@@ -373,42 +348,13 @@ impl ServerHandler for Server {
     }
 }
 
-/// A result whose structured content is `v`, and its text content `v` serialized.
-fn structured(v: &impl Serialize) -> Result<CallToolResult, ErrorData> {
-    Ok(CallToolResult::structured(json(v)?))
-}
-
-/// `v` as a JSON value.
-fn json(v: &impl Serialize) -> Result<serde_json::Value, ErrorData> {
-    serde_json::to_value(v).map_err(|e| ErrorData::internal_error(e.to_string(), None))
-}
-
 /// A failed call the client shows to the model (an unknown id, an unreadable index).
 fn tool_error(e: Error) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(e.to_string())])
 }
 
-// Result shapes (docs/commands.md, "mdgraph mcp", documents them). Empty fields are left out.
-
-#[derive(Serialize)]
-struct SearchOut<'a> {
-    results: Vec<Hit<'a>>,
-}
-
-#[derive(Serialize)]
-struct Hit<'a> {
-    id: &'a str,
-    title: &'a str,
-    r#type: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    state: Option<&'a str>,
-    path: &'a str,
-    score: f64,
-    why: String,
-}
-
-/// The pack's shape; its Markdown is the text content only (the pack is most of the
-/// reply, and a client that shows the model both would pay for it twice).
+/// The pack's shape, its one structured part: the Markdown, which is the answer, is the
+/// text content only.
 #[derive(Serialize)]
 struct PackOut<'a> {
     used: u32,
@@ -423,58 +369,4 @@ struct PackItemOut<'a> {
     id: &'a str,
     mode: mdgraph::PackMode,
     tokens: u32,
-}
-
-#[derive(Serialize)]
-struct ShowOut<'a> {
-    id: &'a str,
-    r#type: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    state: Option<&'a str>,
-    title: &'a str,
-    path: &'a str,
-    /// The document a section belongs to.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    doc: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fields: Option<&'a serde_json::value::RawValue>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    sections: Vec<&'a str>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    out: Vec<Rel<'a>>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    r#in: Vec<Rel<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    text: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-struct Rel<'a> {
-    r#type: &'a str,
-    id: &'a str,
-    title: &'a str,
-}
-
-#[derive(Serialize)]
-struct HoodOut<'a> {
-    root: &'a str,
-    nodes: Vec<HoodNode<'a>>,
-    /// `[source, type, target]`.
-    edges: Vec<[&'a str; 3]>,
-    #[serde(skip_serializing_if = "is_zero")]
-    omitted: usize,
-}
-
-#[derive(Serialize)]
-struct HoodNode<'a> {
-    id: &'a str,
-    title: &'a str,
-    r#type: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    state: Option<&'a str>,
-    hop: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }

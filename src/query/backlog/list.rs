@@ -35,10 +35,57 @@ pub struct Filter {
 pub struct ListReport {
     /// Name and version of this JSON shape.
     pub schema: &'static str,
-    /// Items listed.
+    /// Items that match.
     pub count: usize,
-    /// The items.
+    /// The items (all of them unless a limit or a budget cut the list).
     pub items: Vec<Item>,
+    /// Matching items not listed (`count` − the items listed).
+    pub more: usize,
+}
+
+impl ListReport {
+    /// The report listing every item of `items`.
+    pub fn new(items: Vec<Item>) -> ListReport {
+        ListReport {
+            schema: LIST_SCHEMA,
+            count: items.len(),
+            items,
+            more: 0,
+        }
+    }
+}
+
+/// Work (an item with a state) is kept before documents and requirements.
+impl crate::query::bound::Bounded for ListReport {
+    fn entries(&self) -> usize {
+        self.items.len()
+    }
+
+    fn keep(&mut self, n: usize) {
+        let cut = keep_work_first(&mut self.items, n, |i| i.state.is_some());
+        self.more += cut;
+    }
+}
+
+/// Keep `n` of `items`: those that `work` says are work first, in their order, then the
+/// others; shown in the list's order. Returns how many were left out.
+pub(crate) fn keep_work_first<T>(items: &mut Vec<T>, n: usize, work: impl Fn(&T) -> bool) -> usize {
+    if items.len() <= n {
+        return 0;
+    }
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by_key(|&i| (!work(&items[i]), i));
+    let mut keep = vec![false; items.len()];
+    for &i in &order[..n] {
+        keep[i] = true;
+    }
+    let before = items.len();
+    let mut at = 0;
+    items.retain(|_| {
+        at += 1;
+        keep[at - 1]
+    });
+    before - items.len()
 }
 
 impl<'a> Backlog<'a> {

@@ -30,12 +30,12 @@ mod tree;
 pub use crate::model::backlog::{Group, Item, Ready};
 pub use graph::Backlog;
 pub use hygiene::hygiene;
-pub use list::{Filter, LIST_SCHEMA, ListReport, list_from_rows, list_query, unknown_values};
+pub use list::{Filter, ListReport, list_from_rows, list_query, unknown_values};
 pub use order::natural;
 pub use ready::{Hold, ReadyReport, ready_from_rows};
 pub use states::group_of;
 pub use table::{materialize, materialize_docs};
-pub use tree::{Rollup, TREE_SCHEMA, TreeNode, TreeReport};
+pub use tree::{Rollup, TreeNode, TreeReport};
 
 /// The SQLite mirror as `config` asks for it: with the FTS5 table or not, and the
 /// backlog table under its state groups, made by the backlog questions' own code.

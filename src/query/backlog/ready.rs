@@ -31,10 +31,24 @@ pub struct ReadyReport {
     pub schema: &'static str,
     /// Items ready.
     pub count: usize,
-    /// Ready items, best first.
+    /// Ready items, best first (all of them unless a limit or a budget cut the list).
     pub items: Vec<Ready>,
+    /// Ready items not listed (`count` − the items listed).
+    pub more: usize,
     /// Cycles among unfinished blockers (each from its smallest id).
     pub cycles: Vec<Vec<String>>,
+}
+
+/// Every ready item is work: the best first are kept.
+impl crate::query::bound::Bounded for ReadyReport {
+    fn entries(&self) -> usize {
+        self.items.len()
+    }
+
+    fn keep(&mut self, n: usize) {
+        self.more += self.items.len().saturating_sub(n);
+        self.items.truncate(n);
+    }
 }
 
 impl<'a> Backlog<'a> {
@@ -254,6 +268,7 @@ impl<'a> Backlog<'a> {
             schema: READY_SCHEMA,
             count: items.len(),
             items,
+            more: 0,
             cycles,
         }
     }
@@ -309,6 +324,7 @@ pub fn ready_from_rows(items: Vec<Ready>, cycles: Vec<Vec<String>>) -> ReadyRepo
         schema: READY_SCHEMA,
         count: items.len(),
         items,
+        more: 0,
         cycles,
     }
 }

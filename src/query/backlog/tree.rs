@@ -79,8 +79,29 @@ pub struct TreeNode {
     pub group: Group,
     /// Counts over its descendants.
     pub rollup: Rollup,
-    /// Its children, by id.
+    /// Its children: work (items with a state, and what holds them) first, then
+    /// documents, then other items (stories, requirements, criteria); by id within each.
     pub children: Vec<TreeNode>,
+    /// Descendants not shown (cut by a limit or a budget) whose nearest shown ancestor
+    /// is this node; each left-out node is counted once, at one node.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Where a child goes among its siblings, and in what order a cut keeps nodes: work
+/// first, then documents, then the other items.
+fn place(n: &TreeNode) -> u8 {
+    if n.item.state.is_some() || n.rollup.total > 0 || n.item.r#type.as_deref() == Some(crate::model::backlog::PHASE) {
+        0
+    } else if n.item.r#type.is_none() {
+        1
+    } else {
+        2
+    }
 }
 
 impl TreeNode {
@@ -120,6 +141,9 @@ impl TreeNode {
         s.push('\n');
         for c in &self.children {
             c.text_into(s, depth + 1);
+        }
+        if self.more > 0 {
+            let _ = writeln!(s, "{}… {} more not shown", "  ".repeat(depth + 1), self.more);
         }
     }
 
@@ -176,6 +200,99 @@ pub struct TreeReport {
     pub schema: &'static str,
     /// The root with its descendants.
     pub root: TreeNode,
+    /// Descendants not shown (a limit or a budget cut them; the roll-ups still count
+    /// them).
+    pub more: usize,
+}
+
+impl TreeReport {
+    /// The report of a whole tree.
+    pub fn new(root: TreeNode) -> TreeReport {
+        TreeReport {
+            schema: TREE_SCHEMA,
+            root,
+            more: 0,
+        }
+    }
+}
+
+/// One node of a tree as a cut sees it: how it ranks and its parent's place.
+struct Flat {
+    rank: (u8, usize),
+    parent: Option<usize>,
+}
+
+impl crate::query::bound::Bounded for TreeReport {
+    fn entries(&self) -> usize {
+        fn size(n: &TreeNode) -> usize {
+            1 + n.children.iter().map(size).sum::<usize>()
+        }
+        size(&self.root)
+    }
+
+    /// Keep `n` nodes (the root at least): unfinished work first, then finished work,
+    /// documents and the other items, shallow before deep, each with its ancestors;
+    /// shown in the tree's order.
+    fn keep(&mut self, n: usize) {
+        fn flatten(node: &TreeNode, depth: usize, parent: Option<usize>, out: &mut Vec<Flat>) {
+            let tier = match place(node) {
+                0 if node.item.state.is_some() && !node.group.is_closed() => 0,
+                p => p + 1,
+            };
+            let me = out.len();
+            out.push(Flat {
+                rank: (tier, depth),
+                parent,
+            });
+            for c in &node.children {
+                flatten(c, depth + 1, Some(me), out);
+            }
+        }
+        let mut flat = Vec::new();
+        flatten(&self.root, 0, None, &mut flat);
+        let mut kept = vec![false; flat.len()];
+        kept[0] = true;
+        let mut count = 1;
+        let mut order: Vec<usize> = (1..flat.len()).collect();
+        order.sort_by_key(|&i| (flat[i].rank, i));
+        for i in order {
+            let mut chain = Vec::new();
+            let mut at = Some(i);
+            while let Some(x) = at.filter(|&x| !kept[x]) {
+                chain.push(x);
+                at = flat[x].parent;
+            }
+            if count + chain.len() <= n {
+                count += chain.len();
+                for x in chain {
+                    kept[x] = true;
+                }
+            }
+        }
+        /// Drop the children of `node` that are not kept, counting each dropped subtree
+        /// at `node`; `next` is the place of the next node in the walk. Returns the
+        /// count of descendants left out below `node`.
+        fn prune(node: &mut TreeNode, next: &mut usize, kept: &[bool]) -> usize {
+            let mut left_out = 0;
+            for mut c in std::mem::take(&mut node.children) {
+                let at = *next;
+                *next += 1;
+                let below = prune(&mut c, next, kept);
+                if kept[at] {
+                    left_out += below;
+                    node.children.push(c);
+                } else {
+                    // Nothing below a node left out is kept (a kept node keeps its
+                    // ancestors): its whole subtree is counted here.
+                    node.more += 1 + below;
+                    left_out += 1 + below;
+                }
+            }
+            left_out
+        }
+        let mut next = 1;
+        self.more += prune(&mut self.root, &mut next, &kept);
+    }
 }
 
 impl<'a> Backlog<'a> {
@@ -192,7 +309,9 @@ impl<'a> Backlog<'a> {
         }
         let mut kids: Vec<&str> = self.children.get(id).cloned().unwrap_or_default();
         kids.sort_by_cached_key(|k| natural(k));
-        let children: Vec<TreeNode> = kids.into_iter().filter_map(|c| self.subtree(c, seen)).collect();
+        let mut children: Vec<TreeNode> = kids.into_iter().filter_map(|c| self.subtree(c, seen)).collect();
+        // Work before documents and requirements (a stable sort keeps the id order).
+        children.sort_by_key(place);
         let mut rollup = Rollup::default();
         for c in &children {
             // A document with no state (a spec's plan, a requirement) is no work of its
@@ -214,6 +333,7 @@ impl<'a> Backlog<'a> {
             group: d.group,
             rollup,
             children,
+            more: 0,
         })
     }
 }

@@ -25,6 +25,15 @@ pub(super) struct Cand<'a> {
     pub(super) counts: Rc<Counts>,
     /// Section indexes, most relevant first.
     pub(super) order: Rc<[usize]>,
+    /// Per section: a decision block kept as a unit (a why-question's; see
+    /// [`super::decision`]), cut only between decisions.
+    pub(super) atomic: Rc<[bool]>,
+    /// Per section: the small item of the same document whose text it is, when the
+    /// section is another item's packed in this one's block ([`group_small_items`]).
+    pub(super) owners: Rc<[Option<&'a str>]>,
+    /// A requirement or criterion written inside a file: packed with the others of its
+    /// document as one block.
+    pub(super) small: bool,
     /// Chosen sections: index and, when cut, the cut text and its tokens.
     pub(super) chosen: Vec<(usize, Option<(String, u32)>)>,
     pub(super) included: bool,
@@ -41,6 +50,56 @@ impl Cand<'_> {
             Mode::Excerpt
         }
     }
+}
+
+/// The small items of one document (requirements, criteria: a line each, written inside
+/// a spec) as one block under the best ranked of them: each further one is a section of
+/// that block (its text, without a header of its own), in rank order, so ten
+/// requirements cost one header, not ten.
+pub(super) fn group_small_items(cands: Vec<Cand<'_>>) -> (Vec<Cand<'_>>, Vec<Slot>) {
+    let mut out: Vec<Cand> = Vec::with_capacity(cands.len());
+    let mut slots = Vec::with_capacity(cands.len());
+    let mut leader: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in cands {
+        let lead = c.small.then(|| leader.get(c.hit.path.as_str()).copied()).flatten();
+        let Some(at) = lead else {
+            if c.small {
+                leader.insert(&c.hit.path, out.len());
+            }
+            slots.push(Slot::Item(out.len()));
+            out.push(c);
+            continue;
+        };
+        let l = &mut out[at];
+        slots.push(Slot::Member(at, l.sections.len()));
+        let mut sections = (*l.sections).clone();
+        let mut owners = l.owners.to_vec();
+        let mut atomic = l.atomic.to_vec();
+        let mut order = l.order.to_vec();
+        for (k, s) in c.sections.iter().enumerate() {
+            order.push(sections.len());
+            sections.push(s.clone());
+            owners.push(Some(c.hit.id.as_str()));
+            atomic.push(c.atomic[k]);
+        }
+        l.counts = Rc::new(Counts::new(sections.len()));
+        l.sections = Rc::new(sections);
+        l.owners = owners.into();
+        l.atomic = atomic.into();
+        l.order = order.into();
+    }
+    (out, slots)
+}
+
+/// A turn in the fit's breadth pass, in rank order: an item's, or a small item's packed
+/// in another item's block (its leader and the section that is its text), which keeps
+/// the turn its rank gave it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Slot {
+    /// The candidate at this place.
+    Item(usize),
+    /// Section `.1` of candidate `.0`: a small item of its document.
+    Member(usize, usize),
 }
 
 /// A candidate's section `i` as the pack prints it, made once per pack.
@@ -140,6 +199,9 @@ pub(super) mod tests {
             relations_more: Rc::default(),
             counts: Rc::new(Counts::new(sections.len())),
             order: (0..sections.len()).collect(),
+            atomic: vec![false; sections.len()].into(),
+            owners: vec![None; sections.len()].into(),
+            small: false,
             sections: Rc::new(sections),
             chosen: Vec::new(),
             included: false,

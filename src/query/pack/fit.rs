@@ -2,7 +2,7 @@
 //! to its share, or a reference line), and the allocation target that fills the budget
 //! best.
 
-use super::cand::{Cand, Counts, Whole, block};
+use super::cand::{Cand, Counts, Slot, Whole, block, group_small_items};
 use super::count::last_piece_line;
 use super::relations::relations;
 use super::render::{head_text, render_pack, stats_line};
@@ -43,6 +43,10 @@ pub fn pack(engine: &dyn Engine, query: &str, results: &[Hit], budget: u32, toke
     p
 }
 
+/// Most tokens of a requirement's or a criterion's text for it to share one block with
+/// the others of its document.
+const SMALL_ITEM: u32 = 200;
+
 /// Most ids named on the pack's cliff line.
 const CLIFF_IDS: usize = 3;
 
@@ -73,10 +77,12 @@ fn fit(engine: &dyn Engine, query: &str, results: &[&Hit], below: &[&Hit], budge
     // Title, stats line (its longest form), the joins and the final newline.
     let stats_reserve = count(&stats_line(budget, 99_999_999, [99_999; 4]));
     let fixed = count(&title) + JOIN + stats_reserve + JOIN;
-    let mut cands: Vec<Cand> = results
+    let why = crate::query::intent::Intent::parse(query).asks(crate::query::intent::Ask::Decision);
+    let cands: Vec<Cand> = results
         .iter()
-        .filter_map(|&h| candidate(engine, h, query, tokenizer))
+        .filter_map(|&h| candidate(engine, h, query, tokenizer, why))
         .collect();
+    let (mut cands, slots) = group_small_items(cands);
     if fixed > budget {
         return render_pack(query, budget, tokenizer, &title, &mut cands, true, true);
     }
@@ -92,7 +98,7 @@ fn fit(engine: &dyn Engine, query: &str, results: &[&Hit], below: &[&Hit], budge
     let attempt = |target: u32| {
         let mut cands = cands.clone();
         let mut used = fixed;
-        allocate(&mut cands, target, &mut used, tokenizer);
+        allocate(&mut cands, &slots, target, &mut used, tokenizer);
         let p = render_pack(query, budget, tokenizer, &title, &mut cands, false, false);
         (p, cands)
     };
@@ -141,14 +147,23 @@ fn fit(engine: &dyn Engine, query: &str, results: &[&Hit], below: &[&Hit], budge
 }
 
 /// Choose what each candidate contributes, in the passes the module doc describes.
-fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenizer) {
+fn allocate(cands: &mut [Cand], slots: &[Slot], budget: u32, used: &mut u32, tokenizer: Tokenizer) {
     let share = |f: f64| (budget as f64 * f) as u32;
     // Room kept for the "Not included" list, used only if something is left out.
     let list_reserve = if cands.len() > 1 { (budget / 20).min(200) } else { 0 };
     let room = |used: u32| budget.saturating_sub(used + list_reserve);
     // 1. The answer: header, then its sections in order of relevance, up to its share.
-    // 2. Breadth: every further item with its most relevant section, cut to fit its share.
-    for (i, c) in cands.iter_mut().enumerate() {
+    // 2. Breadth: every further item with its most relevant section, cut to fit its share;
+    //    a small item packed in another's block, its text, in its own turn.
+    for &slot in slots {
+        let i = match slot {
+            Slot::Item(i) => i,
+            Slot::Member(i, s) => {
+                add_member(&mut cands[i], s, room(*used), used);
+                continue;
+            }
+        };
+        let c = &mut cands[i];
         let cap = if i == 0 {
             share(FIRST_SHARE)
         } else {
@@ -158,12 +173,19 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
             continue;
         }
         let mut cost = JOIN + c.head_cost;
-        let wanted = if i == 0 { c.order.len() } else { 1 };
+        // The small items packed in this block (after its own sections in `order`) have
+        // turns of their own.
+        let own = c.owners.iter().filter(|o| o.is_none()).count();
+        let wanted = if i == 0 { own } else { 1 };
         for k in 0..c.order.len().min(wanted) {
             let s = c.order[k];
             let limit = cap.min(room(*used)).saturating_sub(cost);
             let full = JOIN + c.sections[s].tokens;
-            if full <= limit {
+            // A decision block is a unit: past the item's share when the room holds it
+            // (the answer's share at most, for the items after the first).
+            let unit =
+                c.atomic[s] && full <= room(*used).saturating_sub(cost) && (i == 0 || full <= share(FIRST_SHARE));
+            if full <= limit || unit {
                 c.chosen.push((s, None));
                 cost += full;
             } else if k == 0 || i == 0 {
@@ -229,9 +251,26 @@ fn allocate(cands: &mut [Cand], budget: u32, used: &mut u32, tokenizer: Tokenize
     }
 }
 
+/// A small item's text (section `s`) into its leader's block, when the leader is in and
+/// the room holds it.
+fn add_member(c: &mut Cand, s: usize, room: u32, used: &mut u32) {
+    let full = JOIN + c.sections[s].tokens;
+    if c.included && full <= room && !c.chosen.iter().any(|(x, _)| *x == s) {
+        c.chosen.push((s, None));
+        c.cost += full;
+        *used += full;
+    }
+}
+
 /// The candidate for one hit: its header with the relations and reason lines, and its
 /// sections ranked by relevance.
-fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Tokenizer) -> Option<Cand<'a>> {
+fn candidate<'a>(
+    engine: &dyn Engine,
+    hit: &'a Hit,
+    query: &str,
+    tokenizer: Tokenizer,
+    asks_why: bool,
+) -> Option<Cand<'a>> {
     let node = engine.node(&hit.id)?;
     let header = render::doc_header(&node);
     let (relations, relations_more) = relations(engine, &hit.id);
@@ -275,6 +314,17 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         (tokens::count_cached(tokenizer, &head), 0)
     };
     let counts = Rc::new(Counts::new(sections.len()));
+    // A requirement or criterion of a spec (one short section, written inside its
+    // document) goes into one block with the others of its document.
+    let small = node.inline
+        && matches!(node.r#type.as_deref(), Some("Requirement" | "Criterion"))
+        && sections.len() == 1
+        && sections[0].tokens <= SMALL_ITEM;
+    // A why-question's decision blocks are units.
+    let atomic: Vec<bool> = sections
+        .iter()
+        .map(|s| asks_why && !super::decision::blocks(&s.text).is_empty())
+        .collect();
     Some(Cand {
         hit,
         head: head.into(),
@@ -285,6 +335,9 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
         sections: Rc::new(sections),
         counts,
         order: order.into(),
+        owners: vec![None; atomic.len()].into(),
+        atomic: atomic.into(),
+        small,
         chosen: Vec::new(),
         included: false,
         cost: 0,
@@ -293,10 +346,14 @@ fn candidate<'a>(engine: &dyn Engine, hit: &'a Hit, query: &str, tokenizer: Toke
 
 /// The longest head of a section within `max` tokens, cut at the end of a line or a
 /// sentence when one is near, else between words, with `…` saying it was cut. None when
-/// not even a few words of text fit.
+/// not even a few words of text fit. A decision block is cut only between decisions
+/// ([`cut_between_decisions`]).
 fn cut(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)> {
     if max < 12 {
         return None;
+    }
+    if c.atomic[s] {
+        return cut_between_decisions(c, s, max, tokenizer);
     }
     let whole = block(c, s);
     let Whole { start, cuts, ends } = c.counts.wholes[s].get_or_init(|| {
@@ -353,6 +410,30 @@ fn cut(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u3
     let text = text_at(i);
     let words = whole[start..cuts[i]].split_whitespace().count();
     (words >= 8).then(|| (text, tokens_at(i)))
+}
+
+/// The longest head of a decision block within `max` tokens that ends where a decision
+/// starts: whole decisions, each with its reasons and alternatives, and `…` for the
+/// rest. None when not even the first decision fits.
+fn cut_between_decisions(c: &Cand, s: usize, max: u32, tokenizer: Tokenizer) -> Option<(String, u32)> {
+    let whole = block(c, s);
+    // The block's text starts after its heading line; decisions start in the text.
+    let text = &c.sections[s].text;
+    let offset = whole.find(text.trim()).unwrap_or(0);
+    let trimmed = text.len() - text.trim_start().len();
+    // Never before the first decision: the text above it is no answer to "why". The
+    // latest decision start whose head fits.
+    let starts: Vec<usize> = super::decision::blocks(text)
+        .into_iter()
+        .skip(1)
+        .filter_map(|at| at.checked_sub(trimmed).map(|x| x + offset))
+        .filter(|&at| at > offset)
+        .collect();
+    starts.into_iter().rev().find_map(|at| {
+        let head = format!("{} …", whole[..at].trim_end());
+        let t = tokens::count_cached(tokenizer, &head);
+        (t <= max).then_some((head, t))
+    })
 }
 
 /// Which sections an excerpt prefers after the best match: decisions and goals first,

@@ -18,6 +18,14 @@
 //! time (relations, reasons, the title, the stats line) as it is printed, and `used` is
 //! the count of the whole emitted Markdown.
 //!
+//! A spec's requirements and criteria (a short line each, written inside the spec) go in
+//! as one block under the best ranked of them, each in its own turn (`cand.rs`,
+//! `group_small_items`).
+//!
+//! For a question that asks why, a decision block (Decision, Rationale, Alternatives,
+//! Trade-offs) is a unit: whole when it fits the room left, never cut after its first
+//! bullet (`decision.rs`).
+//!
 //! `fit.rs` chooses what each item contributes ([`pack`]), `cand.rs` holds a candidate
 //! and what its copies share, `relations.rs` reads an item's relations, `render.rs`
 //! writes and counts the pack, `count.rs` counts an item's block from its parts.
@@ -29,6 +37,7 @@ use std::collections::BTreeMap;
 
 mod cand;
 mod count;
+mod decision;
 mod fit;
 mod relations;
 mod render;
@@ -101,8 +110,22 @@ pub struct PackItem {
     pub relations_more: BTreeMap<&'static str, usize>,
     /// Why it is here.
     pub why: Why,
+    /// The small items of the same document packed in this item's block (requirements,
+    /// criteria: their text without a header of their own), in rank order, with the
+    /// tokens of their text.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Member>,
     /// The item as the Markdown pack prints it.
     pub text: String,
+}
+
+/// A small item packed in another item's block.
+#[derive(Debug, Clone, Serialize)]
+pub struct Member {
+    /// Node id.
+    pub id: String,
+    /// Tokens of its text in the block.
+    pub tokens: u32,
 }
 
 /// A relevant item that did not fit.

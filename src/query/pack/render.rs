@@ -4,7 +4,7 @@
 use super::cand::{Cand, block};
 use super::count::{Counted, block_counts, starts_piece};
 use super::relations::relations_line;
-use super::{Mode, Omitted, Pack, PackItem, Relation, SCHEMA};
+use super::{Member, Mode, Omitted, Pack, PackItem, Relation, SCHEMA};
 use crate::query::search::{Hit, Why};
 use crate::text::render;
 use crate::text::tokens::{self, JOIN, Tokenizer};
@@ -122,7 +122,7 @@ pub(super) fn render_pack(
             title_and_rest.is_none() || used == count(&md),
             "{used} ≠ the count of {md:?}"
         );
-        (md, items(laid, alone))
+        (md, items(laid, alone, tokenizer))
     } else {
         (String::new(), Vec::new())
     };
@@ -224,8 +224,26 @@ fn settle(
     (stats, used)
 }
 
+/// The small items packed in `c`'s block, with the tokens of their text there.
+fn members(c: &Cand, tokenizer: Tokenizer) -> Vec<Member> {
+    c.chosen
+        .iter()
+        .filter_map(|(i, cut)| {
+            let id = c.owners[*i]?;
+            let tokens = match cut {
+                Some((_, t)) => *t,
+                None => tokens::count_cached(tokenizer, block(c, *i)),
+            };
+            Some(Member {
+                id: id.to_string(),
+                tokens: tokens + JOIN,
+            })
+        })
+        .collect()
+}
+
 /// The pack's items, with each one's count alone.
-fn items(laid: Vec<Laid>, alone: Vec<u32>) -> Vec<PackItem> {
+fn items(laid: Vec<Laid>, alone: Vec<u32>, tokenizer: Tokenizer) -> Vec<PackItem> {
     laid.into_iter()
         .zip(alone)
         .map(|((c, mode, _, text), tokens)| PackItem {
@@ -240,6 +258,7 @@ fn items(laid: Vec<Laid>, alone: Vec<u32>) -> Vec<PackItem> {
             relations: c.relations.to_vec(),
             relations_more: (*c.relations_more).clone(),
             why: c.hit.why.clone(),
+            members: members(c, tokenizer),
             text,
         })
         .collect()
