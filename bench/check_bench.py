@@ -51,7 +51,7 @@ def drop_findings():
         pass
 
 
-files = sum(len(f) for _, _, f in os.walk(root) if ".git" not in _)
+files = sum(len(names) for d, _, names in os.walk(root) if "/.git" not in d + "/")
 print(f"{root}: {files} files, {runs} runs each, median / min ms")
 for name, cmd, before in [
     ("git status", ["git", "-C", root, "status", "--porcelain"], None),
