@@ -165,13 +165,12 @@ pub(super) fn shape(
         if let Some(op) = found.delta {
             set_field(&mut node, "delta", op);
         }
-        if let Some((target, line)) = found.touches {
+        for (target, line, must) in found.touches {
             // An archived change's requirement may since have been renamed or removed, and
             // an added one is only in `specs/` once its change is archived: those find
-            // nothing without complaint. What a change in progress modifies, removes or
-            // renames is in `specs/` now, or the change is wrong.
-            let soft = archived || found.delta == Some("added");
-            let key = if soft { SOFT_KEY } else { STRUCTURE_KEY };
+            // nothing without complaint. What a change in progress modifies is in `specs/`
+            // now, or its archive fails ("MODIFIED failed … not found").
+            let key = if must && !archived { STRUCTURE_KEY } else { SOFT_KEY };
             node.refs
                 .get_or_insert_with(Vec::new)
                 .push(structure(EdgeType::Relates, target, line, key));

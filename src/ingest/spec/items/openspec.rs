@@ -52,9 +52,11 @@ pub(in crate::ingest::spec) struct Found {
     pub item: Item,
     /// The delta operation of a change's requirement: added, modified, removed, renamed.
     pub delta: Option<&'static str>,
-    /// The requirement of `specs/` a change's requirement changes (its full id), and the
-    /// line that names it.
-    pub touches: Option<(String, u32)>,
+    /// The requirements of `specs/` a change's requirement changes (full ids), each with
+    /// the line that names it and whether it must be there (a modified one must, unless
+    /// it is renamed too; OpenSpec's archive takes a removed one that is gone, and a
+    /// rename whose new name is there, as synced already).
+    pub touches: Vec<(String, u32, bool)>,
 }
 
 /// The items of a file of OpenSpec `scope` (`part` of the tree).
@@ -63,7 +65,7 @@ pub(in crate::ingest::spec) fn scan(scope: &Scope, part: Part, body: &str, first
     let plain = |item| Found {
         item,
         delta: None,
-        touches: None,
+        touches: Vec::new(),
     };
     match part {
         Part::Capability if scope.file == "spec" => requirements(&scope.name, None, &lines),
@@ -356,7 +358,18 @@ fn requirements(cap: &str, delta: Option<&str>, lines: &[Line<'_>]) -> Vec<Found
     let mut op: Option<&'static str> = None;
     let mut req: Option<String> = None;
     let mut from: Option<(String, u32)> = None;
-    let touches = |name: &str, line: u32| delta.map(|_| (format!("{cap}/{}", slug(name)), line));
+    let to = |name: &str| format!("{cap}/{}", slug(name));
+    // What a delta's requirement `name` (in section `op`, at `line`) changes in `specs/`.
+    let touches = |op: Option<&str>, name: &str, line: u32| -> Vec<(String, u32, bool)> {
+        if delta.is_none() {
+            return Vec::new();
+        }
+        match (op, renamed.get(name)) {
+            (Some("modified"), None) => vec![(to(name), line, true)],
+            (Some("modified"), Some(old)) => vec![(to(old), line, false), (to(name), line, false)],
+            _ => vec![(to(name), line, false)],
+        }
+    };
     for (i, l) in lines.iter().enumerate() {
         if l.in_fence {
             continue;
@@ -370,19 +383,19 @@ fn requirements(cap: &str, delta: Option<&str>, lines: &[Line<'_>]) -> Vec<Found
                 out.push(Found {
                     item,
                     delta: op,
-                    touches: touches(name, l.no),
+                    touches: touches(op, name, l.no),
                 });
             } else if op == Some("renamed") {
                 if let Some(n) = named_line(l.text, "FROM:") {
                     from = Some((n.to_string(), l.no));
-                } else if let (Some(to), Some((old, line))) = (named_line(l.text, "TO:"), from.take()) {
+                } else if let (Some(to_name), Some((old, line))) = (named_line(l.text, "TO:"), from.take()) {
                     let local = ids.claim(&format!("{prefix}{}", slug(&old)));
-                    let title = format!("{old} → {to}");
-                    let item = leaf(local, "Requirement", &title, line, format!("{old} → {to}"), None);
+                    let title = format!("{old} → {to_name}");
+                    let item = leaf(local, "Requirement", &title, line, title.clone(), None);
                     out.push(Found {
                         item,
                         delta: op,
-                        touches: touches(&old, line),
+                        touches: vec![(to(&old), line, false), (to(to_name), line, false)],
                     });
                 }
             }
@@ -401,12 +414,11 @@ fn requirements(cap: &str, delta: Option<&str>, lines: &[Line<'_>]) -> Vec<Found
             };
             let local = ids.claim(&format!("{prefix}{}", slug(name)));
             req = Some(local.clone());
-            let old = renamed.get(name).map_or(name, String::as_str);
             let item = leaf(local, "Requirement", name, l.no, section_body(3, l, rest), None);
             out.push(Found {
                 item,
                 delta: op,
-                touches: touches(old, l.no),
+                touches: touches(op, name, l.no),
             });
         } else if level == 4
             && let Some(r) = &req
@@ -427,7 +439,7 @@ fn requirements(cap: &str, delta: Option<&str>, lines: &[Line<'_>]) -> Vec<Found
             out.push(Found {
                 item,
                 delta: None,
-                touches: None,
+                touches: Vec::new(),
             });
         }
     }
