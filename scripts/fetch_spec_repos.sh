@@ -30,6 +30,8 @@ repos=(
   # OpenSpec 1.x: changes in progress and archived, capability specs.
   "norish 23492/norish 3e197bb1006de0d4674cacfb05e39f2c115b105a"
   "OpenSpec Fission-AI/OpenSpec f1b521dffac38ed6638689cd28b0c204b1eef0f1"
+  # OpenSpec 0.x and 1.x files side by side, written in Chinese.
+  "Modulus AGIBuild/Modulus ff4a5b4e893088997ebf328379658affd2892057"
 )
 
 for line in "${repos[@]}"; do

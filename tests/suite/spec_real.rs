@@ -34,7 +34,7 @@ struct Real {
     tasks: &'static [(&'static str, usize)],
 }
 
-const REAL: [Real; 10] = [
+const REAL: [Real; 11] = [
     Real {
         name: "speckit-toastmasters",
         source: "danscarf/toastmasters-ai-companion@1f9f7f57849b54fe31135c25ec35daacb5a6ac02",
@@ -167,6 +167,15 @@ const REAL: [Real; 10] = [
             "openspec/changes/simplify-skill-installation/specs/cli-update/spec.md:154 dangling-reference",
             "openspec/changes/simplify-skill-installation/specs/cli-update/spec.md:163 dangling-reference",
         ],
+        tasks: &[],
+    },
+    Real {
+        // OpenSpec 0.x and 1.x side by side (`project.md` and `config.yaml`): 7 changes in
+        // progress, 19 archived, 8 capabilities; tasks and requirements written in Chinese.
+        name: "Modulus",
+        source: "AGIBuild/Modulus@ff4a5b4e893088997ebf328379658affd2892057",
+        corpus: None,
+        errors: &[],
         tasks: &[],
     },
 ];
