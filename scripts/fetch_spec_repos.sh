@@ -27,6 +27,11 @@ repos=(
   "HarshJudge HuskyDanny/HarshJudge 15b9109df9baf03da5e3a019ecb9c02d5467c00b"
   # BMAD v6: stories named by their key (docs/stories/1-2-….md).
   "locatrix xvanov/locatrix 3e5e6eaeb5a7d94f3729ab74242d4e1f3444a637"
+  # OpenSpec 1.x: changes in progress and archived, capability specs.
+  "norish 23492/norish 3e197bb1006de0d4674cacfb05e39f2c115b105a"
+  "OpenSpec Fission-AI/OpenSpec f1b521dffac38ed6638689cd28b0c204b1eef0f1"
+  # OpenSpec 0.x and 1.x files side by side, written in Chinese.
+  "Modulus AGIBuild/Modulus ff4a5b4e893088997ebf328379658affd2892057"
 )
 
 for line in "${repos[@]}"; do

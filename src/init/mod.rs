@@ -13,7 +13,7 @@
 //!   their statuses; statuses the log writes outside the defaults are added.
 //! - **EIP-style**: most files carry an `eip:` number; `eip` becomes the id key, and
 //!   `status: Moved` stubs yield their id.
-//! - **spec folders** (GitHub Spec Kit `specs/NNN-*/`, Kiro `.kiro/specs/*/`, BMAD
+//! - **spec folders** (OpenSpec `openspec/changes/`, `openspec/specs/`; GitHub Spec Kit `specs/NNN-*/`, Kiro `.kiro/specs/*/`, BMAD
 //!   `docs/stories/`, v6's `docs/sprint-artifacts/` and
 //!   `_bmad-output/implementation-artifacts/`): read with no configuration
 //!   (`ingest/spec`); the config says so. A story folder is never a decision log.
@@ -126,7 +126,12 @@ impl Detected {
                 dirs.join(", ")
             ),
             Layout::SpecFolders(c) => format!(
-                "spec folders in {shown_root} (Spec Kit: {}; Kiro: {}; BMAD: {}; {}; {files})",
+                "spec folders in {shown_root} ({}Spec Kit: {}; Kiro: {}; BMAD: {}; {}; {files})",
+                if c.openspec.any() {
+                    format!("{}; ", c.openspec.describe())
+                } else {
+                    String::new()
+                },
                 counted(c.speckit, "feature", "features"),
                 counted(c.kiro, "feature", "features"),
                 counted(c.bmad, "story", "stories"),
@@ -166,7 +171,9 @@ pub fn detect(dir: &Path) -> Detected {
         .filter_map(|p| p.strip_prefix(dir).ok())
         .map(|p| p.to_string_lossy().replace('\\', "/"))
         .collect();
-    let census = crate::ingest::spec::Census::of(rels.iter().map(String::as_str));
+    let mut census = crate::ingest::spec::Census::of(rels.iter().map(String::as_str));
+    // OpenSpec 1.x says so in `openspec/config.yaml` (0.x in `openspec/project.md`).
+    census.openspec.marker |= dir.join("openspec/config.yaml").is_file();
     if census.any() {
         return detected(Layout::SpecFolders(census), dir.to_path_buf());
     }
@@ -558,6 +565,7 @@ mod tests {
             kiro: 1,
             bmad: 1,
             prompts: 2,
+            openspec: Default::default(),
         };
         let d = |layout| Detected {
             layout,

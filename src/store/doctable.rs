@@ -56,7 +56,9 @@ impl Row {
         let opt = |o: &Option<String>| o.as_ref().map_or("-".to_string(), |s| format!("+{s}"));
         let line = self.line.map_or("-".to_string(), |l| l.to_string());
         let derived = match (self.inline, self.derived) {
-            (true, _) => "i",
+            (true, false) => "i",
+            // An item whose id yields (an archived OpenSpec change's).
+            (true, true) => "j",
             (false, true) => "1",
             (false, false) => "0",
         };
@@ -85,9 +87,9 @@ impl Row {
             path: path.to_string(),
             raw: raw.to_string(),
             node: node.to_string(),
-            inline: flag == "i",
+            inline: matches!(flag, "i" | "j"),
             derived: match flag {
-                "1" => true,
+                "1" | "j" => true,
                 "0" | "i" => false,
                 _ => return None,
             },

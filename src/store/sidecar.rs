@@ -43,7 +43,10 @@ use std::path::Path;
 /// 12: a Kiro feature is the folder its files sit in, at any depth under `.kiro/specs/`
 /// (folders above it group features), and a Kiro task whose parent number has no task
 /// hangs under its heading, made a phase, or the file.
-pub const SCHEMA_VERSION: u32 = 12;
+/// 13: OpenSpec: `openspec/changes/<id>/` and `openspec/specs/<capability>/` are read as
+/// their own layout (changes, tasks, groups, requirements and scenarios as items), no
+/// longer as Spec Kit feature folders; the document table marks items whose id yields.
+pub const SCHEMA_VERSION: u32 = 13;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.

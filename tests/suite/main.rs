@@ -24,6 +24,7 @@ mod merges;
 mod nav;
 mod never_hang;
 mod newcomer;
+mod openspec;
 mod pack;
 mod search;
 mod show;

@@ -19,6 +19,7 @@
 
 use crate::common::*;
 use serde_json::Value;
+mod openspec_count;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -33,7 +34,7 @@ struct Real {
     tasks: &'static [(&'static str, usize)],
 }
 
-const REAL: [Real; 8] = [
+const REAL: [Real; 11] = [
     Real {
         name: "speckit-toastmasters",
         source: "danscarf/toastmasters-ai-companion@1f9f7f57849b54fe31135c25ec35daacb5a6ac02",
@@ -131,6 +132,52 @@ const REAL: [Real; 8] = [
         errors: &[],
         tasks: &[],
     },
+    Real {
+        // OpenSpec 1.x: 3 changes in progress, 57 archived, 79 capabilities; tasks under
+        // `### 1.1 …` subgroups, `## Phase A:` groups, boxes without numbers.
+        name: "norish",
+        source: "23492/norish@3e197bb1006de0d4674cacfb05e39f2c115b105a",
+        corpus: None,
+        errors: &[],
+        tasks: &[("fix-mobile-bugs-and-import-reliability", 34)],
+    },
+    Real {
+        // OpenSpec's own repository: 23 changes in progress, 83 archived, 37 capabilities.
+        name: "OpenSpec",
+        source: "Fission-AI/OpenSpec@f1b521dffac38ed6638689cd28b0c204b1eef0f1",
+        corpus: None,
+        // simplify-skill-installation modifies 16 requirements that cli-init's and
+        // cli-update's specs do not have (their headers match none): OpenSpec's archive
+        // of it fails, "MODIFIED failed for header … - not found".
+        errors: &[
+            "openspec/changes/simplify-skill-installation/specs/cli-init/spec.md:7 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-init/spec.md:23 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-init/spec.md:42 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-init/spec.md:58 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-init/spec.md:114 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-init/spec.md:129 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-init/spec.md:151 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-init/spec.md:170 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-init/spec.md:192 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-update/spec.md:7 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-update/spec.md:44 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-update/spec.md:68 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-update/spec.md:78 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-update/spec.md:132 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-update/spec.md:154 dangling-reference",
+            "openspec/changes/simplify-skill-installation/specs/cli-update/spec.md:163 dangling-reference",
+        ],
+        tasks: &[],
+    },
+    Real {
+        // OpenSpec 0.x and 1.x side by side (`project.md` and `config.yaml`): 7 changes in
+        // progress, 19 archived, 8 capabilities; tasks and requirements written in Chinese.
+        name: "Modulus",
+        source: "AGIBuild/Modulus@ff4a5b4e893088997ebf328379658affd2892057",
+        corpus: None,
+        errors: &[],
+        tasks: &[],
+    },
 ];
 
 /// Where a task hangs, as the file's structure says: a line of the file (a phase heading,
@@ -162,6 +209,8 @@ struct Count {
     other: BTreeMap<String, (usize, usize)>,
     /// The BMAD stories whose status is done or dropped.
     finished: BTreeSet<String>,
+    /// OpenSpec's changes and capabilities, and the tasks `ready` offers of them.
+    openspec: openspec_count::Census,
     files: usize,
 }
 
@@ -313,6 +362,9 @@ fn kind_of(rel: &str) -> Option<Kind> {
 
 /// Count the tasks of one file.
 fn count_file(rel: &str, text: &str, count: &mut Count) {
+    if openspec_count::count_file(rel, text, count) {
+        return;
+    }
     let Some(kind) = kind_of(rel) else { return };
     let lines = unfenced(text);
     let mut put = |feature: &str, line: u32, state, under| {
@@ -585,6 +637,9 @@ fn count_story(story: &str, lines: Vec<(u32, &str)>, put: &mut impl FnMut(&str, 
 /// The spec folder a Markdown file is in, for `init`'s census: (0, Spec Kit feature),
 /// (1, Kiro feature), (2, BMAD story file).
 fn folder_of(rel: &str) -> Option<(usize, String)> {
+    if openspec_count::is_openspec(rel) {
+        return None;
+    }
     let parts: Vec<&str> = rel.split('/').collect();
     if let Some(i) = parts.iter().rposition(|p| *p == "specs") {
         let kiro = usize::from(i > 0 && parts[i - 1] == ".kiro");
@@ -746,6 +801,20 @@ fn list_and_ready(name: &str, dir: &Path, count: &Count, g: &Graph) -> Vec<Strin
         })
         .map(|(k, _)| k.clone())
         .collect();
+    // OpenSpec: of each change in progress, the format's next tasks.
+    let got_openspec: BTreeSet<(String, u32)> = got
+        .iter()
+        .filter(|(p, _)| openspec_count::is_openspec(p))
+        .cloned()
+        .collect();
+    for (path, line) in count.openspec.ready.symmetric_difference(&got_openspec) {
+        let what = if count.openspec.ready.contains(&(path.clone(), *line)) {
+            "not listed by ready, the next task of its change"
+        } else {
+            "listed by ready, not the next task of a change in progress"
+        };
+        wrong.push(format!("{name}: {path}:{line}: {what}"));
+    }
     let got_bmad: BTreeSet<(String, u32)> = got.iter().filter(|(p, _)| bmad(p)).cloned().collect();
     for (path, line) in want.symmetric_difference(&got_bmad) {
         let what = if want.contains(&(path.clone(), *line)) {
@@ -878,6 +947,13 @@ fn try_repo(r: &Real, src: &Path) -> Vec<String> {
         );
         if step == ["init"] && !said.contains(&census) {
             wrong.push(format!("{}: init says {said:?}, the folders {census:?}", r.name));
+        }
+        if let Some(os) = count
+            .openspec
+            .said()
+            .filter(|os| step == ["init"] && !said.contains(os))
+        {
+            wrong.push(format!("{}: init says {said:?}, the OpenSpec tree {os:?}", r.name));
         }
         if let Some(l) = said.lines().find(|l| l.starts_with("indexed ")) {
             indexed = l.split(" (").next().unwrap_or(l).to_string();

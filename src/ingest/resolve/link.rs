@@ -9,7 +9,7 @@ use super::lookup::{Found, Lookup};
 use crate::config::Settings;
 use crate::ingest::parse::ParsedFile;
 use crate::ingest::resolved::FileEdges;
-use crate::ingest::spec::STRUCTURE_KEY;
+use crate::ingest::spec::{SOFT_KEY, STRUCTURE_KEY};
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::{EdgeType, Origin, RawRef, RefForm};
 use crate::text::mentions::mention_candidates;
@@ -53,6 +53,7 @@ fn reference_edges(files: &[&ParsedFile], lookup: &Lookup, ids: &[String]) -> (F
                 Found::Elsewhere => continue,
                 // A spec folder's file hangs under its feature when there is one.
                 Found::None(_) if r.key.as_deref() == Some(STRUCTURE_KEY) && !f.doc.inline => continue,
+                Found::None(_) if r.key.as_deref() == Some(SOFT_KEY) => continue,
                 Found::None(why) => match by_label(lookup, r) {
                     // "Superseded by [ADR-0028](renamed.md)": the broken link is still
                     // reported, and the typed edge goes to the id its text names.
@@ -74,7 +75,7 @@ fn reference_edges(files: &[&ParsedFile], lookup: &Lookup, ids: &[String]) -> (F
             if t == i && r.edge != EdgeType::Parent {
                 continue;
             }
-            let origin = if r.key.as_deref() == Some(STRUCTURE_KEY) {
+            let origin = if matches!(r.key.as_deref(), Some(STRUCTURE_KEY | SOFT_KEY)) {
                 Origin::Structure
             } else if r.key.is_some() {
                 Origin::Frontmatter

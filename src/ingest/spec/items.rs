@@ -484,7 +484,7 @@ fn tasks_file(scope: &Scope, in_tasks: bool) -> bool {
         Format::Kiro => scope.file == "tasks",
         Format::SpecKit => false,
         Format::BmadStory => in_tasks,
-        Format::BmadEpic => false,
+        Format::BmadEpic | Format::OpenSpec(_) => false,
     }
 }
 
@@ -684,6 +684,7 @@ fn status_line(text: &str, line: u32) -> Option<&'static str> {
 
 pub(super) mod cites;
 mod kiro;
+pub(super) mod openspec;
 mod syntax;
 
 use cites::*;

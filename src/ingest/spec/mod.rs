@@ -9,6 +9,7 @@
 //! reference to a sibling (a task's user story in `spec.md`) is an id resolved later.
 
 mod items;
+mod openspec;
 mod order;
 mod shape;
 
@@ -21,6 +22,7 @@ pub fn items(scope: &Scope, body: &str, first_line: u32) -> Vec<Item> {
     order::order_rules(scope, &mut out);
     out
 }
+pub use openspec::SOFT_KEY;
 pub use shape::{STRUCTURE_KEY, shape_file};
 
 /// Which spec-folder convention a file follows.
@@ -36,6 +38,9 @@ pub enum Format {
     BmadStory,
     /// A BMAD epic: `docs/prd/epic-N-….md` or `docs/epics/epic-N….md`.
     BmadEpic,
+    /// OpenSpec: a change `openspec/changes/<id>/` (archived under
+    /// `changes/archive/YYYY-MM-DD-<id>/`) or a capability `openspec/specs/<capability>/`.
+    OpenSpec(openspec::Part),
 }
 
 /// Where a file sits in a spec folder.
@@ -62,7 +67,8 @@ impl Scope {
     /// are `feature/file`; a BMAD story is its number, an epic `epic-N`.
     pub fn doc_id(&self) -> String {
         match self.format {
-            Format::SpecKit | Format::Kiro if self.is_feature_file() => self.name.clone(),
+            Format::SpecKit | Format::Kiro | Format::OpenSpec(_) if self.is_feature_file() => self.name.clone(),
+            Format::OpenSpec(_) => openspec::doc_id(self),
             Format::SpecKit | Format::Kiro => self.id(&self.file),
             Format::BmadStory | Format::BmadEpic => self.name.clone(),
         }
@@ -74,6 +80,7 @@ impl Scope {
             Format::SpecKit => self.file == "spec",
             Format::Kiro => self.file == "requirements",
             Format::BmadStory | Format::BmadEpic => true,
+            Format::OpenSpec(part) => self.file == part.feature_file(),
         }
     }
 
@@ -84,6 +91,7 @@ impl Scope {
             Format::SpecKit | Format::Kiro => None,
             Format::BmadStory => Some("UserStory"),
             Format::BmadEpic => Some("Epic"),
+            Format::OpenSpec(part) => part.doc_type().filter(|_| self.is_feature_file()),
         }
     }
 
@@ -113,6 +121,8 @@ pub struct Census {
     pub bmad: usize,
     /// Spec Kit Plus prompt records.
     pub prompts: usize,
+    /// OpenSpec ([`openspec::Census`]).
+    pub openspec: openspec::Census,
 }
 
 impl Census {
@@ -123,6 +133,7 @@ impl Census {
         let mut kiro = std::collections::BTreeMap::new();
         let mut c = Census::default();
         for p in paths {
+            c.openspec.add(p);
             c.prompts += usize::from(is_prompt_record(p));
             match scope_of(p) {
                 Some(s) if s.format == Format::BmadStory => c.bmad += 1,
@@ -150,7 +161,7 @@ impl Census {
 
     /// True when any spec folder was found.
     pub fn any(&self) -> bool {
-        self.speckit + self.kiro + self.bmad > 0
+        self.speckit + self.kiro + self.bmad > 0 || self.openspec.any()
     }
 }
 
@@ -158,6 +169,10 @@ impl Census {
 pub fn scope_of(rel: &str) -> Option<Scope> {
     let stem_path = rel.strip_suffix(".md").or_else(|| rel.strip_suffix(".markdown"))?;
     let parts: Vec<&str> = stem_path.split('/').collect();
+    // OpenSpec's `openspec/specs/<capability>/spec.md` is no Spec Kit feature folder.
+    if let Some(scope) = openspec::scope_of(&parts) {
+        return scope;
+    }
     // The innermost `specs/<feature>/<file…>`.
     if let Some(mut i) = parts.iter().rposition(|p| *p == "specs")
         && parts.len() >= i + 3

@@ -42,6 +42,9 @@ pub fn shape(doc: &mut Node, sections: &[Section], scope: &Scope, body: &str, bo
         doc.kind = Kind::WorkItem;
         doc.r#type.get_or_insert_with(|| t.to_string());
     }
+    if let Format::OpenSpec(part) = scope.format {
+        return super::openspec::shape(doc, scope, part, (body, body_line), item_node);
+    }
     if scope.format == Format::BmadStory && doc.state.is_none() {
         doc.state = story_status(sections);
     }

@@ -127,6 +127,19 @@ pub(super) type Named<'q> = Vec<(&'q str, String)>;
 /// prefix up to the folder's slash, and the folder's name. A Kiro feature is the folder
 /// its files sit in, at any depth (`.kiro/specs/finished/login/`: folders group features).
 fn spec_folder(path: &str) -> Option<(&str, &str)> {
+    // An OpenSpec change is its folder (`openspec/changes/<id>/`, archived
+    // `openspec/changes/archive/<date>-<id>/`), delta specs and all.
+    if let Some(i) = path
+        .find("openspec/changes/")
+        .filter(|&i| i == 0 || path[..i].ends_with('/'))
+    {
+        let mut at = i + "openspec/changes/".len();
+        if path[at..].starts_with("archive/") {
+            at += "archive/".len();
+        }
+        let end = at + path[at..].find('/')?;
+        return Some((&path[..=end], &path[at..end]));
+    }
     let at = path.find("specs/").filter(|&i| i == 0 || path[..i].ends_with('/'))? + "specs/".len();
     let (start, end) = if path[..at].ends_with(".kiro/specs/") {
         let end = path.rfind('/').filter(|&e| e >= at)?;
@@ -227,5 +240,18 @@ mod tests {
             Some((".kiro/specs/finished/jack-sdk-core/", "jack-sdk-core"))
         );
         assert_eq!(spec_folder(".kiro/specs/README.md"), None);
+        assert_eq!(
+            spec_folder("openspec/changes/add-2fa/specs/auth/spec.md"),
+            Some(("openspec/changes/add-2fa/", "add-2fa"))
+        );
+        assert_eq!(
+            spec_folder("openspec/changes/archive/2025-01-11-add-2fa/tasks.md"),
+            Some(("openspec/changes/archive/2025-01-11-add-2fa/", "2025-01-11-add-2fa"))
+        );
+        assert_eq!(spec_folder("openspec/changes/NOTES.md"), None);
+        assert_eq!(
+            spec_folder("openspec/specs/auth/spec.md"),
+            Some(("openspec/specs/auth/", "auth"))
+        );
     }
 }

@@ -63,7 +63,7 @@ pub(super) fn cites(scope: &Scope, text: &str, first: u32) -> Vec<ItemRef> {
                     }
                 }
             }
-            Format::BmadEpic => {}
+            Format::BmadEpic | Format::OpenSpec(_) => {}
         }
         for target in dependencies(line) {
             push_ref(&mut out, EdgeType::DependsOn, target, no);
