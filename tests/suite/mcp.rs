@@ -134,7 +134,9 @@ impl Session {
             "tools/call",
             serde_json::json!({"name": "show", "arguments": {"id": id}}),
         );
-        let node = &r["result"]["structuredContent"];
+        // The answer is its JSON, sent once as the text content.
+        let text = r["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        let node: serde_json::Value = serde_json::from_str(text).unwrap_or_else(|_| panic!("no JSON for {id}: {r}"));
         node["state"]
             .as_str()
             .unwrap_or_else(|| panic!("no state for {id}: {r}"))
