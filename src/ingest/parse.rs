@@ -365,7 +365,10 @@ fn state(rel: &str, front: &Front, kind: Kind, sections: &[Section], s: &Setting
     // A decision's or work item's status written in its body (a `## Status` section, a
     // `Status: X` line) when the frontmatter has none; the links on it are typed edges.
     let in_body = match kind {
-        Kind::Adr if value.is_none() => status::read(sections, &s.kinds.adr_states),
+        Kind::Adr if value.is_none() => {
+            let known = &s.kinds.adr_states;
+            status::with_prose(status::read(sections, known), sections, known)
+        }
         // Work items written without frontmatter (`**Status:** Ready` under the title):
         // a status line, or a Status section that starts with a state word it knows.
         Kind::WorkItem if value.is_none() => {

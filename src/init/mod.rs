@@ -126,10 +126,17 @@ impl Detected {
                 dirs.join(", ")
             ),
             Layout::SpecFolders(c) => format!(
-                "spec folders in {shown_root} (Spec Kit: {}; Kiro: {}; BMAD: {}; {}; {files})",
+                "spec folders in {shown_root} (Spec Kit: {}; Kiro: {}; BMAD: {}{}; {}; {files})",
                 counted(c.speckit, "feature", "features"),
                 counted(c.kiro, "feature", "features"),
                 counted(c.bmad, "story", "stories"),
+                match c.archived {
+                    0 => String::new(),
+                    n => format!(
+                        ", not counting {} in an archive folder, read as documents",
+                        counted(n, "story file", "story files")
+                    ),
+                },
                 counted(c.prompts, "prompt record", "prompt records")
             ),
             Layout::Generic => {
@@ -558,6 +565,7 @@ mod tests {
             kiro: 1,
             bmad: 1,
             prompts: 2,
+            archived: 0,
         };
         let d = |layout| Detected {
             layout,

@@ -74,6 +74,8 @@ const REAL: [Real; 8] = [
             // acceptance criteria: 6.7 is none of them.
             ".kiro/specs/5-realtime-feedback-polish/tasks.md:24 dangling-reference",
             ".kiro/specs/5-realtime-feedback-polish/tasks.md:224 dangling-reference",
+            // `_Requirements: All, 6.1-6.7, 7.1-7.7_`: the range names 6.7 too.
+            ".kiro/specs/5-realtime-feedback-polish/tasks.md:384 dangling-reference",
         ],
         tasks: &[],
     },
@@ -237,16 +239,36 @@ fn speckit_task(rest: &str) -> Option<(&'static str, &str)> {
     checkbox(after).map(|(s, _)| (s, id))
 }
 
-/// A Kiro task line: `- [ ] 2.1 …`, `- [x] 3. …`, `- [ ]* 2.2 …` → (state, id).
+/// A Kiro task line: `- [ ] 2.1 …`, `- [x] 3. …`, `- [ ]* 2.2 …` → (state, id); a
+/// number without a dot (`- [x] 4 cards …`) is a count, no id.
 fn kiro_task(rest: &str) -> Option<(&'static str, String)> {
     let (state, body) = checkbox(rest)?;
-    let word = body.split(' ').next()?.trim_end_matches('.');
+    let written = body.split(' ').next()?;
+    let word = written.trim_end_matches('.');
     let ok = !word.is_empty()
+        && written.contains('.')
         && word.split('.').all(|p| {
             let p = p.strip_suffix(|c: char| c.is_ascii_lowercase()).unwrap_or(p);
             !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())
         });
     (ok && body.len() > word.len() + 1).then(|| (state, word.to_string()))
+}
+
+/// A Kiro task written as a heading: `### - [x] 1. …` (its box's state), `### Task
+/// PWA-1: …`, `## Task 1: …`, `### ✅ Tarea 1.1: …` → (own state, id).
+fn kiro_heading_task(h: &str) -> Option<(Option<&'static str>, String)> {
+    if let Some((_, rest)) = bullet(h) {
+        return kiro_task(rest).map(|(s, id)| (Some(s), id));
+    }
+    let t = h.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let rest = t.strip_prefix("Task ").or_else(|| t.strip_prefix("Tarea "))?;
+    let id = rest.split([':', ' ']).next()?.trim_end_matches('.');
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit());
+    let numbered = id.split('.').all(digits);
+    let named = id
+        .split_once('-')
+        .is_some_and(|(a, b)| !a.is_empty() && a.bytes().all(|c| c.is_ascii_alphanumeric()) && digits(b));
+    (numbered || named).then(|| (None, id.to_string()))
 }
 
 /// Lines outside fenced code, numbered from 1.
@@ -349,14 +371,54 @@ fn count_kiro(feature: &str, lines: Vec<(u32, &str)>, put: &mut impl FnMut(&str,
     // (line, indent, state, id, the heading above: line and level)
     let mut boxes = Vec::new();
     let mut head: Option<(u32, usize)> = None;
+    // Tasks written as headings: (index into boxes, level, own box state, the states of
+    // the boxes without ids in their section).
+    let mut heads: Vec<(usize, usize, Option<&'static str>, Vec<&'static str>)> = Vec::new();
+    let mut open_head: Option<usize> = None;
     for (no, line) in lines {
-        if let Some((level, _)) = heading(line) {
-            head = Some((no, level));
+        if let Some((level, h)) = heading(line) {
+            if open_head.is_some_and(|i| level <= heads[i].1) {
+                open_head = None;
+            }
+            if let Some((own, id)) = kiro_heading_task(h).filter(|_| level >= 2) {
+                open_head = Some(heads.len());
+                heads.push((boxes.len(), level, own, Vec::new()));
+                boxes.push((no, 0, "-", id, head));
+            } else {
+                head = Some((no, level));
+            }
             continue;
         }
         let Some((indent, rest)) = bullet(line) else { continue };
-        let Some((state, id)) = kiro_task(rest) else { continue };
+        let Some((state, id)) = kiro_task(rest) else {
+            if let (Some(i), Some((state, _))) = (open_head, checkbox(rest)) {
+                heads[i].3.push(state);
+            }
+            continue;
+        };
         boxes.push((no, indent, state, id, head));
+    }
+    // A heading's state: its own box's, else its outputs' rolled up, else its sub-tasks'.
+    for (at, _, own, outputs) in &heads {
+        let states: Vec<&str> = if let Some(s) = own {
+            vec![*s]
+        } else if outputs.is_empty() {
+            let id = &boxes[*at].3;
+            boxes
+                .iter()
+                .filter(|b| b.3.rsplit_once('.').is_some_and(|(p, _)| p == id))
+                .map(|b| b.2)
+                .collect()
+        } else {
+            outputs.clone()
+        };
+        let done = states.iter().filter(|s| **s == "done").count();
+        boxes[*at].2 = match (done, states.len()) {
+            (_, 0) => "-",
+            (d, n) if d == n => "done",
+            (0, _) if !states.contains(&"in progress") => "open",
+            _ => "in progress",
+        };
     }
     let mut first: BTreeMap<&str, u32> = BTreeMap::new();
     for (no, _, _, id, _) in &boxes {
