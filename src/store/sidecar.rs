@@ -43,7 +43,10 @@ use std::path::Path;
 /// 12: a Kiro feature is the folder its files sit in, at any depth under `.kiro/specs/`
 /// (folders above it group features), and a Kiro task whose parent number has no task
 /// hangs under its heading, made a phase, or the file.
-pub const SCHEMA_VERSION: u32 = 12;
+/// 13: spec files as written in their variants and languages (status lines read past
+/// dates and notes, localized role words, Kiro task headings and late `_Requirements_`
+/// lines, BMAD ids as written, archived stories as documents), ADR prose successors.
+pub const SCHEMA_VERSION: u32 = 13;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.

@@ -344,7 +344,7 @@ fn is_side_file(rest: &str) -> bool {
 }
 
 /// A name whose last word names a report: `-review`, `_summary`, `.notes`, `-retro`.
-fn ends_in_report(name: &str) -> bool {
+pub(crate) fn ends_in_report(name: &str) -> bool {
     let last = name.rsplit(['-', '_', '.']).next().unwrap_or("").to_lowercase();
     matches!(
         last.as_str(),

@@ -93,7 +93,7 @@ pub(super) fn a_count(body: &str, id: &str) -> bool {
 /// says its state), `### ✅ Tarea 1.1: Title`, `## Task 1: Title`, `### Task PWA-1:
 /// Title`, and `### 1.1 Title` over boxes without ids. Its outputs are the boxes without
 /// ids in its section (to the next heading of its level or above): its state is theirs
-/// rolled up, else a `**Status:**` line's, else its sub-tasks' ([`super::super::order`]).
+/// rolled up, else a `**Status:**` line's, else its sub-tasks' (the order rules roll it up).
 /// Its parent is the task its number names (`1` for `1.1`), as a box's.
 pub(super) fn heading_task(scope: &Scope, level: usize, text: &str, l: &Line<'_>, rest: &[Line<'_>]) -> Option<Item> {
     if level < 2 {
