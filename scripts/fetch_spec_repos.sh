@@ -27,6 +27,8 @@ repos=(
   "HarshJudge HuskyDanny/HarshJudge 15b9109df9baf03da5e3a019ecb9c02d5467c00b"
   # BMAD v6: stories named by their key (docs/stories/1-2-….md).
   "locatrix xvanov/locatrix 3e5e6eaeb5a7d94f3729ab74242d4e1f3444a637"
+  # Spec Kit with a Japanese template, at its last commit with specs/ (kept: specs, .specify).
+  "gwt akiojin/gwt b752e99d385e014e9a238254dd47028989dde4ab specs .specify"
 )
 
 for line in "${repos[@]}"; do

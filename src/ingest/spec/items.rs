@@ -312,13 +312,14 @@ impl Ctx {
         out: &mut Vec<Item>,
     ) {
         if let Some(n) = phase_number(text) {
-            let local = format!("phase-{n}");
-            if out.iter().any(|it| it.local == local) {
-                // A second heading numbering a phase reports on it (`## Phase 3 (done)`).
-                if level <= 2 {
-                    self.phase = None;
-                }
-                return;
+            // A number written twice (three `## フェーズ2: …` over three stories) numbers
+            // three phases: the later ones are `phase-2-2`, `phase-2-3`, no duplicate id.
+            let taken = |l: &str| out.iter().any(|it| it.local == l);
+            let mut local = format!("phase-{n}");
+            let mut k = 1;
+            while taken(&local) {
+                k += 1;
+                local = format!("phase-{n}-{k}");
             }
             self.phase = Some(local.clone());
             out.push(phase(local, text, l.no, story_refs(text, l.no)));

@@ -79,8 +79,9 @@ pub(super) fn numbered_word(text: &str, word: &str) -> Option<String> {
         .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
         .collect();
     let n = n.trim_end_matches('.');
-    // Dotted numbers are a Kiro task's (`Tarea 1.1`); elsewhere the first part.
-    let n = if word == "task" {
+    // Dotted numbers are a Kiro task's (`Tarea 1.1`) or a sub-phase's (`Phase 7.1`);
+    // elsewhere the first part.
+    let n = if word == "task" || word == "phase" {
         n
     } else {
         n.split('.').next().unwrap_or("")

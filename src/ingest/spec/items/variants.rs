@@ -53,7 +53,7 @@ fn localized_speckit_stories_and_phases() {
 fn phase_notes_are_not_second_phases() {
     let scope = scope_of("specs/004-x/tasks.md").unwrap();
     let body = "# Tasks\n\n## Phase 3: Export\n\n- [x] T010 Do it\n\n## Phase 3 completion (2026-05-31)\n\nAll done.\n\n\
-### Phase 5 prep — notes\n\n- [ ] T011 Loose task\n\n## Phase 4: Polish\n\n- [ ] T012 Docs\n\n## Phase 4 (again)\n\n- [ ] T013 More\n";
+### Phase 5 prep — notes\n\n- [ ] T011 Loose task\n\n## Phase 4: Polish\n\n- [ ] T012 Docs\n\n## Phase 4: Polish again\n\n- [ ] T013 More\n\n### Phase 4.1: Sub\n\n- [ ] T014 Sub\n";
     let items = crate::ingest::spec::items(&scope, body, 1);
     assert_eq!(
         ids(&items),
@@ -63,7 +63,11 @@ fn phase_notes_are_not_second_phases() {
             ("T011", "Task", Some("open"), None),
             ("phase-4", "Phase", Some("open"), None),
             ("T012", "Task", Some("open"), Some("phase-4")),
-            ("T013", "Task", Some("open"), None),
+            // A number written twice numbers a second phase; a dotted one a sub-phase.
+            ("phase-4-2", "Phase", Some("open"), None),
+            ("T013", "Task", Some("open"), Some("phase-4-2")),
+            ("phase-4.1", "Phase", Some("open"), None),
+            ("T014", "Task", Some("open"), Some("phase-4.1")),
         ]
     );
 }
