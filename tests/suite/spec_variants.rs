@@ -203,3 +203,20 @@ fn adr_prose_names_the_successor() {
     assert_eq!(state("ADR-0001"), Some("Superseded".into()));
     assert_eq!(state("ADR-0005"), Some(serde_json::Value::Null));
 }
+
+#[test]
+fn the_spec_kit_constitution_is_indexed_and_its_templates_are_not() {
+    let f = indexed();
+    let nodes = f.read_index("graph_nodes.jsonl");
+    assert!(
+        nodes.contains("\"path\":\".specify/memory/constitution.md\""),
+        "{nodes}"
+    );
+    assert!(!nodes.contains(".specify/templates/"), "{nodes}");
+    // The plan's Constitution Check links to it: an edge, no broken link.
+    let edges = f.read_index("graph_edges.jsonl");
+    assert!(
+        edges.contains("\"source\":\"001-historial/plan\",\"target\":\"constitution\",\"type\":\"links_to\""),
+        "{edges}"
+    );
+}
