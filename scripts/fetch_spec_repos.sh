@@ -32,6 +32,8 @@ repos=(
   "OpenSpec Fission-AI/OpenSpec f1b521dffac38ed6638689cd28b0c204b1eef0f1"
   # OpenSpec 0.x and 1.x files side by side, written in Chinese.
   "Modulus AGIBuild/Modulus ff4a5b4e893088997ebf328379658affd2892057"
+  # Spec Kit with a Japanese template, at its last commit with specs/ (kept: specs, .specify).
+  "gwt akiojin/gwt b752e99d385e014e9a238254dd47028989dde4ab specs .specify"
 )
 
 for line in "${repos[@]}"; do

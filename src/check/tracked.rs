@@ -99,7 +99,7 @@ impl Tracked {
         let Some(rel) = path.strip_prefix(self.root.as_str()) else {
             return false;
         };
-        let hidden = rel.split('/').any(|c| c.starts_with('.') && c != ".kiro");
+        let hidden = crate::config::walk::hidden_path_left_out(rel);
         !hidden && (self.candidate)(rel) && !self.ignored(path)
     }
 }

@@ -13,9 +13,30 @@ use std::path::{Path, PathBuf};
 /// Hidden folders the walk enters: Kiro keeps its specs in `.kiro/specs/`.
 pub const HIDDEN_TAKEN: &[&str] = &[".kiro"];
 
+/// Hidden folders the walk enters for one folder of theirs: Spec Kit's constitution,
+/// `.specify/memory/constitution.md`, which every plan's Constitution Check cites (its
+/// templates and scripts beside it are the tool's, not the backlog).
+pub const HIDDEN_PART_TAKEN: &[(&str, &str)] = &[(".specify", "memory")];
+
 /// Whether the walk leaves out an entry named `name` below the root for being hidden.
 pub fn hidden_left_out(name: &str) -> bool {
-    name.starts_with('.') && !HIDDEN_TAKEN.contains(&name)
+    name.starts_with('.') && !HIDDEN_TAKEN.contains(&name) && !HIDDEN_PART_TAKEN.iter().any(|(d, _)| *d == name)
+}
+
+/// Whether the walk leaves out the entry at root-relative `rel` (with `/`) for being
+/// hidden or in a hidden folder: [`hidden_left_out`] of each of its names, and inside a
+/// folder of [`HIDDEN_PART_TAKEN`], everything but its one folder.
+pub fn hidden_path_left_out(rel: &str) -> bool {
+    let parts: Vec<&str> = rel.split('/').collect();
+    parts.iter().enumerate().any(|(i, name)| {
+        if hidden_left_out(name) {
+            return true;
+        }
+        match HIDDEN_PART_TAKEN.iter().find(|(d, _)| d == name) {
+            Some((_, part)) => parts.get(i + 1).is_some_and(|next| next != part),
+            None => false,
+        }
+    })
 }
 
 /// Whether `dir`, a folder below the root, is a repository of its own (it holds `.git`):
@@ -29,6 +50,7 @@ pub fn own_repository(dir: &Path) -> bool {
 /// limit) before building it.
 pub fn builder(root: &Path, index_abs: Option<PathBuf>) -> ignore::WalkBuilder {
     let mut b = ignore::WalkBuilder::new(root);
+    let root_dir = root.to_path_buf();
     b.follow_links(false)
         .require_git(false)
         .sort_by_file_name(|a, b| a.cmp(b))
@@ -37,7 +59,11 @@ pub fn builder(root: &Path, index_abs: Option<PathBuf>) -> ignore::WalkBuilder {
             if e.depth() == 0 {
                 return true;
             }
-            if hidden_left_out(&e.file_name().to_string_lossy()) {
+            let rel = e
+                .path()
+                .strip_prefix(&root_dir)
+                .map(|p| p.to_string_lossy().replace('\\', "/"));
+            if hidden_left_out(&e.file_name().to_string_lossy()) || rel.is_ok_and(|r| hidden_path_left_out(&r)) {
                 return false;
             }
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
@@ -69,11 +95,21 @@ mod tests {
     fn takes_kiro_leaves_other_hidden_folders_submodules_and_the_index() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
-        for d in [".kiro/specs/login", ".github", "vendor/lib/.git", "_index", "docs"] {
+        for d in [
+            ".kiro/specs/login",
+            ".github",
+            "vendor/lib/.git",
+            "_index",
+            "docs",
+            ".specify/memory",
+            ".specify/templates",
+        ] {
             std::fs::create_dir_all(root.join(d)).unwrap();
         }
         for f in [
             ".kiro/specs/login/tasks.md",
+            ".specify/memory/constitution.md",
+            ".specify/templates/spec-template.md",
             ".github/x.md",
             "vendor/lib/a.md",
             "_index/n.md",
@@ -89,6 +125,9 @@ mod tests {
                 ".kiro/specs",
                 ".kiro/specs/login",
                 ".kiro/specs/login/tasks.md",
+                ".specify",
+                ".specify/memory",
+                ".specify/memory/constitution.md",
                 "docs",
                 "docs/a.md",
                 "vendor"

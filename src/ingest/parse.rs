@@ -365,7 +365,10 @@ fn state(rel: &str, front: &Front, kind: Kind, sections: &[Section], s: &Setting
     // A decision's or work item's status written in its body (a `## Status` section, a
     // `Status: X` line) when the frontmatter has none; the links on it are typed edges.
     let in_body = match kind {
-        Kind::Adr if value.is_none() => status::read(sections, &s.kinds.adr_states),
+        Kind::Adr if value.is_none() => {
+            let known = &s.kinds.adr_states;
+            status::with_prose(status::read(sections, known), sections, known)
+        }
         // Work items written without frontmatter (`**Status:** Ready` under the title):
         // a status line, or a Status section that starts with a state word it knows.
         Kind::WorkItem if value.is_none() => {
@@ -601,9 +604,12 @@ pub fn filename_id(stem: &str) -> String {
                 .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
     };
     let alpha = |g: &str| g.bytes().any(|b| b.is_ascii_alphabetic());
+    // A review of an epic named after it (`epic-8-review`) mentions the epic; it is not it.
+    let report = groups[0].eq_ignore_ascii_case("epic") && crate::ingest::spec::ends_in_report(head);
     if let Some(i) = groups.iter().position(|g| numeric(g))
         && i > 0
         && groups[..i].iter().all(|g| alpha(g))
+        && !report
     {
         return groups[..=i].join("-");
     }
@@ -656,6 +662,8 @@ mod tests {
         assert_eq!(filename_id("README"), "README");
         assert_eq!(filename_id("2026-01-05-notes"), "2026-01-05-notes");
         assert_eq!(filename_id("getting-started"), "getting-started");
+        assert_eq!(filename_id("epic-8-review"), "epic-8-review");
+        assert_eq!(filename_id("epic-8-accounts"), "epic-8");
     }
 
     #[test]

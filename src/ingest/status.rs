@@ -42,6 +42,9 @@ pub struct BodyStatus {
     pub from_line: bool,
     /// The word where the status belongs when it is no known state, with its line.
     pub unknown: Option<(u32, String)>,
+    /// The status as written, decoration and all (`✅ Complete - October 4, 2025`), when
+    /// a state was read from it.
+    pub written: Option<String>,
     /// The status lines (1-based file line, text without its decoration, lowercase):
     /// the links on them are typed.
     lines: Vec<(u32, String)>,
@@ -100,10 +103,58 @@ pub fn read(sections: &[Section], known: &[String]) -> Option<BodyStatus> {
     }
     let sec = sections.iter().find(|s| is_status_key(&s.heading))?;
     let lines = content_lines(sec);
-    match keyed(&lines) {
-        Some((n, value)) => Some(single(n, &value, false, known)),
-        None => Some(from_section(&lines, known)),
+    let st = match keyed(&lines) {
+        Some((n, value, english)) => single(n, &value, false, known).reported(english),
+        None => from_section(&lines, known),
+    };
+    Some(st.reported(is_english_key(&sec.heading)))
+}
+
+/// A decision's status as `status` read it, with what its prose says of its successor: a
+/// line "This decision has been superseded by [X](…)", "Superseded by [X](…)" or
+/// "Replaced by [X](…)" in the text before the second heading makes the links on it
+/// `superseded_by`, and when no status was read, its status Superseded.
+pub fn with_prose(status: Option<BodyStatus>, sections: &[Section], known: &[String]) -> Option<BodyStatus> {
+    let stated = status.as_ref().is_some_and(|st| st.state.is_some());
+    let Some((n, text)) = sections.iter().take(2).flat_map(content_lines).find_map(|(n, l)| {
+        let text = clean(l).text.to_lowercase();
+        is_successor_line(&text).then_some((n, text))
+    }) else {
+        return status;
+    };
+    match status {
+        Some(mut st) if stated => {
+            st.lines.push((n, text));
+            Some(st)
+        }
+        _ => Some(BodyStatus {
+            state: spelled("Superseded", known),
+            from_line: true,
+            unknown: None,
+            written: None,
+            lines: vec![(n, text)],
+        }),
     }
+}
+
+/// A line of prose that names a decision's successor.
+fn is_successor_line(text: &str) -> bool {
+    let t = text
+        .strip_prefix("this decision")
+        .or_else(|| text.strip_prefix("this adr"))
+        .or_else(|| text.strip_prefix("this record"))
+        .map(|r| {
+            let r = r.trim_start();
+            let r = r
+                .strip_prefix("has been")
+                .or_else(|| r.strip_prefix("is"))
+                .or_else(|| r.strip_prefix("was"));
+            r.unwrap_or("").trim_start()
+        })
+        .unwrap_or(text);
+    ["superseded by", "superceded by", "replaced by"]
+        .iter()
+        .any(|p| t.starts_with(p))
 }
 
 /// The status a `Status: X` line or a status table row states in the text before the
@@ -115,7 +166,7 @@ pub fn under_title(sections: &[Section], known: &[String]) -> Option<BodyStatus>
         .filter(|s| !is_status_key(&s.heading))
         .flat_map(content_lines)
         .collect();
-    keyed(&head).map(|(n, value)| single(n, &value, true, known))
+    keyed(&head).map(|(n, value, english)| single(n, &value, true, known).reported(english))
 }
 
 /// The status phrase a log writes where a status belongs when it is no known state, if
@@ -134,10 +185,43 @@ pub fn learnable(sections: &[Section], known: &[String]) -> Option<String> {
     clean.then_some(word)
 }
 
-/// A heading or key that names a status (`Status`, `state:`, `1. Status ✅`).
+/// A heading or key that names a status (`Status`, `state:`, `1. Status ✅`), in the
+/// languages spec templates are written in too (`Estado`, `Statut`, `ステータス`).
 fn is_status_key(h: &str) -> bool {
     let t = h.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
+    is_english_key(h) || LOCAL_KEYS.contains(&t.as_str())
+}
+
+/// `Status` or `State`: a word where such a key's status belongs that is no known state
+/// is reported; under another language's key (whose decision words, `Aceptado`, no
+/// configuration lists) it is only not read.
+fn is_english_key(h: &str) -> bool {
+    let t = h.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
     t == "status" || t == "state"
+}
+
+/// The status keys of other languages, lowercase.
+const LOCAL_KEYS: [&str; 10] = [
+    "estado",
+    "statut",
+    "stato",
+    "situação",
+    "zustand",
+    "ステータス",
+    "状態",
+    "状态",
+    "狀態",
+    "상태",
+];
+
+impl BodyStatus {
+    /// Without its unknown word unless `report`.
+    fn reported(mut self, report: bool) -> BodyStatus {
+        if !report {
+            self.unknown = None;
+        }
+        self
+    }
 }
 
 /// The non-empty lines of a section outside fenced code, with their file lines.
@@ -165,8 +249,8 @@ fn content_lines(sec: &Section) -> Vec<(u32, &str)> {
 
 /// A status given by key: a `Status: X` line (list marker and bold allowed), a table
 /// row `| Status | X |`, or a table whose header has a Status column (its first row's
-/// cell). The file line and the value.
-fn keyed(lines: &[(u32, &str)]) -> Option<(u32, String)> {
+/// cell). The file line, the value and whether its key is English.
+fn keyed(lines: &[(u32, &str)]) -> Option<(u32, String, bool)> {
     let cells = |l: &str| -> Vec<String> {
         let l = l.trim().trim_start_matches('|').trim_end_matches('|');
         l.split('|').map(|c| c.replace("**", "").trim().to_string()).collect()
@@ -182,18 +266,18 @@ fn keyed(lines: &[(u32, &str)]) -> Option<(u32, String)> {
                 };
                 if let Some(&(m, data)) = lines.get(i + 2).filter(|(_, d)| d.starts_with('|')) {
                     let value = cells(data).get(col).cloned().unwrap_or_default();
-                    return Some((m, value));
+                    return Some((m, value, is_english_key(&row[col])));
                 }
             } else if row.len() >= 2 && is_status_key(&row[0]) && !separator(l) {
-                return Some((n, row[1].clone()));
+                return Some((n, row[1].clone(), is_english_key(&row[0])));
             }
             continue;
         }
         let t = strip_list(l).0.replace("**", "").replace("__", "");
-        if let Some((key, value)) = t.split_once(':')
+        if let Some((key, value)) = t.split_once([':', '：'])
             && is_status_key(key)
         {
-            return Some((n, value.trim().to_string()));
+            return Some((n, value.trim().to_string(), is_english_key(key)));
         }
     }
     None
@@ -208,6 +292,7 @@ fn single(n: u32, value: &str, from_line: bool, known: &[String]) -> BodyStatus 
         Lead::Nothing => (None, None),
     };
     BodyStatus {
+        written: state.as_ref().map(|_| value.trim().to_string()),
         state,
         from_line,
         unknown,
@@ -229,15 +314,15 @@ fn from_section(lines: &[(u32, &str)], known: &[String]) -> BodyStatus {
     let mut content = cleaned
         .iter()
         .filter(|(_, c)| !c.text.is_empty() && (!c.keyed || matches!(lead(&c.text, known), Lead::Known(_))));
-    let (mut state, mut unknown) = (None, None);
+    let (mut state, mut unknown, mut at) = (None, None, None);
     if let Some((n, first)) = content.next() {
         match lead(&first.text, known) {
             Lead::Known(s) => {
-                state = Some(s);
+                (state, at) = (Some(s), Some(*n));
                 if first.list && first.dated {
-                    for (_, c) in content {
+                    for (m, c) in content {
                         match lead(&c.text, known) {
-                            Lead::Known(s) if c.list && c.dated => state = Some(s),
+                            Lead::Known(s) if c.list && c.dated => (state, at) = (Some(s), Some(*m)),
                             _ => break,
                         }
                     }
@@ -247,10 +332,14 @@ fn from_section(lines: &[(u32, &str)], known: &[String]) -> BodyStatus {
             Lead::Nothing => {}
         }
     }
+    let written = at
+        .and_then(|at| lines.iter().find(|(n, _)| *n == at))
+        .map(|(_, l)| l.to_string());
     BodyStatus {
         state,
         from_line: false,
         unknown,
+        written,
         lines: cleaned.into_iter().map(|(n, c)| (n, c.text.to_lowercase())).collect(),
     }
 }
@@ -339,7 +428,11 @@ fn lead(text: &str, known: &[String]) -> Lead {
     let mut words: Vec<&str> = Vec::new();
     for raw in text.split_whitespace().take(3) {
         let w = raw.trim_matches(['*', '_', '`', '~']);
-        let bare = w.trim_end_matches([',', ';', ':', '.', '!', '?']);
+        let mut bare = w.trim_end_matches([',', ';', ':', '.', '!', '?']);
+        // Scripts written without spaces end a word where its letters end: `完了（2025-10-04）`.
+        if bare.starts_with(is_cjk) {
+            bare = &bare[..bare.find(|c: char| !c.is_alphabetic()).unwrap_or(bare.len())];
+        }
         if !bare.starts_with(char::is_alphabetic) || !bare.chars().all(|c| c.is_alphabetic() || c == '-' || c == '\'') {
             break;
         }
@@ -362,6 +455,12 @@ fn lead(text: &str, known: &[String]) -> Lead {
         Some(w) => format!("{} {w}", words[0]),
         None => words[0].to_string(),
     })
+}
+
+/// A letter of a script written without spaces between words (kana, CJK ideographs,
+/// hangul).
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}' | '\u{f900}'..='\u{faff}')
 }
 
 /// `phrase` as the state it names: a configured state (as configured; "Superceded" is
@@ -554,6 +653,52 @@ mod tests {
         let body = "# KV\n\n|Metadata|Value|\n|--------|-----|\n|Status  |Implemented|\n\n## Context\n\nC\n\n## Status\n\nThe `Status` interface gets a property.\n";
         let st = status(body).unwrap();
         assert_eq!((st.state.as_deref(), st.unknown), (Some("Implemented"), None));
+    }
+
+    #[test]
+    fn prose_names_the_successor() {
+        let prose = |body: &str| {
+            let sections = markdown::parse_body(body, 1).sections;
+            with_prose(read(&sections, &known()), &sections, &known())
+        };
+        for (body, line) in [
+            (
+                "# 12. Queue\n\nThis decision has been superseded by decision: [0022 Streams](0022-streams.md)\n\n## Context\n",
+                3,
+            ),
+            (
+                "# 12. Queue\n\nSuperseded by [0022](0022-streams.md)\n\n## Context\n",
+                3,
+            ),
+            ("# 12. Queue\n\n> Replaced by [ADR-22](0022-streams.md).\n", 3),
+        ] {
+            let st = prose(body).unwrap();
+            assert_eq!(st.state.as_deref(), Some("Superseded"), "{body}");
+            assert_eq!(
+                st.edge_on(line, EdgeType::Relates),
+                Some(EdgeType::SupersededBy),
+                "{body}"
+            );
+        }
+        // A status stated elsewhere stays; the prose line's link is still the successor.
+        let st = prose("# 12. Queue\n\nSuperseded by [0022](0022-streams.md)\n\n## Status\n\nAccepted\n").unwrap();
+        assert_eq!(st.state.as_deref(), Some("Accepted"));
+        assert_eq!(st.edge_on(3, EdgeType::Relates), Some(EdgeType::SupersededBy));
+        // Prose further on, or that only mentions replacing, says nothing.
+        assert_eq!(
+            prose("# 12. Queue\n\n## Context\n\nC\n\n## Decision\n\nSuperseded by [x](x.md)\n"),
+            None
+        );
+        assert_eq!(prose("# 12. Queue\n\nWe replaced the old queue by [x](x.md).\n"), None);
+    }
+
+    #[test]
+    fn localized_status_keys() {
+        assert_eq!(state("# T\n\n**Estado:** Completado\n").as_deref(), Some("Completado"));
+        assert_eq!(state("# T\n\nステータス: 完了\n").as_deref(), Some("完了"));
+        // An unknown word under another language's key is not read, nor reported.
+        let st = status("# T\n\nEstado: Aceptado\n").unwrap();
+        assert_eq!((st.state, st.unknown), (None, None));
     }
 
     #[test]

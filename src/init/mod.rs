@@ -126,7 +126,7 @@ impl Detected {
                 dirs.join(", ")
             ),
             Layout::SpecFolders(c) => format!(
-                "spec folders in {shown_root} ({}Spec Kit: {}; Kiro: {}; BMAD: {}; {}; {files})",
+                "spec folders in {shown_root} ({}Spec Kit: {}; Kiro: {}; BMAD: {}{}; {}; {files})",
                 if c.openspec.any() {
                     format!("{}; ", c.openspec.describe())
                 } else {
@@ -135,6 +135,13 @@ impl Detected {
                 counted(c.speckit, "feature", "features"),
                 counted(c.kiro, "feature", "features"),
                 counted(c.bmad, "story", "stories"),
+                match c.archived {
+                    0 => String::new(),
+                    n => format!(
+                        ", not counting {} in an archive folder, read as documents",
+                        counted(n, "story file", "story files")
+                    ),
+                },
                 counted(c.prompts, "prompt record", "prompt records")
             ),
             Layout::Generic => {
@@ -566,6 +573,7 @@ mod tests {
             bmad: 1,
             prompts: 2,
             openspec: Default::default(),
+            archived: 0,
         };
         let d = |layout| Detected {
             layout,

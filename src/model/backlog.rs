@@ -62,7 +62,9 @@ impl Group {
             // BMAD v6's story statuses before work starts: drafted, then ready-for-dev.
             "todo" | "open" | "new" | "ready" | "planned" | "proposed" | "backlog" | "notstarted" | "drafted"
             | "readyfordev" => Group::Open,
-            _ => return None,
+            // BMAD v4's dev agent hands a story over as "Ready for Review".
+            "readyforreview" => Group::InProgress,
+            _ => return localized(folded),
         })
     }
 
@@ -70,6 +72,32 @@ impl Group {
     pub fn is_closed(self) -> bool {
         matches!(self, Group::Done | Group::Dropped)
     }
+}
+
+/// The states of the other languages spec templates and backlogs are written in
+/// (Spanish, Portuguese, French, German, Italian, Japanese, Chinese, Korean), folded:
+/// `Estado: Completado`, `ステータス: 完了`, `Statut : Terminé`.
+fn localized(folded: &str) -> Option<Group> {
+    Some(match folded {
+        "completado" | "completada" | "terminado" | "terminada" | "hecho" | "hecha" | "finalizado" | "finalizada"
+        | "cerrado" | "resuelto" | "concluído" | "concluido" | "concluída" | "feito" | "terminé" | "terminée"
+        | "fait" | "complété" | "achevé" | "fini" | "erledigt" | "abgeschlossen" | "fertig" | "completato"
+        | "fatto" | "terminato" | "完了" | "完了済み" | "済み" | "対応済み" | "実装済み" | "完成" | "已完成"
+        | "完了済" | "완료" | "완료됨" => Group::Done,
+        "cancelado" | "cancelada" | "descartado" | "descartada" | "abandonado" | "annulé" | "abandonné"
+        | "abgebrochen" | "verworfen" | "annullato" | "中止" | "取り消し" | "却下" | "已取消" | "취소" => {
+            Group::Dropped
+        }
+        "bloqueado" | "bloqueada" | "bloqué" | "bloquée" | "blockiert" | "bloccato" | "保留" | "ブロック" | "阻塞"
+        | "已阻塞" | "차단" | "보류" => Group::Blocked,
+        "enprogreso" | "encurso" | "enproceso" | "enprogresso" | "emandamento" | "emprogresso" | "encours"
+        | "inbearbeitung" | "inarbeit" | "incorso" | "進行中" | "作業中" | "対応中" | "実装中" | "レビュー中"
+        | "进行中" | "진행중" | "enrevisión" | "enrevision" | "enrévision" => Group::InProgress,
+        "pendiente" | "porhacer" | "abierto" | "nuevo" | "pendente" | "afazer" | "àfaire" | "afaire" | "ouvert"
+        | "nouveau" | "offen" | "neu" | "dafare" | "aperto" | "未着手" | "未対応" | "未完了" | "待办" | "未开始"
+        | "대기" | "예정" => Group::Open,
+        _ => return None,
+    })
 }
 
 /// The type of a Spec Kit `## Phase N` heading: a group of tasks whose state is theirs

@@ -46,6 +46,9 @@ use std::path::Path;
 /// 13: OpenSpec: `openspec/changes/<id>/` and `openspec/specs/<capability>/` are read as
 /// their own layout (changes, tasks, groups, requirements and scenarios as items), no
 /// longer as Spec Kit feature folders; the document table marks items whose id yields.
+/// Spec files as written in their variants and languages (status lines read past dates
+/// and notes, localized role words, Kiro task headings and late `_Requirements_` lines,
+/// BMAD ids as written, archived stories as documents), ADR prose successors.
 pub const SCHEMA_VERSION: u32 = 13;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.

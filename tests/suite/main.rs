@@ -35,6 +35,7 @@ mod spec_parts;
 mod spec_real;
 mod spec_small;
 mod spec_why;
+mod spec_variants;
 mod term;
 mod tidy;
 mod untouched;

@@ -45,7 +45,11 @@ pub(super) fn link_paths(target: &str, from: &str, prefix: &[&str]) -> (Vec<Stri
     let written = if target.starts_with('/') { from_repo } else { from_file };
     let inside = written.as_deref().and_then(in_root).is_some_and(|p| !p.is_empty());
     // The scan skips hidden folders (`.claude/skills/x.md`): never a file of the index.
-    let hidden = |p: &str| p.split('/').any(|c| c.starts_with('.'));
+    // Spec Kit's constitution (`.specify/memory/`) is one.
+    let hidden = |p: &str| {
+        let constitution = p.trim_start_matches("./").starts_with(".specify/memory/");
+        p.split('/').any(|c| c.starts_with('.')) && !constitution
+    };
     let place = match (inside, written) {
         (_, Some(p)) if hidden(&p) => Where::Repository,
         (true, _) => Where::Root,

@@ -75,6 +75,9 @@ pub fn scan(scope: &Scope, body: &str, first_line: u32) -> Vec<Item> {
             ctx.heading(scope, level, heading, l, &lines[i + 1..], &mut out);
             continue;
         }
+        if scope.format == Format::Kiro && tasks_file(scope, false) {
+            kiro::late_cites(scope, &ctx.stack, l, &mut out);
+        }
         if let Some(item) = ctx.list_item(scope, l, &lines[i + 1..]) {
             out.push(item);
         }
@@ -146,8 +149,8 @@ struct Ctx {
     requirement: Option<(String, usize)>,
     /// Open list items by indentation: (indent, local id).
     stack: Vec<(usize, String)>,
-    /// BMAD: top-level task count; subtask count of the current task.
-    ordinal: (u32, u32),
+    /// BMAD: top-level task count; subtask count of each task (by its local id).
+    ordinal: (u32, std::collections::BTreeMap<String, u32>),
     /// Kiro/BMAD acceptance criteria seen in the current requirement.
     criteria: u32,
     /// BMAD: the story's task list (`## Tasks / Subtasks`).
@@ -157,6 +160,8 @@ struct Ctx {
     criteria_list: Region,
     /// Spec Kit: where the tasks written as headings are in the scan's output.
     heads: Vec<usize>,
+    /// Spec Kit: the requirement and criterion ids the spec declared so far.
+    declared: std::collections::BTreeSet<String>,
     /// Kiro's tasks file: the headings passed (line, level, text), which a task whose
     /// parent number has no task hangs under.
     headings: Vec<(u32, usize, String)>,
@@ -212,7 +217,7 @@ impl Ctx {
         let names_tasks = (level <= 2 && self.section.contains("task")) || self.section.starts_with("tasks");
         self.tasks_list.heading(level, names_tasks);
         self.criteria_list
-            .heading(level, self.section.contains("acceptance criteria"));
+            .heading(level, names_role(&self.section, "acceptance criteria"));
         if self.requirement.as_ref().is_none_or(|(_, lv)| level <= *lv) {
             self.requirement = None;
             // Criteria under subheadings of their section number on.
@@ -248,7 +253,8 @@ impl Ctx {
                 if let Some(n) = numbered_word(text, "task").filter(|_| in_tasks) {
                     let local = n.clone();
                     self.phase = Some(local.clone());
-                    self.ordinal = (n.parse().unwrap_or(self.ordinal.0), 0);
+                    self.ordinal.0 = n.parse().unwrap_or(self.ordinal.0);
+                    self.ordinal.1.remove(&n);
                     out.push(Item {
                         local,
                         r#type: "Task",
@@ -264,8 +270,15 @@ impl Ctx {
                     });
                 }
             }
+            Format::Kiro if scope.file == "tasks" => {
+                if let Some(task) = kiro::heading_task(scope, level, text, l, rest) {
+                    self.heads.push(out.len());
+                    out.push(task);
+                }
+            }
             Format::Kiro if scope.is_feature_file() => {
-                if let Some(n) = numbered_word(text, "requirement") {
+                let numbered = || kiro::numbered_requirement(text, section_lines(level, rest));
+                if let Some(n) = numbered_word(text, "requirement").or_else(numbered) {
                     self.requirement = Some((n.clone(), level));
                     let body = section_text();
                     out.push(Item {
@@ -298,8 +311,16 @@ impl Ctx {
         rest: &[Line<'_>],
         out: &mut Vec<Item>,
     ) {
-        if let Some(n) = numbered_word(text, "phase") {
-            let local = format!("phase-{n}");
+        if let Some(n) = phase_number(text) {
+            // A number written twice (three `## フェーズ2: …` over three stories) numbers
+            // three phases: the later ones are `phase-2-2`, `phase-2-3`, no duplicate id.
+            let taken = |l: &str| out.iter().any(|it| it.local == l);
+            let mut local = format!("phase-{n}");
+            let mut k = 1;
+            while taken(&local) {
+                k += 1;
+                local = format!("phase-{n}-{k}");
+            }
             self.phase = Some(local.clone());
             out.push(phase(local, text, l.no, story_refs(text, l.no)));
             return;
@@ -336,23 +357,16 @@ impl Ctx {
 
     fn task(&mut self, scope: &Scope, l: &Line<'_>, state: &'static str, body: &str, text: String) -> Option<Item> {
         let parent_task = self.stack.last().map(|(_, id)| id.clone());
-        let (local, r#type, title) = match task_id(body) {
+        let counted = |id: &str| scope.format == Format::Kiro && kiro::a_count(body, id);
+        let (local, r#type, title) = match task_id(body).filter(|(id, _)| !counted(id)) {
             Some((id, tail)) => {
                 let kind = if id.starts_with("CHK") { "Check" } else { "Task" };
                 (id.trim_end_matches('.').to_string(), kind, tail)
             }
             None if scope.format == Format::BmadStory && self.tasks_list.open() => {
-                let id = match parent_task.as_ref().or(self.phase.as_ref()) {
-                    Some(p) => {
-                        self.ordinal.1 += 1;
-                        format!("{p}.{}", self.ordinal.1)
-                    }
-                    None => {
-                        self.ordinal = (self.ordinal.0 + 1, 0);
-                        self.ordinal.0.to_string()
-                    }
-                };
-                (id, "Task", body)
+                let parent = parent_task.as_ref().or(self.phase.as_ref());
+                let (id, title) = bmad::box_id(&mut self.ordinal, parent.map(String::as_str), body);
+                (id, "Task", title)
             }
             None => return None,
         };
@@ -401,6 +415,20 @@ impl Ctx {
     ) -> Option<Item> {
         let in_criteria = self.criteria_list.open();
         match scope.format {
+            // `- 1.2 Replace the fetch calls` under `### 1. Intents`: numbered as written.
+            Format::Kiro if !ordered && l.indent == 0 => {
+                let req = self.requirement.clone()?.0;
+                let k = kiro::criterion_number(after, &req)?;
+                let title = after[req.len() + 1 + k.len()..].trim_start();
+                Some(leaf(
+                    format!("R{req}.{k}"),
+                    "Criterion",
+                    title,
+                    l.no,
+                    text,
+                    Some(format!("R{req}")),
+                ))
+            }
             Format::Kiro if ordered && l.indent == 0 => {
                 let req = self.requirement.clone()?.0;
                 self.criteria += 1;
@@ -430,6 +458,13 @@ impl Ctx {
             Format::SpecKit if scope.is_feature_file() => {
                 let plain = after.trim_start_matches('*');
                 let (id, tail) = requirement_id(plain)?;
+                // A later bullet opening with a declared id, not written as a declaration
+                // (`- **FR-001**:`), mentions it: a change summary's `- NFR-001 tightened`.
+                let declared = after.starts_with("**") && tail.trim_start_matches('*').starts_with(':');
+                if !declared && self.declared.contains(id) {
+                    return None;
+                }
+                self.declared.insert(id.to_string());
                 let r#type = if id.starts_with("SC") {
                     "Criterion"
                 } else {
@@ -488,13 +523,6 @@ fn tasks_file(scope: &Scope, in_tasks: bool) -> bool {
     }
 }
 
-/// `User Story 1 - Secure Agenda Processing (Priority: P1)` → `Secure Agenda Processing (Priority: P1)`.
-fn strip_number_lead(text: &str, word: &str, n: &str) -> String {
-    let rest = &text[word.len().min(text.len())..];
-    let rest = rest.trim_start().strip_prefix(n).unwrap_or(rest);
-    rest.trim_start_matches([' ', '-', ':', '—', '–']).trim().to_string()
-}
-
 /// A Kiro requirement's title: the heading's words after its number, or (`### Requirement
 /// 8` alone, as many write it) its user story, or the heading itself.
 fn requirement_title(heading: &str, n: &str, body: &str) -> String {
@@ -515,10 +543,24 @@ fn requirement_title(heading: &str, n: &str, body: &str) -> String {
     story.unwrap_or_else(|| heading.trim().to_string())
 }
 
-/// `(Priority: P1)` → `P1`.
+/// `(Priority: P1)` → `P1`, in the languages templates write it (`（優先度: P1）`,
+/// `(Prioridad: P2)`).
 fn priority(text: &str) -> Option<String> {
-    let i = text.find("Priority:")?;
-    let p: String = text[i + 9..]
+    let (i, key) = [
+        "Priority",
+        "優先度",
+        "Prioridad",
+        "Prioridade",
+        "Priorité",
+        "Priorität",
+        "优先级",
+        "優先級",
+        "우선순위",
+    ]
+    .iter()
+    .find_map(|k| text.find(k).map(|i| (i, *k)))?;
+    let rest = text[i + key.len()..].trim_start().strip_prefix([':', '：'])?;
+    let p: String = rest
         .trim_start()
         .chars()
         .take_while(|c| c.is_ascii_alphanumeric())
@@ -682,6 +724,7 @@ fn status_line(text: &str, line: u32) -> Option<&'static str> {
     })
 }
 
+mod bmad;
 pub(super) mod cites;
 mod kiro;
 pub(super) mod openspec;
@@ -692,3 +735,5 @@ use syntax::*;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod variants;

@@ -123,6 +123,8 @@ pub struct Census {
     pub prompts: usize,
     /// OpenSpec ([`openspec::Census`]).
     pub openspec: openspec::Census,
+    /// BMAD story files in an archive folder (`stories/archive/`), read as documents.
+    pub archived: usize,
 }
 
 impl Census {
@@ -135,6 +137,7 @@ impl Census {
         for p in paths {
             c.openspec.add(p);
             c.prompts += usize::from(is_prompt_record(p));
+            c.archived += usize::from(is_archived_story(p));
             match scope_of(p) {
                 Some(s) if s.format == Format::BmadStory => c.bmad += 1,
                 Some(s) if s.format == Format::SpecKit => {
@@ -194,7 +197,10 @@ pub fn scope_of(rel: &str) -> Option<Scope> {
                 file: parts[parts.len() - 1].to_string(),
             });
         }
-        if parts.len() >= i + 4 && archive {
+        // A folder grouping features by their state (`specs/in-progress/003-x/`) too.
+        let grouped =
+            parts.len() >= i + 4 && is_group(parts[i + 1]) && parts[i + 2].starts_with(|c: char| c.is_ascii_digit());
+        if parts.len() >= i + 4 && (archive || grouped) {
             i += 1;
         }
         let feature = parts[i + 1];
@@ -210,9 +216,15 @@ pub fn scope_of(rel: &str) -> Option<Scope> {
         [.., folder, file] => (*folder, *file),
         _ => return None,
     };
-    // Stories may sit in a subfolder of their folder (`stories/completed/`).
+    // Stories may sit in a subfolder of their folder (`stories/completed/`); an archive
+    // of them (`stories/archive/`) is history, whose numbers a later set reuses: its
+    // files are documents, not the stories of those numbers.
     let in_stories = parts[..parts.len() - 1].iter().any(|p| STORY_DIRS.contains(p));
-    if in_stories && let Some(n) = story_number(file) {
+    let archived = parts[..parts.len() - 1].iter().any(|p| is_old(p));
+    if in_stories
+        && !archived
+        && let Some(n) = story_number(file)
+    {
         return Some(Scope {
             format: Format::BmadStory,
             name: n,
@@ -237,6 +249,48 @@ pub fn is_prompt_record(rel: &str) -> bool {
         .collect::<Vec<_>>()
         .windows(2)
         .any(|w| w == ["history", "prompts"])
+}
+
+/// A BMAD story file kept in an archive folder (`docs/stories/archive/1.1.story.md`).
+fn is_archived_story(rel: &str) -> bool {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let (dirs, file) = parts.split_at(parts.len().saturating_sub(1));
+    let stem = file.first().and_then(|f| f.strip_suffix(".md")).unwrap_or("");
+    dirs.iter().any(|p| STORY_DIRS.contains(p)) && dirs.iter().any(|p| is_old(p)) && story_number(stem).is_some()
+}
+
+/// A folder of history a story set no longer uses: `archive`, `_archived`, `old`.
+fn is_old(name: &str) -> bool {
+    let n = name.trim_start_matches('_').to_lowercase();
+    matches!(
+        n.as_str(),
+        "archive" | "archived" | "archives" | "old" | "legacy" | "obsolete" | "deprecated"
+    )
+}
+
+/// A folder that groups features by their state: `in-progress`, `active`, `planned`.
+fn is_group(name: &str) -> bool {
+    let n = crate::model::backlog::fold_state(name);
+    matches!(
+        n.as_str(),
+        "inprogress"
+            | "active"
+            | "current"
+            | "planned"
+            | "backlog"
+            | "todo"
+            | "wip"
+            | "review"
+            | "drafts"
+            | "draft"
+            | "proposed"
+            | "next"
+            | "future"
+            | "shipped"
+            | "implemented"
+            | "blocked"
+            | "paused"
+    )
 }
 
 /// A folder of old features: `_archived`, `archive`, `done`.
@@ -283,7 +337,7 @@ fn dotted_story_number(file: &str) -> Option<&str> {
     let num = file[..end].trim_end_matches('.');
     let rest = &file[end..];
     let dotted = num.split('.').count() >= 2 && num.split('.').all(|p| !p.is_empty());
-    (dotted && (rest.is_empty() || file[num.len()..].starts_with('.'))).then_some(num)
+    (dotted && (rest.is_empty() || file[num.len()..].starts_with('.')) && !is_side_file(rest)).then_some(num)
 }
 
 /// v6's story key: `1-2-deploy-api` (or `1-2`) → `1.2`. Numbers of one to three digits,
@@ -296,11 +350,29 @@ fn dashed_story_number(file: &str) -> Option<String> {
         .then(|| format!("{epic}.{story}"))
 }
 
-/// `epic-2-accuracy` → `2`, `epic-10` → `10`.
+/// The name after a story's number that says the file is not the story but a report on
+/// it: in capitals (`7.5.AUTH_FIX`), or ending in a report's word (`2.1.qa-review`).
+fn is_side_file(rest: &str) -> bool {
+    let letters = || rest.chars().filter(char::is_ascii_alphabetic);
+    let capitals = letters().count() > 1 && letters().all(|c| c.is_ascii_uppercase());
+    capitals || ends_in_report(rest)
+}
+
+/// A name whose last word names a report: `-review`, `_summary`, `.notes`, `-retro`.
+pub(crate) fn ends_in_report(name: &str) -> bool {
+    let last = name.rsplit(['-', '_', '.']).next().unwrap_or("").to_lowercase();
+    matches!(
+        last.as_str(),
+        "review" | "summary" | "report" | "notes" | "qa" | "completion" | "handoff" | "retro" | "retrospective"
+    )
+}
+
+/// `epic-2-accuracy` → `2`, `epic-10` → `10`; none for a review of the epic
+/// (`epic-8-review`), a document that mentions it.
 fn epic_number(file: &str) -> Option<&str> {
     let rest = file.strip_prefix("epic-")?;
     let end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-    (end > 0).then_some(&rest[..end])
+    (end > 0 && !ends_in_report(rest)).then_some(&rest[..end])
 }
 
 #[cfg(test)]
@@ -329,6 +401,9 @@ mod tests {
             (Format::Kiro, "old-ui", "tasks")
         );
         assert!(scope_of("specs/003/tasks.txt").is_none());
+        // Features grouped by their state keep their own names.
+        let s = scope_of("specs/in-progress/004-export/tasks.md").unwrap();
+        assert_eq!((s.name.as_str(), s.file.as_str()), ("004-export", "tasks"));
         // SpaceWeirdos's `.kiro/specs/_archived/README.md` made `init` count 23 features
         // for 22.
         assert!(scope_of(".kiro/specs/_archived/README.md").is_none());
@@ -409,5 +484,19 @@ mod tests {
         let s = scope_of("docs/prd/epic-2-accuracy-context-enhancement.md").unwrap();
         assert_eq!((s.format, s.doc_id().as_str()), (Format::BmadEpic, "epic-2"));
         assert!(scope_of("docs/prd/epic-list.md").is_none());
+        // An archive of stories, reports named after a story or an epic: documents.
+        for path in [
+            "docs/stories/archive/1.1.story.md",
+            "docs/stories/_archived/2-1-deploy.md",
+            "docs/stories/old/3.5.story.md",
+            "docs/stories/7.5.AUTH_FIX.md",
+            "docs/stories/2.1.qa-review.md",
+            "docs/epics/epic-8-review.md",
+        ] {
+            assert!(scope_of(path).is_none(), "{path}");
+        }
+        assert_eq!(scope_of("docs/stories/7.5.auth-fix.md").unwrap().name, "7.5");
+        let c = Census::of(["docs/stories/1.1.story.md", "docs/stories/archive/1.1.story.md"]);
+        assert_eq!((c.bmad, c.archived), (1, 1));
     }
 }

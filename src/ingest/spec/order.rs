@@ -16,6 +16,15 @@ pub fn order_rules(scope: &Scope, items: &mut [Item]) {
     match scope.format {
         Format::SpecKit if scope.file == "tasks" => speckit_order(items),
         Format::Kiro => {
+            // A task heading with no outputs and no status line is its sub-tasks' work
+            // (`## Task 1:` over `- [ ] 1.1`), deepest first; then the phases.
+            let heads: Vec<usize> = (0..items.len())
+                .rev()
+                .filter(|&i| items[i].state.is_none() && items[i].r#type == "Task")
+                .collect();
+            for h in heads {
+                items[h].state = required_state(items, h);
+            }
             let phases: Vec<usize> = (0..items.len())
                 .filter(|&i| items[i].r#type == crate::model::backlog::PHASE)
                 .collect();
@@ -109,14 +118,20 @@ fn speckit_order(items: &mut [Item]) {
 }
 
 /// Kiro: a task waits for its previous sibling, and a phase for the task or phase before
-/// it (a phase is the top-level task its heading stands for).
+/// it (a phase is the top-level task its heading stands for). An optional task (`- [ ]*`)
+/// holds nothing: the task after it waits for the required one before it.
 fn sibling_order(items: &mut [Item]) {
     let mut last: std::collections::HashMap<Option<String>, String> = std::collections::HashMap::new();
     for it in items
         .iter_mut()
         .filter(|t| t.r#type == "Task" || t.r#type == crate::model::backlog::PHASE)
     {
-        if let Some(prev) = last.insert(it.parent.clone(), it.local.clone()) {
+        let prev = if it.optional {
+            last.get(&it.parent).cloned()
+        } else {
+            last.insert(it.parent.clone(), it.local.clone())
+        };
+        if let Some(prev) = prev {
             push_ref(&mut it.refs, EdgeType::DependsOn, prev, it.line);
         }
     }

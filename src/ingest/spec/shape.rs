@@ -45,8 +45,14 @@ pub fn shape(doc: &mut Node, sections: &[Section], scope: &Scope, body: &str, bo
     if let Format::OpenSpec(part) = scope.format {
         return super::openspec::shape(doc, scope, part, (body, body_line), item_node);
     }
-    if scope.format == Format::BmadStory && doc.state.is_none() {
-        doc.state = story_status(sections);
+    if scope.format == Format::BmadStory
+        && doc.state.is_none()
+        && let Some((state, written)) = story_status(sections)
+    {
+        doc.state = Some(state);
+        if let Some(w) = written {
+            with_field(doc, "status_text", &w);
+        }
     }
     let refs = doc.refs.get_or_insert_with(Vec::new);
     if let Some(parent) = scope.doc_parent()
@@ -127,13 +133,19 @@ fn item_node(file: &Node, file_id: &str, scope: &Scope, it: Item) -> (Node, Sect
 /// A BMAD story's status: a `Status:` line under its title (v6's template writes
 /// `Status: ready-for-dev`; a common variant of v4's, `- **Status:** Done`, whose later
 /// `### Status` sections report on something else), else the first line of its
-/// `## Status` section (v4), without emphasis, emoji or a trailing date (`✅ **COMPLETED**
-/// (August 2024)` → `Completed`). v6's statuses are states every backlog knows
-/// ([`crate::model::backlog::Group::builtin`]): backlog, drafted and ready-for-dev open,
-/// in-progress and review in progress, done done.
-fn story_status(sections: &[Section]) -> Option<String> {
-    if let Some(state) = crate::ingest::status::under_title(sections, &[]).and_then(|st| st.state) {
-        return Some(state);
+/// `## Status` section (v4), read as any status line is ([`crate::ingest::status`]):
+/// emoji, bold, dates, percentages and a trailing note make no state of their own
+/// (`✅ Complete - October 4, 2025` and `COMPLETE - 100% (All 9 tasks completed)` are
+/// `Complete`), and the line as written is kept beside it. v6's statuses are states every
+/// backlog knows ([`crate::model::backlog::Group::builtin`]): backlog, drafted and
+/// ready-for-dev open, in-progress and review in progress, done done. A line that starts
+/// with no state word keeps its first words (`Awaiting sign-off`).
+fn story_status(sections: &[Section]) -> Option<(String, Option<String>)> {
+    if let Some(st) = crate::ingest::status::read(sections, &[])
+        && let Some(state) = st.state
+    {
+        let written = st.written.filter(|w| *w != state);
+        return Some((state, written));
     }
     let sec = sections
         .iter()
@@ -147,13 +159,27 @@ fn story_status(sections: &[Section]) -> Option<String> {
     let word = word.trim();
     let mut chars = word.chars();
     let first = chars.next()?;
-    Some(first.to_uppercase().chain(chars.flat_map(char::to_lowercase)).collect())
+    let state: String = first.to_uppercase().chain(chars.flat_map(char::to_lowercase)).collect();
+    let written = (state != line).then(|| line.to_string());
+    Some((state, written))
+}
+
+/// `node`'s fields with `key` set to `value` (a JSON object made when it has none).
+fn with_field(node: &mut Node, key: &str, value: &str) {
+    let mut map: serde_json::Map<String, serde_json::Value> = node
+        .fields
+        .as_ref()
+        .and_then(|f| serde_json::from_str(f.get()).ok())
+        .unwrap_or_default();
+    map.entry(key.to_string()).or_insert_with(|| value.into());
+    node.fields = serde_json::value::to_raw_value(&map).ok();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ingest::spec::scope_of;
+    use crate::model::backlog::{Group, fold_state};
 
     fn status(text: &str) -> Option<String> {
         let sec = Section {
@@ -164,7 +190,7 @@ mod tests {
             text: text.into(),
             tokens: 0,
         };
-        story_status(&[sec])
+        story_status(&[sec]).map(|(state, _)| state)
     }
 
     #[test]
@@ -172,14 +198,44 @@ mod tests {
         assert_eq!(status("Done").as_deref(), Some("Done"));
         assert_eq!(status("✅ **COMPLETED** (August 2024)").as_deref(), Some("Completed"));
         assert_eq!(status("**COMPLETED ✅**:").as_deref(), Some("Completed"));
-        assert_eq!(status("Ready for Review").as_deref(), Some("Ready for review"));
+        assert_eq!(status("Ready for Review").as_deref(), Some("Ready for Review"));
+        // Dates, percentages and notes after the state make no state of their own; the
+        // line as written is kept beside it.
+        for (line, state) in [
+            ("✅ Complete - October 4, 2025", "Complete"),
+            ("COMPLETE - 100% (All 9 tasks completed)", "Complete"),
+            ("✅ **Completed via Story 6.2** — October 21, 2025", "Completed"),
+            ("✅ Complete - Fully Tested and Production Ready", "Complete"),
+            ("Completado (2025-03-01)", "Completado"),
+            ("✅ 完了（2025-10-04）", "完了"),
+            ("Terminé", "Terminé"),
+        ] {
+            assert_eq!(status(line).as_deref(), Some(state), "{line}");
+            assert!(Group::builtin(&fold_state(state)) == Some(Group::Done), "{line}");
+        }
+        let sec = |text: &str| Section {
+            heading: "Status".into(),
+            level: 2,
+            line: 1,
+            text_line: 2,
+            text: text.into(),
+            tokens: 0,
+        };
+        assert_eq!(
+            story_status(&[sec("✅ Complete - October 4, 2025")]),
+            Some(("Complete".into(), Some("✅ Complete - October 4, 2025".into())))
+        );
+        assert_eq!(story_status(&[sec("Done")]), Some(("Done".into(), None)));
+        // Another language's key under the title.
+        let sections = crate::ingest::markdown::parse_body("# Historia 1.1\n\n**Estado:** En progreso\n", 1).sections;
+        assert_eq!(story_status(&sections).map(|s| s.0).as_deref(), Some("En progreso"));
+        assert_eq!(Group::builtin(&fold_state("En progreso")), Some(Group::InProgress));
         assert_eq!(status("").as_deref(), None);
         // The metadata under the title before a later `### Status` report.
         let body = "# Story 5.3A: Intake\n\n## Story Information\n\n- **Story:** 5.3A\n- **Status:** Done\n- **Points:** 8\n\n## Notes\n\n### Status\n\nReady\n";
         let sections = crate::ingest::markdown::parse_body(body, 1).sections;
-        assert_eq!(story_status(&sections).as_deref(), Some("Done"));
+        assert_eq!(story_status(&sections).map(|s| s.0).as_deref(), Some("Done"));
         // BMAD v6 (xvanov/locatrix): `Status: review` under the title, in its own words.
-        use crate::model::backlog::{Group, fold_state};
         for (written, state, group) in [
             ("backlog", "Backlog", Group::Open),
             ("drafted", "Drafted", Group::Open),
@@ -190,7 +246,7 @@ mod tests {
         ] {
             let body = format!("# Story 1.2: Deploy\n\nStatus: {written}\n\n## Story\n\nAs a developer\n");
             let sections = crate::ingest::markdown::parse_body(&body, 1).sections;
-            let got = story_status(&sections);
+            let got = story_status(&sections).map(|s| s.0);
             assert_eq!(got.as_deref(), Some(state), "{written}");
             assert_eq!(Group::builtin(&fold_state(state)), Some(group), "{written}");
         }

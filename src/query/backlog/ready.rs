@@ -223,14 +223,14 @@ impl<'a> Backlog<'a> {
             .filter(|d| self.is_work(d.node) && matches!(d.group, Group::Open | Group::InProgress))
             .filter(|d| !matches!(d.rule, Some((_, PathState::Draft))))
             .filter(|d| !self.in_finished_document(d.node.id.as_str()))
-            // A container whose work is in unfinished children is not itself startable.
+            // A container whose work is in unfinished children is not itself startable
+            // (optional ones aside: Kiro's `- [ ]* 2.1` need not be done before its parent).
             .filter(|d| {
-                !self
-                    .children
-                    .get(d.node.id.as_str())
-                    .into_iter()
-                    .flatten()
-                    .any(|c| self.docs.get(c).is_some_and(|x| !x.group.is_closed()))
+                !self.children.get(d.node.id.as_str()).into_iter().flatten().any(|c| {
+                    self.docs
+                        .get(c)
+                        .is_some_and(|x| !x.group.is_closed() && !is_optional(x.node))
+                })
             })
             // What `holds` says, for all at once: own blockers done, the chain above clear.
             .filter(|d| {
@@ -250,11 +250,14 @@ impl<'a> Backlog<'a> {
                     .flatten()
                     .map(|b| format!("{b} ({})", self.node(b).and_then(|x| x.state.as_deref()).unwrap_or("-")))
                     .collect();
-                let why = if done.is_empty() {
+                let mut why = if done.is_empty() {
                     "no blockers".to_string()
                 } else {
                     format!("blockers done: {}", done.join(", "))
                 };
+                if is_optional(n) {
+                    why = format!("optional; {why}");
+                }
                 Ready {
                     unblocks: self.unblocks(&n.id),
                     item: self.item(d),
@@ -327,6 +330,12 @@ pub fn ready_from_rows(items: Vec<Ready>, cycles: Vec<Vec<String>>) -> ReadyRepo
         more: 0,
         cycles,
     }
+}
+
+/// Kiro's optional task (`- [ ]* 2.1`, `optional: true`): offered, and said so, but
+/// never what its parent or the next task waits for.
+fn is_optional(n: &Node) -> bool {
+    n.field_values("optional").first().map(String::as_str) == Some("true")
 }
 
 #[cfg(test)]

@@ -43,7 +43,7 @@ pub(super) fn same_entries(
         } else {
             format!("{dir}/{name}")
         };
-        if crate::config::walk::hidden_left_out(&name) {
+        if crate::config::walk::hidden_left_out(&name) || crate::config::walk::hidden_path_left_out(&rel) {
             return Some(match name.as_str() {
                 ".gitignore" | ".ignore" => watched.contains(root.join(&rel).as_path()),
                 // A folder below the root holding `.git` is a repository of its own,

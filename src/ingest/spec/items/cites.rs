@@ -14,7 +14,16 @@ pub(super) fn story_refs(text: &str, line: u32) -> Vec<ItemRef> {
         }
         rest = tail;
     }
-    if let Some(n) = numbered_word(text.split_once(':').map_or("", |(_, t)| t).trim(), "user story") {
+    let named = text.split_once([':', '：']).map_or("", |(_, t)| t).trim();
+    if let Some(n) = numbered_word(named, "user story") {
+        push_ref(&mut out, EdgeType::Relates, format!("US{n}"), line);
+    }
+    // `## Phase 3: US11 - Export (P1)`: the story by its id.
+    let first = named.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+    if let Some(n) = first
+        .strip_prefix("US")
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    {
         push_ref(&mut out, EdgeType::Relates, format!("US{n}"), line);
     }
     out
@@ -44,13 +53,10 @@ pub(super) fn cites(scope: &Scope, text: &str, first: u32) -> Vec<ItemRef> {
                 }
             }
             Format::Kiro => {
-                let lower = line.to_lowercase();
-                if let Some(i) = lower.find("requirements:") {
-                    for w in words(&line[i + 13..]) {
-                        if w.split('.')
-                            .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
-                        {
-                            push_ref(&mut out, EdgeType::Relates, format!("R{w}"), no);
+                if let Some(start) = requirements_cue(line) {
+                    for w in words(&line[start..]) {
+                        for n in requirement_numbers(w) {
+                            push_ref(&mut out, EdgeType::Relates, format!("R{n}"), no);
                         }
                     }
                 }
@@ -199,4 +205,63 @@ pub(super) fn dependencies(line: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Where the requirement numbers a Kiro task cites start on `line`: after
+/// `_Requirements: …_` (and its translations, `_Requisitos: …_`, `_要件: …_`) or
+/// `**Validates: Requirements …**`, as newer Kiro builds write it.
+fn requirements_cue(line: &str) -> Option<usize> {
+    let lower = line.to_lowercase();
+    const CUES: [&str; 10] = [
+        "validates: requirements",
+        "validates: requirement",
+        "requirements:",
+        "requirement:",
+        "requisitos:",
+        "requerimientos:",
+        "exigences :",
+        "exigences:",
+        "anforderungen:",
+        "要件:",
+    ];
+    CUES.iter()
+        .find_map(|c| lower.find(c).map(|i| i + c.len()))
+        .or_else(|| lower.find("要件：").map(|i| i + "要件：".len()))
+}
+
+/// True when `line` cites requirements as a Kiro task does.
+pub(super) fn cites_requirements(line: &str) -> bool {
+    requirements_cue(line).is_some()
+}
+
+/// The requirement numbers a word names: `1.2` → `1.2`; a range of one requirement's
+/// criteria, `1.1-1.15`, → each of `1.1` … `1.15`; `2-4` → `2`, `3`, `4`.
+fn requirement_numbers(w: &str) -> Vec<String> {
+    let number = |p: &str| {
+        p.split('.')
+            .all(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+    };
+    if number(w) {
+        return vec![w.to_string()];
+    }
+    let Some((a, b)) = w.split_once('-').filter(|(a, b)| number(a) && number(b)) else {
+        return Vec::new();
+    };
+    let (ha, la) = a.rsplit_once('.').map_or(("", a), |(h, l)| (h, l));
+    let (hb, lb) = b.rsplit_once('.').map_or(("", b), |(h, l)| (h, l));
+    let (Ok(from), Ok(to)) = (la.parse::<u32>(), lb.parse::<u32>()) else {
+        return Vec::new();
+    };
+    if ha != hb || from > to || to - from > 200 {
+        return vec![a.to_string(), b.to_string()];
+    }
+    (from..=to)
+        .map(|n| {
+            if ha.is_empty() {
+                n.to_string()
+            } else {
+                format!("{ha}.{n}")
+            }
+        })
+        .collect()
 }

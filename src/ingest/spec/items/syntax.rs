@@ -67,11 +67,154 @@ pub(super) fn requirement_id(s: &str) -> Option<(&str, &str)> {
     .then(|| (word, &s[end..]))
 }
 
-/// `Phase 3: …` with word `phase` → `3`; `User Story 2 - …` with `user story` → `2`.
+/// `Phase 3: …` with word `phase` → `3`; `User Story 2 - …` with `user story` → `2`;
+/// the word in any language a template ships it in (`ユーザーストーリー 2`, `Fase 3`),
+/// after a leading emoji or emphasis (`✅ Tarea 1.1`).
 pub(super) fn numbered_word(text: &str, word: &str) -> Option<String> {
-    let lower = text.to_lowercase();
-    let rest = lower.strip_prefix(word)?.trim_start();
+    let (start, len) = role_word(text, word)?;
+    let rest = text[start + len..].trim_start();
     // A letter may follow the number: `Phase 5A`.
-    let n: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric()).collect();
+    let n: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+        .collect();
+    let n = n.trim_end_matches('.');
+    // Dotted numbers are a Kiro task's (`Tarea 1.1`) or a sub-phase's (`Phase 7.1`);
+    // elsewhere the first part.
+    let n = if word == "task" || word == "phase" {
+        n
+    } else {
+        n.split('.').next().unwrap_or("")
+    };
+    let n: String = n.chars().map(|c| c.to_ascii_lowercase()).collect();
     n.starts_with(|c: char| c.is_ascii_digit()).then_some(n)
+}
+
+/// Where the role `word` (English, as [`ROLES`] lists it) starts `text` in any of its
+/// languages, past a leading emoji or emphasis: the start and length of the word.
+pub(super) fn role_word(text: &str, word: &str) -> Option<(usize, usize)> {
+    let start = text.len() - text.trim_start_matches(|c: char| !c.is_alphanumeric()).len();
+    let t = &text[start..];
+    let words = ROLES.iter().find(|(w, _)| *w == word).map_or(&[][..], |(_, ws)| *ws);
+    std::iter::once(word)
+        .chain(words.iter().copied())
+        .find(|w| t.get(..w.len()).is_some_and(|p| p.to_lowercase() == *w))
+        .map(|w| (start, w.len()))
+}
+
+/// The role words of spec templates in the languages they ship in (Spec Kit's
+/// translations, Kiro and BMAD as teams write them), lowercase: what a heading names.
+pub(super) const ROLES: [(&str, &[&str]); 5] = [
+    (
+        "user story",
+        &[
+            "ユーザーストーリー",
+            "ユーザー ストーリー",
+            "historia de usuario",
+            "historia del usuario",
+            "história de usuário",
+            "história do usuário",
+            "récit utilisateur",
+            "histoire utilisateur",
+            "user-story",
+            "benutzergeschichte",
+            "storia utente",
+            "用户故事",
+            "使用者故事",
+            "사용자 스토리",
+        ],
+    ),
+    ("phase", &["フェーズ", "fase", "étape", "阶段", "階段", "단계"]),
+    (
+        "task",
+        &[
+            "tarea",
+            "tâche",
+            "tarefa",
+            "aufgabe",
+            "attività",
+            "タスク",
+            "任务",
+            "任務",
+            "작업",
+        ],
+    ),
+    (
+        "requirement",
+        &["要件", "requisito", "exigence", "anforderung", "需求", "요구사항"],
+    ),
+    (
+        "acceptance criteria",
+        &[
+            "受け入れ基準",
+            "受入基準",
+            "criterios de aceptación",
+            "criterios de aceptacion",
+            "critères d'acceptation",
+            "critérios de aceitação",
+            "akzeptanzkriterien",
+            "criteri di accettazione",
+            "验收标准",
+            "인수 기준",
+        ],
+    ),
+];
+
+/// True when `section` (a heading, lowercase) names `word` (a [`ROLES`] word) anywhere.
+pub(super) fn names_role(section: &str, word: &str) -> bool {
+    let words = ROLES.iter().find(|(w, _)| *w == word).map_or(&[][..], |(_, ws)| *ws);
+    section.contains(word) || words.iter().any(|w| section.contains(w))
+}
+
+/// `text` after the role `word` and its number: `User Story 1 - Secure Agenda (Priority:
+/// P1)` → `Secure Agenda (Priority: P1)`.
+pub(super) fn strip_number_lead(text: &str, word: &str, n: &str) -> String {
+    let rest = match role_word(text, word) {
+        Some((start, len)) => &text[start + len..],
+        None => text,
+    };
+    let rest = rest.trim_start();
+    let rest = match rest.get(..n.len()) {
+        Some(p) if p.eq_ignore_ascii_case(n) => &rest[n.len()..],
+        _ => rest,
+    };
+    rest.trim_start_matches([' ', '-', ':', '—', '–', '：', '.'])
+        .trim()
+        .to_string()
+}
+
+/// A phase heading's number (`Phase 3: …`, `フェーズ 3: …`), unless the heading is a note
+/// on the phase: `Phase 3 completion (2026-05-31)`, `Phase 5 prep — …`, `Phase 2 Summary`.
+pub(super) fn phase_number(text: &str) -> Option<String> {
+    let n = numbered_word(text, "phase")?;
+    let (start, len) = role_word(text, "phase")?;
+    let after = text[start + len..].trim_start();
+    let after = after.get(n.len()..).unwrap_or("").trim_start();
+    let next: String = after
+        .chars()
+        .take_while(|c| c.is_alphabetic() || *c == '-')
+        .collect::<String>()
+        .to_lowercase();
+    const NOTES: [&str; 19] = [
+        "completion",
+        "complete",
+        "completed",
+        "prep",
+        "preparation",
+        "summary",
+        "status",
+        "review",
+        "notes",
+        "note",
+        "retrospective",
+        "retro",
+        "report",
+        "results",
+        "recap",
+        "checkpoint",
+        "wrap-up",
+        "handoff",
+        "progress",
+    ];
+    (!NOTES.contains(&next.as_str())).then_some(n)
 }

@@ -3,14 +3,14 @@
 use super::*;
 use crate::ingest::spec::scope_of;
 
-fn ids(items: &[Item]) -> Vec<(&str, &str, Option<&str>, Option<&str>)> {
+pub(super) fn ids(items: &[Item]) -> Vec<(&str, &str, Option<&str>, Option<&str>)> {
     items
         .iter()
         .map(|i| (i.local.as_str(), i.r#type, i.state, i.parent.as_deref()))
         .collect()
 }
 
-fn refs(item: &Item) -> Vec<(EdgeType, &str)> {
+pub(super) fn refs(item: &Item) -> Vec<(EdgeType, &str)> {
     item.refs.iter().map(|r| (r.edge, r.target.as_str())).collect()
 }
 
