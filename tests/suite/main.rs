@@ -31,6 +31,7 @@ mod spec;
 mod spec_edits;
 mod spec_parts;
 mod spec_real;
+mod spec_work;
 mod term;
 mod tidy;
 mod untouched;
