@@ -18,10 +18,10 @@ impl Index {
     /// `None` for any other question, when the words name no scope, or when there is
     /// nothing to answer with (the search answers then).
     pub(super) fn work_left(&self, query: &str, limit: usize) -> Result<Option<Results>, Error> {
-        let (asked, words) = match Intent::asks_open_work(query) {
-            Some(asked) => (asked, None),
+        let (asked, words, parts) = match Intent::asks_open_work(query) {
+            Some(asked) => (asked, None, false),
             None => match Intent::asks_scoped_work(query) {
-                Some(s) => (s.asked, Some(s.words)),
+                Some(s) => (s.asked, Some(s.words), s.parts),
                 None => return Ok(None),
             },
         };
@@ -31,6 +31,11 @@ impl Index {
             Some(Scope::Named(ids)) => ids,
             Some(Scope::Unnamed) => return Ok(None),
         };
+        // "What is left in epic X" where X's parts are documents of their own (its story
+        // files): the parts answer ranks them, each with its text.
+        if parts && scope.iter().any(|s| backlog.has_work_documents_below(s)) {
+            return Ok(None);
+        }
         let within: Option<HashSet<String>> = (!scope.is_empty()).then(|| backlog.under(&scope));
         let inside = |i: &Item| within.as_ref().is_none_or(|w| w.contains(&i.id));
         let filter = |states: &[&str]| Filter {

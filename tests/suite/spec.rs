@@ -335,12 +335,12 @@ fn still_open_asks_for_a_state_not_for_the_word_open() {
 #[test]
 fn what_is_left_for_the_mvp_is_the_open_work_of_the_p1_story() {
     let f = Fixture::new("tests/fixtures/spec-folders");
-    // The P1 phase is the scope: the phase (its state is its tasks'), its open tasks,
-    // then the tasks file it is part of.
+    // The P1 phase is the scope: its open tasks, then the phase (written in the same
+    // file) and the tasks file it is part of.
     let got = found(&f, "what is left for the MVP");
     assert_eq!(
         got,
-        ["001-chat/phase-3", "001-chat/T005", "001-chat/T006", "001-chat/tasks"]
+        ["001-chat/T005", "001-chat/T006", "001-chat/phase-3", "001-chat/tasks"]
     );
 }
 

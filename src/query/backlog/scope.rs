@@ -191,6 +191,16 @@ impl<'a> Backlog<'a> {
         self.written_in(id).map(|d| d.node.id.as_str())
     }
 
+    /// Whether a direct child of `id` is a work item that is a document of its own (an
+    /// epic's story files, a feature's stories), not an item written inside a file.
+    pub fn has_work_documents_below(&self, id: &str) -> bool {
+        self.children
+            .get(id)
+            .into_iter()
+            .flatten()
+            .any(|c| self.node(c).is_some_and(|n| n.kind == Kind::WorkItem) && self.written_in(c).is_none())
+    }
+
     /// Document `id` as `list` prints it.
     pub fn item_of(&self, id: &str) -> Option<crate::model::backlog::Item> {
         self.docs.get(id).map(|d| self.item(d))

@@ -126,6 +126,9 @@ pub struct ScopedWork {
     /// The words naming the scope, lowercase as written (`sign-up` as `signup`), in
     /// order: the question without its work, question and scope words.
     pub words: Vec<String>,
+    /// The question also reads as one about the scope's parts ("what is left in epic
+    /// X"), which the relations answer when those parts are documents of their own.
+    pub parts: bool,
 }
 
 /// The words that ask what is left or unfinished in a scope, beyond [`WORK_WORDS`]'s.
@@ -293,7 +296,11 @@ pub(super) fn asks_scoped_work(question: &str) -> Option<ScopedWork> {
         })
         .map(|w| w.to_string())
         .collect();
-    (!words.is_empty()).then_some(ScopedWork { asked, words })
+    (!words.is_empty()).then_some(ScopedWork {
+        asked,
+        words,
+        parts: false,
+    })
 }
 
 #[cfg(test)]
