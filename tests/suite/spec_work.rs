@@ -248,3 +248,38 @@ fn every_id_printed_is_an_id_to_pack_on_the_spec_corpora() {
         over_mcp(&root, &index, &all);
     }
 }
+
+/// "Implement <task>" packs the task, its phase, what it cites with its text (the user
+/// story whole, with its acceptance scenarios) and the folder's documents, and no other
+/// item of the folder it is not tied to.
+#[test]
+fn an_implement_pack_holds_what_the_task_cites_and_no_other_item() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let out = json(&f.run(&[
+        "pack",
+        "implement 001-chat/T005",
+        "--budget",
+        "4000",
+        "--format",
+        "json",
+    ]));
+    let items = out["items"].as_array().unwrap();
+    let got: Vec<&str> = items.iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(&got[..2], ["001-chat/T005", "001-chat/phase-3"], "{got:?}");
+    for id in [
+        "001-chat/US1",
+        "001-chat/FR-001",
+        "001-chat/T006",
+        "001-chat/tasks",
+        "001-chat",
+    ] {
+        assert!(got.contains(&id), "{id}: {got:?}");
+    }
+    // Another task, a checklist box: another item's answer. (A requirement it does not
+    // cite stays when its words match the task's, as FR-002's "member" does.)
+    for id in ["001-chat/T001", "001-chat/CHK002", "001-chat/T007", "001-chat/phase-4"] {
+        assert!(!got.contains(&id), "{id}: {got:?}");
+    }
+    let us = items.iter().find(|i| i["id"] == "001-chat/US1").unwrap();
+    assert_eq!(us["mode"], "full", "{us}");
+}

@@ -21,6 +21,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 mod hits;
+mod implement;
 mod memory;
 mod named;
 mod open;
