@@ -37,6 +37,7 @@ mod backlog;
 mod edits;
 mod open;
 mod queries;
+mod work;
 
 use crate::config::Config;
 use crate::error::Error;

@@ -27,57 +27,6 @@ impl Index {
         self.with_engine(|e| search::search(e, query, &self.config.retrieval, opts.limit, graph))
     }
 
-    /// For a question about the work left that names nothing to search for ("what
-    /// remains to be done?"), the items under way and those `ready` offers; `None` for
-    /// any other question, or when no work is left (the search answers then).
-    fn work_left(&self, query: &str, limit: usize) -> Result<Option<Results>, Error> {
-        use crate::model::backlog::Group;
-        use crate::query::intent::{Intent, WorkAsked};
-        let Some(asked) = Intent::asks_open_work(query) else {
-            return Ok(None);
-        };
-        let ready = self.ready()?;
-        let filter = |states: &[&str]| crate::query::backlog::Filter {
-            states: states.iter().map(|s| s.to_string()).collect(),
-            ..Default::default()
-        };
-        let in_progress = self.list(&filter(&["in_progress"]))?.items;
-        // Each item once: `ready` offers work under way too.
-        let mut seen: std::collections::HashSet<&str> = in_progress.iter().map(|i| i.id.as_str()).collect();
-        let can_start: Vec<_> = ready
-            .items
-            .iter()
-            .map(|r| &r.item)
-            .filter(|i| seen.insert(i.id.as_str()))
-            .collect();
-        let mut listed = vec![
-            ("in progress", in_progress.iter().collect::<Vec<_>>()),
-            ("ready", can_start),
-        ];
-        // Unfinished work beyond those: items with a type and a state (a document
-        // without a state lists as open, and a decision record has no type).
-        let rest = match asked {
-            WorkAsked::Next => Vec::new(),
-            WorkAsked::Left => self.list(&filter(&["open", "blocked"]))?.items,
-        };
-        // Nor the open boxes of a finished story (`ready` leaves them out too).
-        let backlog = self.backlog_graph(false)?;
-        let rest: Vec<_> = rest
-            .into_iter()
-            .filter(|i| i.r#type.is_some() && i.state.is_some() && !backlog.in_finished_document(&i.id))
-            .collect();
-        let rest: Vec<_> = rest.iter().filter(|i| seen.insert(i.id.as_str())).collect();
-        let waiting = rest.iter().copied().filter(|i| i.group != Group::Blocked).collect();
-        listed.push(("waiting", waiting));
-        listed.push((
-            "blocked",
-            rest.iter().copied().filter(|i| i.group == Group::Blocked).collect(),
-        ));
-        let engine = self.with_engine(|e| Ok(e.kind()))?;
-        let work = search::work_left(query, engine, &listed, limit);
-        Ok((!work.results.is_empty()).then_some(work))
-    }
-
     /// A context pack for `query` within `budget` tokens (the best
     /// [`PACK_CANDIDATES`] results considered).
     ///
@@ -181,6 +130,13 @@ impl Index {
         let loaded = sidecar::load_parts(&cfg.index_dir, false).ok_or_else(|| no_index(cfg))?;
         let keys = eval::Keys::new(&loaded.nodes);
         drop(loaded);
-        self.with_engine(|e| eval::evaluate(e, &cfg.retrieval, &keys, name, queries, opts))
+        // The questions the backlog answers (the work left, in a scope or not) are
+        // measured by that answer, as `search` and `pack` give it.
+        let limit = eval::depth(opts);
+        let given = queries
+            .iter()
+            .map(|q| self.work_left(&q.query, limit))
+            .collect::<Result<Vec<_>, Error>>()?;
+        self.with_engine(|e| eval::evaluate(e, &cfg.retrieval, &keys, name, queries, &given, opts))
     }
 }

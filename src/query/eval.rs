@@ -354,23 +354,33 @@ impl Keys {
     }
 }
 
+/// How many results each query is ranked to: the depth of the measures, and at least the
+/// pack's candidates.
+pub fn depth(opts: &Options) -> usize {
+    K2.max(opts.candidates)
+}
+
 /// Run every query through search (and pack) and score the rankings. `keys` resolves the
 /// graded keys (ids or paths) to documents; `name` names the query file in warnings.
+/// `given` holds, by query, the answer the backlog gives instead of a search (a
+/// question about the work left), ranked to [`depth`].
 pub fn evaluate(
     engine: &dyn Engine,
     retrieval: &crate::config::Retrieval,
     keys: &Keys,
     name: &str,
     queries: &[Query],
+    given: &[Option<crate::query::search::Results>],
     opts: &Options,
 ) -> Result<Report, Error> {
     let mut warnings = Vec::new();
     let mut per_query = Vec::new();
     let (mut on, mut off) = (Vec::new(), Vec::new());
-    let limit = K2.max(opts.candidates);
-    for q in queries {
+    let limit = depth(opts);
+    for (i, q) in queries.iter().enumerate() {
         let graded = Graded::new(engine, keys, name, q, &mut warnings);
-        let run = |graph: bool| score(engine, retrieval, q, &graded, limit, opts, graph);
+        let answer = given.get(i).and_then(Option::as_ref);
+        let run = |graph: bool| score(engine, retrieval, q, &graded, limit, opts, graph, answer);
         let g = if opts.graph { Some(run(true)?) } else { None };
         let ng = if opts.no_graph { Some(run(false)?) } else { None };
         let top = g.as_ref().or(ng.as_ref()).map(|r| r.1.clone()).unwrap_or_default();
@@ -451,7 +461,9 @@ impl Graded {
     }
 }
 
-/// One query's scores in one mode (with the graph or without), and its top ids.
+/// One query's scores in one mode (with the graph or without), and its top ids: of the
+/// backlog's `answer` when it gives one, else of the search.
+#[allow(clippy::too_many_arguments)]
 fn score(
     engine: &dyn Engine,
     retrieval: &crate::config::Retrieval,
@@ -460,8 +472,12 @@ fn score(
     limit: usize,
     opts: &Options,
     graph: bool,
+    answer: Option<&crate::query::search::Results>,
 ) -> Result<(Scores, Vec<String>), Error> {
-    let results = crate::query::search::search(engine, &q.query, retrieval, limit, graph)?;
+    let results = match answer {
+        Some(r) => r.clone(),
+        None => crate::query::search::search(engine, &q.query, retrieval, limit, graph)?,
+    };
     let mut ranked_keys: Vec<String> = Vec::new();
     for h in &results.results {
         let k = graded.as_key(&h.id);

@@ -36,6 +36,7 @@ mod spec_real;
 mod spec_small;
 mod spec_why;
 mod spec_variants;
+mod spec_work;
 mod term;
 mod tidy;
 mod untouched;

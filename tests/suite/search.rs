@@ -50,6 +50,13 @@ enum WhyJson {
         path: Vec<StepJson>,
         paths: usize,
     },
+    Work {
+        status: String,
+        place: usize,
+        of: usize,
+        #[serde(default)]
+        scope: Vec<String>,
+    },
 }
 
 #[derive(Debug, Deserialize)]

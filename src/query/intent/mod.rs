@@ -11,7 +11,7 @@ mod parts;
 mod words;
 mod work;
 
-pub use work::WorkAsked;
+pub use work::{ScopedWork, WorkAsked};
 
 use crate::model::EdgeType;
 use crate::model::graph::GraphEdge;
@@ -85,6 +85,25 @@ impl Intent {
     /// to search for ("what remains to be done?", "what should I work on next?").
     pub fn asks_open_work(question: &str) -> Option<WorkAsked> {
         work::asks_open_work(question)
+    }
+
+    /// What `question` asks of the work of a scope it names ("what is still open in the
+    /// billing spec?", "is the login feature finished?"), with the words naming it.
+    pub fn asks_scoped_work(question: &str) -> Option<ScopedWork> {
+        // A question read as one about other relations ("what is blocking X": X's
+        // blockers) is answered along them; one about X's parts says so, for the caller
+        // to answer along them when X's parts are documents of their own.
+        if !Intent::is_question(question) {
+            return None;
+        }
+        let intent = Intent::parse(question);
+        if intent.asks.iter().any(|a| *a != Ask::Parts) {
+            return None;
+        }
+        work::asks_scoped_work(question).map(|s| ScopedWork {
+            parts: intent.asks(Ask::Parts),
+            ..s
+        })
     }
 
     /// Whether `text` is a question: it contains a question mark or opens with a

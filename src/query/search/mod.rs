@@ -21,6 +21,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 mod hits;
+mod implement;
 mod memory;
 mod named;
 mod open;
@@ -34,7 +35,7 @@ pub use memory::{MemoryEngine, memory_engine};
 pub use open::open_engine;
 pub use rank::search;
 pub use sqlite::SqliteEngine;
-pub use work::work_left;
+pub use work::{SCOPE, SCOPE_PARENT, work_left};
 
 /// Which engine answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -70,15 +71,21 @@ pub enum Why {
         also_reached: usize,
     },
     /// Work left, for a question that asks what is left or can start and names nothing
-    /// to search for ("what remains to be done?", "what should I work on next?"): the
-    /// items under way, then those `ready` offers, in its order, then the rest unfinished.
+    /// to search for ("what remains to be done?", "what should I work on next?") or only
+    /// the scope of the work ("what is still open in the billing spec?"): the items under
+    /// way, then those `ready` offers, in its order, then the rest unfinished.
     Work {
-        /// `in progress` or `ready`.
+        /// `in progress`, `ready`, `waiting` or `blocked`; `scope` for the document a
+        /// question about its work names, after its work.
         status: &'static str,
         /// Its place among the items of that status (1-based).
         place: usize,
         /// How many items have that status.
         of: usize,
+        /// The documents the question names as the scope of the work (a feature, a
+        /// story, an epic), when it names one.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        scope: Vec<String>,
     },
     /// Reached along the graph.
     Neighbor {
@@ -118,7 +125,15 @@ impl Why {
                 }
                 format!("seed: {}", parts.join("; "))
             }
-            Why::Work { status, place, of } => format!("work left: {status} ({place} of {of})"),
+            Why::Work {
+                status,
+                place,
+                of,
+                scope,
+            } => match scope.as_slice() {
+                [] => format!("work left: {status} ({place} of {of})"),
+                _ => format!("work left in {}: {status} ({place} of {of})", scope.join(", ")),
+            },
             Why::Neighbor { path, .. } => {
                 let mut s = String::from("neighbor: ");
                 for (i, st) in path.iter().enumerate() {

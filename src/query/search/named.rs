@@ -4,7 +4,7 @@
 //! spec-folder item is searched in when it is named with only the words of taking it up.
 
 use super::Engine;
-use super::scoped::{items_of_named, scoped};
+use super::scoped::{TAKE_UP, items_of_named, scoped};
 use crate::config::Retrieval;
 use crate::model::Kind;
 use crate::query::intent::Intent;
@@ -17,6 +17,17 @@ use std::collections::{BTreeMap, HashSet};
 pub(super) fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec<String>, String) {
     let mut exact: Vec<String> = Vec::new();
     let mut text = query.to_string();
+    // The ids mdgraph prints (`feature/2`, `7.7/2.1`, `003-x/T012`, `T012@chat`,
+    // `ID@path`) name their item whole: read first, and blanked out of what the readings
+    // below see, so the feature in `feature/2` is not taken for the id and `2` for a word.
+    let (printed, blanked) = printed_ids(engine, query);
+    for (word, id) in printed {
+        text = remove_token(&text, word);
+        if !exact.contains(&id) {
+            exact.push(id);
+        }
+    }
+    let query = blanked.as_str();
     // An id typed in another form (`EIP-1559` for `1559`) is a lookup only in a short
     // query; in a sentence it is context (an abstract citing the EIPs it builds on).
     // A word and a number typed apart (`ADR 21`) count as one word here. A question
@@ -81,6 +92,79 @@ pub(super) fn named_ids(engine: &dyn Engine, query: &str, r: &Retrieval) -> (Vec
         }
     }
     (exact, text)
+}
+
+/// The words of `query` that are ids as mdgraph prints them, each with the document it
+/// names, and the query with those words blanked out. A word holding `/` or `@` is such
+/// an id when it names one document: exactly (any case, `ID@uidprefix`), else as `show`
+/// reads a scope written beside a local id (`003/T012`, `T012@chat`: the items whose id
+/// is the local one in a scope whose name holds the written one). Any other word is one
+/// only when it is a document's exact id and every other word is a word of taking work
+/// up ("implement 1.1", "implement login").
+fn printed_ids<'q>(engine: &dyn Engine, query: &'q str) -> (Vec<(&'q str, String)>, String) {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    fn bare(w: &str) -> &str {
+        w.trim_start_matches(['(', '[', '"', '\'', '`', '<'])
+            .trim_end_matches([')', ']', '"', '\'', '`', '>', ',', ';', ':', '?', '!', '.'])
+    }
+    let only_take_up = |i: usize| {
+        words.iter().enumerate().all(|(j, w)| {
+            j == i || {
+                let w = bare(w).to_lowercase();
+                TAKE_UP.contains(&w.as_str()) || matches!(w.as_str(), "the" | "a" | "item" | "story" | "please")
+            }
+        })
+    };
+    let mut found: Vec<(&str, String)> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let written = bare(w);
+        if written.is_empty() || !written.bytes().any(|b| b.is_ascii_alphanumeric()) {
+            continue;
+        }
+        let id = if written.contains(['/', '@']) {
+            engine
+                .exact_id(w)
+                .or_else(|| engine.exact_id(written))
+                .or_else(|| scoped_local(engine, written))
+        } else if only_take_up(i) {
+            engine.exact_id(written)
+        } else {
+            None
+        };
+        if let Some(id) = id {
+            found.push((written, id));
+        }
+    }
+    let mut blanked = query.to_string();
+    for (w, _) in &found {
+        blanked = blanked.replace(w, &" ".repeat(w.len()));
+    }
+    (found, blanked)
+}
+
+/// The one item `scope/local` or `local@scope` names: an item whose id is `local` inside
+/// a scope whose name holds `scope` (any case), as `show` reads it.
+fn scoped_local(engine: &dyn Engine, written: &str) -> Option<String> {
+    let (scope, local) = match written.rsplit_once('@') {
+        Some((local, scope)) => (scope, local),
+        None => written.rsplit_once('/')?,
+    };
+    if local.is_empty() || scope.is_empty() || !local.bytes().any(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let scope = scope.to_lowercase();
+    let hits: Vec<String> = engine
+        .scoped_ids(local)
+        .into_iter()
+        .filter(|id| {
+            id.rsplit_once('/')
+                .is_some_and(|(s, _)| s.to_lowercase().contains(&scope))
+        })
+        .collect();
+    match hits.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
 }
 
 /// The document an id-like token of a query names: as written, under a prefix alias

@@ -121,16 +121,8 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     // The item first, then what it is tied to (its phase, story, the requirement it
     // cites, what it waits on), then the context its words found.
     if let (Some(_), [item]) = (&within, exact.as_slice()) {
-        let tied: HashSet<String> = engine.edges(item).iter().map(|e| e.other.clone()).collect();
-        results.sort_by_key(|h| {
-            if &h.id == item {
-                0
-            } else if tied.contains(&h.id) {
-                1
-            } else {
-                2
-            }
-        });
+        super::implement::rank_for_item(engine, item, &mut results);
+        results.truncate(limit);
     }
     Ok(Results {
         schema: "mdgraph.search/1",
