@@ -20,6 +20,15 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 
+def data(result) -> dict:
+    """A tool's answer other than pack's: its JSON, sent once, as its text content."""
+    text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+    try:
+        return json.loads(text)
+    except ValueError:
+        return {}
+
+
 def field(obj, name: str):
     """An attribute under its snake_case name (mcp 2.x) or its wire name (mcp 1.x)."""
     snake = "".join("_" + c.lower() if c.isupper() else c for c in name)
@@ -38,7 +47,7 @@ async def check_ids(bin_path: str, root: str, index_dir: str, ids: list[str]) ->
                 first = (pack or {}).get("items", [{}])[0].get("id") if (pack or {}).get("items") else None
                 if first != id_:
                     failed.append(f"pack {query!r}: first {first!r}")
-                found = field(await session.call_tool("search", {"query": query, "limit": 3}), "structuredContent")
+                found = data(await session.call_tool("search", {"query": query, "limit": 3}))
                 top = (found or {}).get("results") or [{}]
                 if top[0].get("id") != id_:
                     failed.append(f"search {query!r}: first {top[0].get('id')!r}")
@@ -47,7 +56,7 @@ async def check_ids(bin_path: str, root: str, index_dir: str, ids: list[str]) ->
                     if field(r, "isError"):
                         failed.append(f"{tool} {id_!r}: an error")
                         continue
-                    sc = field(r, "structuredContent") or {}
+                    sc = data(r)
                     named = {
                         "show": lambda: sc.get("id"),
                         "neighbors": lambda: sc.get("root"),
