@@ -90,6 +90,7 @@ pub use query::show::Shown;
 #[cfg(feature = "site")]
 pub use site::{SITE_SCHEMA, SiteReport, build as build_site};
 pub use store::sidecar::MetaCounts;
+pub use store::sidecar::meta_damaged as index_meta_damaged;
 /// The stat cache's racy window, which the test suite shortens (the binary reads
 /// `MDGRAPH_TEST_RACY_MS`). Not part of the API.
 #[doc(hidden)]

@@ -217,16 +217,31 @@ fn overlay_diagnostics(
 ) -> Result<Vec<crate::model::diag::Diagnostic>, Error> {
     let ids: BTreeSet<&str> = overlay_blobs.values().flatten().map(String::as_str).collect();
     let contents = blobs(top, &ids)?;
+    // A staged blob that is not UTF-8 is no document, as the scan leaves such a file out,
+    // and the scan's error for it (found as the scan finds it).
+    let mut scan_errors = Vec::new();
     let overlay: BTreeMap<String, Option<String>> = overlay_blobs
         .iter()
         .map(|(rel, blob)| {
-            // A staged blob that is not text (or missing) is no document, as the scan
-            // leaves such a file out. Two paths may stage one blob: it is read once.
-            let text = blob.as_ref().and_then(|id| contents.get(id).cloned()).and_then(text_of);
+            // Two paths may stage one blob: it is read once.
+            let bytes = blob.as_ref().and_then(|id| contents.get(id).cloned());
+            let text = bytes.clone().and_then(text_of);
+            if let (Some(bytes), None) = (bytes, &text) {
+                let max = cfg.settings.scan.max_file_size;
+                let (_, d) = crate::ingest::scan::from_bytes(rel.clone(), cfg.root.join(rel), bytes, max);
+                scan_errors.extend(d);
+            }
             (rel.clone(), text)
         })
         .collect();
-    crate::ingest::overlay::diagnostics_with(cfg, &overlay)
+    let mut diagnostics = crate::ingest::overlay::diagnostics_with(cfg, &overlay)?;
+    if !scan_errors.is_empty() {
+        cfg.settings.check.apply(&mut scan_errors);
+        diagnostics.extend(scan_errors);
+        diagnostics.sort();
+        diagnostics.dedup();
+    }
+    Ok(diagnostics)
 }
 
 /// The staged baseline: none when it is not staged (then every diagnostic is new).

@@ -43,7 +43,8 @@ use std::path::Path;
 /// 12: a Kiro feature is the folder its files sit in, at any depth under `.kiro/specs/`
 /// (folders above it group features), and a Kiro task whose parent number has no task
 /// hangs under its heading, made a phase, or the file.
-pub const SCHEMA_VERSION: u32 = 12;
+/// 13: a file that is not UTF-8 is an error (`not-utf8`), not a warning.
+pub const SCHEMA_VERSION: u32 = 13;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.
@@ -532,6 +533,12 @@ pub fn read_jsonl<T: serde::de::DeserializeOwned + Send>(path: &Path) -> Result<
 pub fn read_meta(index_dir: &Path) -> Option<Meta> {
     let bytes = std::fs::read(index_dir.join(META)).ok()?;
     serde_json::from_slice(&bytes).ok()
+}
+
+/// Whether the index folder holds a `meta.json` that is no index record (`{}`, cut
+/// short, not JSON): the index is then rebuilt from the sources, as if it had none.
+pub fn meta_damaged(index_dir: &Path) -> bool {
+    index_dir.join(META).is_file() && read_meta_head(index_dir).is_none()
 }
 
 /// The head of `meta.json`: everything but the map of source files, which it skips

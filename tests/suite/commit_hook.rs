@@ -294,3 +294,122 @@ fn local_mode_ignores_a_gitignore_above_the_repository() {
         "a staged error in a file ignored above the repository went through"
     );
 }
+
+/// The repository in local mode (`commit_index` off), indexed, committed, hooks installed.
+fn local_committed(r: Repo) -> Repo {
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n",
+    )
+    .unwrap();
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    r.git_ok(&["commit", "-q", "-m", "backlog"]);
+    install(&r);
+    r
+}
+
+#[test]
+fn bad_input_is_a_message_not_a_stop_or_a_hole() {
+    if !git_available() {
+        return;
+    }
+    for commit_mode in [false, true] {
+        let what = if commit_mode { "commit mode" } else { "local mode" };
+        let r = if commit_mode {
+            let r = Repo::committed();
+            install(&r);
+            r
+        } else {
+            local_committed(Repo::new())
+        };
+        // A damaged meta.json is rebuilt with a note, by every command and the hook.
+        for damaged in ["{}", "not json", "{\"schema\": 13, \"config_di"] {
+            std::fs::write(r.path().join("_index/meta.json"), damaged).unwrap();
+            let out = r.mdgraph(&["index"]);
+            assert_eq!(out.code, 0, "{what} {damaged}: {}", out.stderr);
+            assert!(out.stderr.contains("meta.json is damaged"), "{what}: {}", out.stderr);
+            let out = r.mdgraph(&["check"]);
+            assert_eq!(out.code, 0, "{what} {damaged}: {}{}", out.stdout, out.stderr);
+        }
+        assert_eq!(
+            r.git_ok(&["status", "--porcelain"]),
+            "",
+            "{what}: the rebuild is the committed index"
+        );
+        std::fs::write(r.path().join("_index/meta.json"), "{}").unwrap();
+        let task = r.path().join("backlog").join(TASK);
+        let text = std::fs::read_to_string(&task).unwrap();
+        std::fs::write(&task, text.replacen("# Context", "# Context, edited", 1)).unwrap();
+        if commit_mode {
+            assert_eq!(r.mdgraph(&["index"]).code, 0);
+        }
+        r.git_ok(&["add", "-A"]);
+        let out = r.git(&["commit", "-q", "-m", "edit over a damaged meta.json"]);
+        assert_eq!(out.code, 0, "{what}: {}{}", out.stdout, out.stderr);
+
+        // One invalid UTF-8 byte: an error of that file, in the check and the hook.
+        let bytes = std::fs::read(&task).unwrap();
+        let mut bad = bytes.clone();
+        let at = bad.windows(7).position(|w| w == b"# Conte").unwrap();
+        bad[at + 2] = 0xff;
+        std::fs::write(&task, &bad).unwrap();
+        assert_eq!(r.mdgraph(&["index"]).code, 0);
+        let out = r.mdgraph(&["check"]);
+        assert_eq!(out.code, 1, "{what}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stdout.contains(&format!("{TASK}:")) && out.stdout.contains("error[not-utf8]"),
+            "{what}: {}",
+            out.stdout
+        );
+        r.git_ok(&["add", "-A"]);
+        let out = r.git(&["commit", "-q", "-m", "invalid UTF-8"]);
+        assert_ne!(out.code, 0, "{what}: a file left out of the graph was committed");
+        let said = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            said.contains("error[not-utf8]") && said.contains(TASK),
+            "{what}: {said}"
+        );
+        // Staged only (the working tree fixed): still refused, from the blob.
+        std::fs::write(&task, &bytes).unwrap();
+        if !commit_mode {
+            let out = r.git(&["commit", "-q", "-m", "invalid UTF-8 staged"]);
+            assert_ne!(out.code, 0, "{what}: a staged blob that is not UTF-8 was committed");
+        }
+        r.git_ok(&["reset", "-q", "--hard"]);
+    }
+
+    // An index folder inside `.git`, or outside the repository, from the config: refused,
+    // nothing written there.
+    let r = local_committed(Repo::new());
+    let tags = r.path().join(".git/refs/tags");
+    for (dir, says) in [
+        (".git/refs/tags", "inside a `.git` folder"),
+        ("../elsewhere", "outside the repository"),
+    ] {
+        std::fs::write(
+            r.path().join("mdgraph.toml"),
+            format!("root = \"backlog\"\nindex_dir = \"{dir}\"\n"),
+        )
+        .unwrap();
+        for cmd in ["check", "index"] {
+            let out = r.mdgraph(&[cmd]);
+            assert_eq!(out.code, 2, "{dir} {cmd}: {}{}", out.stdout, out.stderr);
+            assert!(
+                out.stderr.contains(says) && out.stderr.contains("mdgraph.toml"),
+                "{}",
+                out.stderr
+            );
+        }
+        assert_eq!(std::fs::read_dir(&tags).unwrap().count(), 0);
+        assert!(!r.path().parent().unwrap().join("elsewhere").exists());
+    }
+    // Given on the command line, a folder outside is the user's choice.
+    let outside = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("idx");
+    let out = r.mdgraph(&["--index-dir", dir.to_str().unwrap(), "index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(dir.join("graph_nodes.jsonl").is_file());
+    let out = r.mdgraph(&["--index-dir", ".git/refs/tags", "index"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
