@@ -39,7 +39,7 @@ pub(crate) fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Err
         (report, staged)
     });
     let (report, staged) = (report?, staged?);
-    let differ = differing(&top, &specs)?;
+    let differ = differing(&top, &specs, &staged)?;
     let index_name = cfg.display(&cfg.index_dir);
     let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
     let mut stale = Vec::new();

@@ -44,7 +44,7 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
     let baseline = in_repo(&top, &cfg.baseline);
     let specs = specs(&root, None, config.as_deref(), baseline.as_deref());
     let staged = staged_files(&top, &specs)?;
-    let differ = differing(&top, &specs)?;
+    let differ = differing(&top, &specs, &staged)?;
     if config_differs(cfg, &top, config.as_deref(), &staged, &differ)? {
         return Ok(None);
     }
@@ -284,7 +284,7 @@ fn with_staged_config(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, E
     let baseline = in_repo(&top, &staged_cfg.baseline);
     let specs = specs(&root, None, config.as_deref(), baseline.as_deref());
     let staged = staged_files(&top, &specs)?;
-    let differ = differing(&top, &specs)?;
+    let differ = differing(&top, &specs, &staged)?;
     let tracked = Tracked::new(&top, &prefix, &staged_cfg.settings.scan, &staged, &differ)?;
     let index_prefix = index.map(|i| format!("{i}/"));
     let canon_root = cfg.root.canonicalize().map_err(|e| Error::io(&cfg.root, e))?;

@@ -293,6 +293,15 @@ fn local_mode_ignores_a_gitignore_above_the_repository() {
         out.code, 0,
         "a staged error in a file ignored above the repository went through"
     );
+    // The working tree's check, too: a `.gitignore` above the repository hides nothing.
+    let out = mdgraph_with_git(&top, &["check"]);
+    assert_eq!(out.code, 1, "check ok over an error: {}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("`ADR-0404`"), "{}", out.stdout);
+    let nodes = std::fs::read_to_string(top.join("_index/graph_nodes.jsonl")).unwrap();
+    assert!(
+        nodes.contains("\"id\":\"QRY-FTR-0004\""),
+        "an item hidden by a rule above the repository"
+    );
 }
 
 /// The repository in local mode (`commit_index` off), indexed, committed, hooks installed.
@@ -412,4 +421,69 @@ fn bad_input_is_a_message_not_a_stop_or_a_hole() {
     assert!(dir.join("graph_nodes.jsonl").is_file());
     let out = r.mdgraph(&["--index-dir", ".git/refs/tags", "index"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
+#[test]
+fn the_hook_reads_the_blob_of_a_file_git_does_not_compare() {
+    if !git_available() {
+        return;
+    }
+    let task = format!("backlog/{TASK}");
+    for flag in ["--skip-worktree", "--assume-unchanged"] {
+        // Local mode: a staged dangling reference under a clean working-tree copy.
+        let r = local_committed(Repo::new());
+        let path = r.path().join(&task);
+        let good = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            good.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+        )
+        .unwrap();
+        r.git_ok(&["add", &task]);
+        r.git_ok(&["update-index", flag, &task]);
+        std::fs::write(&path, &good).unwrap();
+        let out = r.git(&["commit", "-q", "-m", "staged dangling"]);
+        assert_ne!(out.code, 0, "{flag}: the staged error went through");
+        assert!(
+            format!("{}{}", out.stdout, out.stderr).contains("`ADR-0404`"),
+            "{flag}: {}",
+            out.stderr
+        );
+
+        // The config git does not compare, turned off locally: the staged one judges.
+        let r = local_committed(Repo::new());
+        r.git_ok(&["update-index", flag, "mdgraph.toml"]);
+        std::fs::write(
+            r.path().join("mdgraph.toml"),
+            "root = \"backlog\"\nindex_dir = \"_index\"\n[check]\nseverity = { \"dangling-reference\" = \"off\" }\n",
+        )
+        .unwrap();
+        let path = r.path().join(&task);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+        )
+        .unwrap();
+        r.git_ok(&["add", &task]);
+        let out = r.git(&["commit", "-q", "-m", "dangling under a local config"]);
+        assert_ne!(out.code, 0, "{flag}: a local config let a staged error through");
+
+        // Commit mode: an index of a local tweak, staged, is stale against the blob.
+        let r = Repo::committed();
+        install(&r);
+        r.git_ok(&["update-index", flag, &task]);
+        let path = r.path().join(&task);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen("# Context", "# Context, a local tweak", 1)).unwrap();
+        assert_eq!(r.mdgraph(&["index"]).code, 0);
+        r.git_ok(&["add", "_index"]);
+        let out = r.git(&["commit", "-q", "-m", "index of a local tweak"]);
+        assert_ne!(out.code, 0, "{flag}: a stale staged index went through");
+        assert!(
+            format!("{}{}", out.stdout, out.stderr).contains("stale-index"),
+            "{flag}: {}",
+            out.stderr
+        );
+    }
 }
