@@ -177,11 +177,20 @@ pub(crate) fn overrides(cli: &Cli) -> Overrides {
 fn config(ctx: &Ctx, err: &mut dyn Write) -> Result<Config, Failure> {
     let cli = ctx.cli;
     let ov = overrides(cli);
-    let cfg = Config::load(ctx.cwd, &ov)?;
+    // The hook judges what git will commit: the staged config, never an untracked one, and
+    // not stopped by a broken or deleted working-tree one.
+    let staged = matches!(&cli.command, Command::Check(a) if a.staged());
+    let cfg = match staged {
+        true => mdgraph::staged_config_of(ctx.cwd, &ov, Config::load(ctx.cwd, &ov))?,
+        false => Config::load(ctx.cwd, &ov)?,
+    };
     // Outside any configured backlog a query would index the working directory into a
-    // new `_index/` there; say so instead (`index`, `hook` and `--root` ask for it explicitly).
-    let explicit =
-        cli.root.is_some() || cli.index_dir.is_some() || matches!(cli.command, Command::Index(_) | Command::Hook(_));
+    // new `_index/` there; say so instead (`index`, `hook` and `--root` ask for it
+    // explicitly, and so does the hook's `check --staged`: a commit without a config).
+    let explicit = staged
+        || cli.root.is_some()
+        || cli.index_dir.is_some()
+        || matches!(cli.command, Command::Index(_) | Command::Hook(_));
     if cfg.config_file.is_none() && !explicit {
         return Err(Failure::Error(Error::Other(format!(
             "no {} in {} or any folder above it: run `mdgraph init` to set one up, or pass --root",

@@ -487,3 +487,74 @@ fn the_hook_reads_the_blob_of_a_file_git_does_not_compare() {
         );
     }
 }
+
+#[test]
+fn the_hook_uses_the_staged_config_never_an_untracked_or_unstaged_one() {
+    if !git_available() {
+        return;
+    }
+    let task = format!("backlog/{TASK}");
+    let dangle = |r: &Repo| {
+        let path = r.path().join(&task);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+        )
+        .unwrap();
+        r.git_ok(&["add", &task]);
+    };
+    // An untracked config, never committed, is no config of the commit.
+    let r = local_committed(Repo::new());
+    r.git_ok(&["rm", "-q", "--cached", "mdgraph.toml"]);
+    r.git_ok(&["commit", "-q", "--no-verify", "-m", "no config"]);
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n[check]\nseverity = { \"dangling-reference\" = \"off\" }\n",
+    )
+    .unwrap();
+    dangle(&r);
+    let out = r.git(&["commit", "-q", "-m", "dangling under an untracked config"]);
+    assert_ne!(out.code, 0, "an untracked config let a staged error through");
+    assert!(
+        format!("{}{}", out.stdout, out.stderr).contains("`ADR-0404`"),
+        "{}",
+        out.stderr
+    );
+
+    // An unstaged broken, or deleted, config refuses no correct commit; the staged one
+    // still judges.
+    for commit_mode in [false, true] {
+        for damage in ["broken", "deleted"] {
+            let what = format!("{damage}, commit_mode={commit_mode}");
+            let r = if commit_mode {
+                let r = Repo::committed();
+                install(&r);
+                r
+            } else {
+                local_committed(Repo::new())
+            };
+            let path = r.path().join(&task);
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, text.replacen("# Context", "# Context, edited", 1)).unwrap();
+            assert_eq!(r.mdgraph(&["index"]).code, 0);
+            r.git_ok(&["add", "-A"]);
+            let config = r.path().join("mdgraph.toml");
+            match damage {
+                "broken" => std::fs::write(&config, "root = [\n").unwrap(),
+                _ => std::fs::remove_file(&config).unwrap(),
+            }
+            let out = r.git(&["commit", "-q", "-m", "good edit"]);
+            assert_eq!(
+                out.code, 0,
+                "{what}: a correct commit refused: {}{}",
+                out.stdout, out.stderr
+            );
+            if !commit_mode {
+                dangle(&r);
+                let out = r.git(&["commit", "-q", "-m", "bad edit"]);
+                assert_ne!(out.code, 0, "{what}: a staged error went through");
+            }
+        }
+    }
+}
