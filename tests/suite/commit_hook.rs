@@ -558,3 +558,32 @@ fn the_hook_uses_the_staged_config_never_an_untracked_or_unstaged_one() {
         }
     }
 }
+
+#[test]
+fn a_stale_index_refusal_never_sends_to_the_baseline() {
+    if !git_available() {
+        return;
+    }
+    let r = Repo::committed();
+    install(&r);
+    let nodes = r.path().join("_index/graph_nodes.jsonl");
+    let text = std::fs::read_to_string(&nodes).unwrap();
+    std::fs::write(&nodes, text.replacen("QRY-TSK-0007", "QRY-TSK-7777", 1)).unwrap();
+    r.git_ok(&["add", "_index"]);
+    let out = r.git(&["commit", "-q", "-m", "a hand-edited index"]);
+    assert_ne!(out.code, 0);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("stale-index") && said.contains("run `mdgraph index`"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("record them with `mdgraph baseline`"),
+        "advice that records nothing: {said}"
+    );
+    // The refusal left the staged bytes in the working tree as they were.
+    assert_eq!(
+        std::fs::read_to_string(&nodes).unwrap(),
+        text.replacen("QRY-TSK-0007", "QRY-TSK-7777", 1)
+    );
+}
