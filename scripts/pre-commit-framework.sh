@@ -6,7 +6,9 @@
 #   2. with the hooks installed (`pre-commit install`), a commit whose index is stale is
 #      refused by mdgraph-check, naming the changed file;
 #   3. mdgraph-index (through try-repo) rebuilds the index and fails so it can be staged
-#      ("files were modified by this hook"), after which the commit goes through.
+#      ("files were modified by this hook"), after which the commit goes through;
+#   4. a commit that only deletes an item another refers to (`git rm`) is refused
+#      (always_run: no `files` filter matches a deletion).
 # Skips (exit 0, with a message) when git, cargo or python3 is missing or pre-commit
 # cannot be installed (offline), except under CI=true, where each of those fails (exit 1).
 # Usage: scripts/pre-commit-framework.sh
@@ -126,6 +128,14 @@ git add -A
 expect "the commit with the rebuilt index goes through" 0 "" -- \
   git commit -qm "edit with the index"
 expect "the new commit is there" 0 "edit with the index" -- git log --oneline -1
+# A commit that only deletes an item another one refers to: no staged file matches a
+# `files` filter, yet the graph changes (a dangling reference).
+git rm -q backlog/decisions/ADR-0004_resumable-photo-uploads-with-tus.md
+"$CARGO_TARGET_DIR/$profile/mdgraph" index --quiet || true
+git add -A _index
+expect "a commit that only deletes a referenced item is refused" 1 "refers to \`ADR-0004\`" -- \
+  git commit -qm "delete a referenced decision"
+git reset -q --hard
 
 echo "pre-commit-framework: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -66,6 +66,7 @@ pub use check::merge::{Merged, merge as merge_index_file, run_driver as run_merg
 pub use check::{BaselineReport, CheckOptions, CheckReport};
 pub use config::{BASELINE_FILE, CONFIG_FILE, CheckSettings, Config, Level, Overrides};
 // The types of `Config`'s fields, so a library user can name what it reads.
+pub use check::staged::staged_config_of;
 /// The one walk of a backlog root (which folders hold the backlog), for front ends that
 /// watch the same folders the scan reads.
 pub use config::walk;
@@ -91,6 +92,7 @@ pub use query::show::Shown;
 #[cfg(feature = "site")]
 pub use site::{SITE_SCHEMA, SiteReport, build as build_site};
 pub use store::sidecar::MetaCounts;
+pub use store::sidecar::meta_damaged as index_meta_damaged;
 /// The stat cache's racy window, which the test suite shortens (the binary reads
 /// `MDGRAPH_TEST_RACY_MS`). Not part of the API.
 #[doc(hidden)]

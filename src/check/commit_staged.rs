@@ -19,8 +19,30 @@ use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::store::files;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The staged check of a committed index.
+/// The staged check of a committed index. A refused commit leaves the working tree as it
+/// was: the committed index files the refresh rewrote get their bytes back (a `git
+/// checkout` of another branch, or `git merge --abort` after a refused merge, would
+/// otherwise stop on them); the local caches, which git ignores, stay as refreshed.
 pub(crate) fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
+    let names: Vec<&str> = files::OUTPUTS.iter().copied().chain([files::META]).collect();
+    let before: Vec<(std::path::PathBuf, Vec<u8>)> = names
+        .iter()
+        .map(|n| cfg.index_dir.join(n))
+        .filter_map(|p| std::fs::read(&p).ok().map(|b| (p, b)))
+        .collect();
+    let result = judge(cfg, opts);
+    if !result.as_ref().is_ok_and(|r| r.ok) {
+        for (path, bytes) in before {
+            if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
+                files::atomic_write(&path, |f| std::io::Write::write_all(f, &bytes))?;
+            }
+        }
+    }
+    result
+}
+
+/// [`check`], leaving the refreshed local index as it is.
+fn judge(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     let top = toplevel(cfg)?;
     let root = in_repo(&top, &cfg.root).ok_or_else(|| outside(cfg, &top, "root", &cfg.root))?;
     let index = in_repo(&top, &cfg.index_dir).ok_or_else(|| outside(cfg, &top, "index folder", &cfg.index_dir))?;
@@ -39,7 +61,7 @@ pub(crate) fn check(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Err
         (report, staged)
     });
     let (report, staged) = (report?, staged?);
-    let differ = differing(&top, &specs)?;
+    let differ = differing(&top, &specs, &staged)?;
     let index_name = cfg.display(&cfg.index_dir);
     let stale_diag = |path: String, msg: String| Diagnostic::new(path, 0, Severity::Error, Code::StaleIndex, msg);
     let mut stale = Vec::new();

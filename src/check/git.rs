@@ -97,20 +97,28 @@ pub(crate) struct Staged {
     pub(crate) mode: String,
     /// The blob id.
     pub(crate) blob: String,
+    /// Marked skip-worktree or assume-unchanged (`git ls-files -v`: `S`, or a lower-case
+    /// tag): git does not compare its working-tree copy, so `diff-files` never names it
+    /// and its staged content is read from the blob.
+    pub(crate) unwatched: bool,
 }
 
 /// `git ls-files -s -z` of the pathspecs: top-relative path → staged entry.
 pub(crate) fn staged_files(top: &Path, specs: &[String]) -> Result<BTreeMap<String, Staged>, Error> {
-    let mut args = vec!["ls-files", "-s", "-z", "--"];
+    let mut args = vec!["ls-files", "-s", "-v", "-z", "--"];
     args.extend(specs.iter().map(String::as_str));
     let out = git(top, &args, None)?;
     let mut files = BTreeMap::new();
     for rec in out.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-        // `<mode> <blob> <stage>\t<path>`
+        // `<tag> <mode> <blob> <stage>\t<path>`
         let rec = String::from_utf8_lossy(rec);
         let Some((head, path)) = rec.split_once('\t') else {
             continue;
         };
+        let Some((tag, head)) = head.split_once(' ') else {
+            continue;
+        };
+        let unwatched = tag == "S" || tag.chars().any(|c| c.is_ascii_lowercase());
         let mut parts = head.split(' ');
         let (Some(mode), Some(blob), Some(stage)) = (parts.next(), parts.next(), parts.next()) else {
             continue;
@@ -124,23 +132,31 @@ pub(crate) fn staged_files(top: &Path, specs: &[String]) -> Result<BTreeMap<Stri
             Staged {
                 mode: mode.to_string(),
                 blob: blob.to_string(),
+                unwatched,
             },
         );
     }
     Ok(files)
 }
 
-/// Top-relative paths whose working-tree content differs from the staged one
-/// (`git diff-files`), deleted ones included.
-pub(crate) fn differing(top: &Path, specs: &[String]) -> Result<BTreeSet<String>, Error> {
+/// Top-relative paths whose working-tree content may differ from the staged one: those
+/// `git diff-files` names (deleted ones included), and every staged file git does not
+/// compare (skip-worktree, assume-unchanged: their working-tree copy may hold anything).
+pub(crate) fn differing(
+    top: &Path,
+    specs: &[String],
+    staged: &BTreeMap<String, Staged>,
+) -> Result<BTreeSet<String>, Error> {
     let mut args = vec!["diff-files", "--name-only", "-z", "--"];
     args.extend(specs.iter().map(String::as_str));
     let out = git(top, &args, None)?;
-    Ok(out
+    let mut differ: BTreeSet<String> = out
         .split(|&b| b == 0)
         .filter(|r| !r.is_empty())
         .map(|r| String::from_utf8_lossy(r).into_owned())
-        .collect())
+        .collect();
+    differ.extend(staged.iter().filter(|(_, e)| e.unwatched).map(|(p, _)| p.clone()));
+    Ok(differ)
 }
 
 /// The contents of blobs, by id, in one `git cat-file --batch`.

@@ -15,10 +15,6 @@ use crate::text::path::{absolute, relative_to};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The line that marks the pre-commit hook written by mdgraph (such a hook is replaced
-/// without `--force`); the other hooks are marked `# mdgraph <name> hook`.
-pub const MARKER: &str = "# mdgraph pre-commit hook";
-
 /// The merge driver `_index/.gitattributes` names for the index files in commit mode.
 /// Defined in the repository's git config by [`install`] as `mdgraph merge-driver`,
 /// which merges the files record by record (see [`crate::check::merge`]).
@@ -42,7 +38,8 @@ pub enum Outcome {
 /// registered in the repository's git config (it needs a `git` executable).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installed {
-    /// `(hook name, path, outcome)` for pre-commit, post-merge and post-rewrite.
+    /// `(hook name, path, outcome)` for pre-commit, pre-merge-commit, post-merge and
+    /// post-rewrite.
     pub hooks: Vec<(&'static str, PathBuf, Outcome)>,
     /// Whether `merge.mdgraph.driver` was set.
     pub merge_driver: bool,
@@ -172,6 +169,13 @@ fn command_line(args: &[String]) -> String {
 /// The pre-commit hook script. `commit` is commit mode (the staged index is checked
 /// too, and must be staged with the backlog).
 pub fn script(args: &[String], index_dir: &str, commit: bool) -> String {
+    judge_script("pre-commit", args, index_dir, commit)
+}
+
+/// The pre-commit hook, or under another name the pre-merge-commit hook: git runs no
+/// pre-commit hook for the commit of a merge it made by itself, only that one, over the
+/// merge result staged.
+pub fn judge_script(name: &str, args: &[String], index_dir: &str, commit: bool) -> String {
     let cmd = command_line(args);
     let stage = sh_quote(index_dir);
     let (what, fix) = if commit {
@@ -184,16 +188,21 @@ pub fn script(args: &[String], index_dir: &str, commit: bool) -> String {
         (
             "# Refuses a commit whose staged backlog has new errors (the staged files, never the\n\
              # working tree; errors recorded by `mdgraph baseline` do not refuse it).",
-            "Fix the errors and stage the fix, or record today's errors with `mdgraph baseline`.".to_string(),
+            "Fix the errors and stage the fix, or record today's errors with `mdgraph baseline` and stage the baseline file.".to_string(),
         )
+    };
+    let skip = if name == "pre-commit" {
+        "git commit --no-verify"
+    } else {
+        "git merge --no-verify"
     };
     format!(
         r#"#!/bin/sh
-{MARKER} (written by `mdgraph hook install`).
+# mdgraph {name} hook (written by `mdgraph hook install`).
 {what}
-# Skip it once with `git commit --no-verify`; remove this file to stop.
+# Skip it once with `{skip}`; remove this file to stop.
 if ! command -v mdgraph >/dev/null 2>&1; then
-  echo "mdgraph pre-commit hook: mdgraph is not on PATH; install it (cargo install --path <mdgraph checkout>) or remove $0" >&2
+  echo "mdgraph {name} hook: mdgraph is not on PATH; install it (cargo install --path <mdgraph checkout>) or remove $0" >&2
   exit 1
 fi
 {cmd} check --staged
@@ -208,16 +217,28 @@ exit "$status"
     )
 }
 
-/// A post-merge or post-rewrite hook script: rebuild the working tree's index after git
-/// changed the backlog. It never commits, amends or moves a ref.
+/// A post-merge or post-rewrite hook script: judge the commit git just made (HEAD, which
+/// git's index then holds: a merge, a rebase's last commit, an amend) and say plainly when
+/// its committed index is stale or it has new errors, then rebuild the working tree's
+/// index. It never commits, amends or moves a ref, and never fails (git ignores the
+/// exit of these hooks).
 pub fn refresh_script(name: &str, args: &[String]) -> String {
     let cmd = command_line(args);
     format!(
         r#"#!/bin/sh
 # mdgraph {name} hook (written by `mdgraph hook install`).
-# Brings the working tree's index up to date after git changed the backlog. It writes
-# only the index folder: it never commits, amends or moves a ref. Remove this file to stop.
+# Says when the commit git just made (HEAD) has a stale committed index or new errors,
+# then brings the working tree's index up to date. It writes only the index folder: it
+# never commits, amends or moves a ref. Remove this file to stop.
 command -v mdgraph >/dev/null 2>&1 || exit 0
+# Judged only when git's index is HEAD's (nothing else staged).
+if git diff-index --cached --quiet HEAD -- 2>/dev/null && ! {cmd} check --staged >/dev/null 2>&1; then
+  cat >&2 <<'MDGRAPH_EOF'
+mdgraph {name}: the commit just made (HEAD) has a stale committed index or new errors
+(`mdgraph check --staged` says which). Fix them, run `mdgraph index`, stage the fix and
+the index, and commit them in a new commit.
+MDGRAPH_EOF
+fi
 {cmd} --quiet index >/dev/null 2>&1 || true
 exit 0
 "#
@@ -253,18 +274,23 @@ pub fn install(cfg: &Config, force: bool) -> Result<Installed, Error> {
             "{bad:?}: a path with a control character cannot be written into a hook script"
         )));
     }
-    let wanted: [(&'static str, String); 3] = [
+    let wanted: [(&'static str, String); 4] = [
         ("pre-commit", script(&args, &index_dir, cfg.commit_index)),
+        (
+            "pre-merge-commit",
+            judge_script("pre-merge-commit", &args, &index_dir, cfg.commit_index),
+        ),
         ("post-merge", refresh_script("post-merge", &args)),
         ("post-rewrite", refresh_script("post-rewrite", &args)),
     ];
     // Decide every hook before writing any. A foreign pre-commit hook stops the install
     // (it is the hook that guards commits); a foreign post-merge or post-rewrite hook is
-    // kept and reported.
+    // kept and reported (pre-merge-commit too: a merge's commit is then not judged).
     let mut plan = Vec::new();
     for (name, text) in wanted {
         let hook = paths.hooks.join(name);
-        // Ours only when written by us: the marker opens the second line (a hook that
+        // Ours only when written by us: the marker (`# mdgraph <name> hook`, which every
+        // hook mdgraph writes has) opens the second line (a hook that
         // merely contains our lines, pasted into a longer script, is the user's).
         let marker = format!("# mdgraph {name} hook");
         let ours = |old: &[u8]| {

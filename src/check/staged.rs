@@ -44,7 +44,7 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
     let baseline = in_repo(&top, &cfg.baseline);
     let specs = specs(&root, None, config.as_deref(), baseline.as_deref());
     let staged = staged_files(&top, &specs)?;
-    let differ = differing(&top, &specs)?;
+    let differ = differing(&top, &specs, &staged)?;
     if config_differs(cfg, &top, config.as_deref(), &staged, &differ)? {
         return Ok(None);
     }
@@ -106,7 +106,13 @@ pub(crate) fn committed_first(
     report.elsewhere = report
         .diagnostics
         .iter()
-        .filter(|d| d.severity == crate::model::diag::Severity::Error && !changed.contains(&d.path))
+        // A stale index is no error a baseline records (`mdgraph index` fixes it): it is
+        // not counted among the errors the advice sends to `mdgraph baseline`.
+        .filter(|d| {
+            d.severity == crate::model::diag::Severity::Error
+                && d.code != crate::model::diag::Code::StaleIndex
+                && !changed.contains(&d.path)
+        })
         .count();
     report
 }
@@ -137,7 +143,13 @@ pub(crate) fn config_differs(
             .config_file
             .as_deref()
             .unwrap_or(Path::new(crate::config::CONFIG_FILE));
-        match Config::from_text(&cfg.cwd, Some((file, &text)), &ov) {
+        // The repository prefix is found from the folders, never from the text: the
+        // staged config's is the working tree's.
+        let staged = Config::from_text(&cfg.cwd, Some((file, &text)), &ov).map(|mut s| {
+            s.settings.repo_prefix = cfg.settings.repo_prefix.clone();
+            s
+        });
+        match staged {
             // The staged config's own baseline path, too (not the working tree's).
             Ok(s)
                 if s.settings.digest() == cfg.settings.digest()
@@ -217,16 +229,31 @@ fn overlay_diagnostics(
 ) -> Result<Vec<crate::model::diag::Diagnostic>, Error> {
     let ids: BTreeSet<&str> = overlay_blobs.values().flatten().map(String::as_str).collect();
     let contents = blobs(top, &ids)?;
+    // A staged blob that is not UTF-8 is no document, as the scan leaves such a file out,
+    // and the scan's error for it (found as the scan finds it).
+    let mut scan_errors = Vec::new();
     let overlay: BTreeMap<String, Option<String>> = overlay_blobs
         .iter()
         .map(|(rel, blob)| {
-            // A staged blob that is not text (or missing) is no document, as the scan
-            // leaves such a file out. Two paths may stage one blob: it is read once.
-            let text = blob.as_ref().and_then(|id| contents.get(id).cloned()).and_then(text_of);
+            // Two paths may stage one blob: it is read once.
+            let bytes = blob.as_ref().and_then(|id| contents.get(id).cloned());
+            let text = bytes.clone().and_then(text_of);
+            if let (Some(bytes), None) = (bytes, &text) {
+                let max = cfg.settings.scan.max_file_size;
+                let (_, d) = crate::ingest::scan::from_bytes(rel.clone(), cfg.root.join(rel), bytes, max);
+                scan_errors.extend(d);
+            }
             (rel.clone(), text)
         })
         .collect();
-    crate::ingest::overlay::diagnostics_with(cfg, &overlay)
+    let mut diagnostics = crate::ingest::overlay::diagnostics_with(cfg, &overlay)?;
+    if !scan_errors.is_empty() {
+        cfg.settings.check.apply(&mut scan_errors);
+        diagnostics.extend(scan_errors);
+        diagnostics.sort();
+        diagnostics.dedup();
+    }
+    Ok(diagnostics)
 }
 
 /// The staged baseline: none when it is not staged (then every diagnostic is new).
@@ -269,7 +296,7 @@ fn with_staged_config(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, E
     let baseline = in_repo(&top, &staged_cfg.baseline);
     let specs = specs(&root, None, config.as_deref(), baseline.as_deref());
     let staged = staged_files(&top, &specs)?;
-    let differ = differing(&top, &specs)?;
+    let differ = differing(&top, &specs, &staged)?;
     let tracked = Tracked::new(&top, &prefix, &staged_cfg.settings.scan, &staged, &differ)?;
     let index_prefix = index.map(|i| format!("{i}/"));
     let canon_root = cfg.root.canonicalize().map_err(|e| Error::io(&cfg.root, e))?;
@@ -346,4 +373,64 @@ fn staged_config(cfg: &Config, top: &Path, config: Option<&str>) -> Result<Confi
     let mut staged = Config::from_text(&cfg.cwd, Some((file, &text)), &ov)?;
     staged.settings.repo_prefix = cfg.settings.repo_prefix.clone();
     Ok(staged)
+}
+
+/// The configuration `check --staged` judges with: the one git will commit. `loaded` is
+/// [`Config::load`]'s answer from the working tree. It stands when its file is staged (a
+/// difference in the working tree is then the staged checks' to judge, or to name); a
+/// config file that is not staged (untracked, never committed) is not the commit's, so
+/// the staged one further up, or none, is used instead; a working-tree config that is
+/// broken or deleted gives way to the staged one, so an unstaged change never refuses a
+/// correct commit. Outside a git working tree, `loaded` as it is.
+pub fn staged_config_of(cwd: &Path, ov: &Overrides, loaded: Result<Config, Error>) -> Result<Config, Error> {
+    let Ok(out) = crate::check::git::git(cwd, &["rev-parse", "--show-toplevel"], None) else {
+        return loaded;
+    };
+    let top = crate::text::path::absolute(Path::new(String::from_utf8_lossy(&out).trim_end()));
+    // The config files the load would look at, nearest first, as git names them.
+    let candidates: Vec<std::path::PathBuf> = match &ov.config {
+        Some(p) => vec![cwd.join(p)],
+        None => {
+            let from_root = ov.root.as_ref().map(|r| cwd.join(r));
+            from_root
+                .iter()
+                .flat_map(|r| r.ancestors())
+                .chain(cwd.ancestors())
+                .map(|d| d.join(crate::config::CONFIG_FILE))
+                .collect()
+        }
+    };
+    let named: Vec<(std::path::PathBuf, String)> = candidates
+        .into_iter()
+        .filter_map(|p| in_repo(&top, &crate::text::path::absolute(&p)).map(|g| (p, g)))
+        .collect();
+    let specs: Vec<String> = named.iter().map(|(_, g)| format!(":(literal){g}")).collect();
+    let staged = staged_files(&top, &specs)?;
+    if let Ok(cfg) = &loaded {
+        let file = cfg.config_file.as_deref().map(crate::text::path::absolute);
+        let tracked = match &file {
+            Some(f) => in_repo(&top, f).is_some_and(|g| staged.contains_key(&g)) || in_repo(&top, f).is_none(),
+            // No config file at all: nothing staged to prefer.
+            None => staged.is_empty(),
+        };
+        if tracked {
+            return loaded;
+        }
+    }
+    let found = named.iter().find(|(_, g)| staged.contains_key(g));
+    let Some((path, git_path)) = found else {
+        // Nothing staged: a fresh clone has no config (the defaults, with the flags).
+        return match (&loaded, &ov.config) {
+            (Err(_), Some(_)) => loaded,
+            _ => {
+                let mut cfg = Config::from_text(cwd, None, ov)?;
+                cfg.settings.repo_prefix = crate::config::repo_prefix(&cfg.root, None);
+                Ok(cfg)
+            }
+        };
+    };
+    let text = blob_text(&top, &staged[git_path].blob)?.unwrap_or_default();
+    let mut cfg = Config::from_text(cwd, Some((path, &text)), ov)?;
+    cfg.settings.repo_prefix = crate::config::repo_prefix(&cfg.root, cfg.config_file.as_deref());
+    Ok(cfg)
 }

@@ -30,6 +30,13 @@ pub struct Args {
     format: Format,
 }
 
+impl Args {
+    /// Whether this is the staged check (the hook's).
+    pub fn staged(&self) -> bool {
+        self.staged
+    }
+}
+
 /// Check the index against the sources; exit 1 when the check fails.
 pub fn run(ctx: &Ctx, args: &Args, cfg: Config, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, Failure> {
     let opts = CheckOptions {

@@ -20,8 +20,9 @@ enum Action {
     /// Write the git hooks (in `git rev-parse --git-path hooks`: worktrees and
     /// core.hooksPath are honoured): pre-commit runs `mdgraph check --staged` and refuses
     /// a commit whose staged backlog has new errors (or, in commit mode, whose staged
-    /// index is stale); post-merge and post-rewrite refresh the working tree's index and
-    /// never commit. In commit mode, define the merge driver `mdgraph`, which merges the
+    /// index is stale), and so does pre-merge-commit for a merge's commit; post-merge and
+    /// post-rewrite say when the commit just made is stale and refresh the working tree's
+    /// index, and never commit. In commit mode, define the merge driver `mdgraph`, which merges the
     /// committed index files record by record.
     Install {
         /// Replace existing hooks that mdgraph did not write.
@@ -78,13 +79,22 @@ fn install(ctx: &Ctx, cfg: &Config, force: bool, err: &mut dyn Write) -> Result<
         let path = cfg.display(path);
         let what = match *name {
             "pre-commit" => "`mdgraph check --staged` runs before each commit (mdgraph must be on PATH)",
-            "post-merge" => "brings the working tree's index up to date after a merge (it never commits)",
-            _ => "brings the working tree's index up to date after a rebase (it never commits)",
+            "pre-merge-commit" => "`mdgraph check --staged` runs before git commits a merge it made",
+            "post-merge" => {
+                "says when a merge's commit is stale or has new errors, and brings the working tree's index up to date (it never commits)"
+            }
+            _ => {
+                "says when a rewritten commit is stale or has new errors, and brings the working tree's index up to date (it never commits)"
+            }
         };
         match outcome {
             HookOutcome::Unchanged => writeln!(err, "the {name} hook {path} is already installed")?,
             HookOutcome::Installed => writeln!(err, "installed the {name} hook {path}: {what}")?,
             HookOutcome::Replaced => writeln!(err, "replaced the {name} hook {path}: {what}")?,
+            HookOutcome::Kept if *name == "pre-merge-commit" => writeln!(
+                err,
+                "kept your {name} hook {path} (not written by mdgraph): add `mdgraph check --staged` to it so merges are judged, or replace it with --force"
+            )?,
             HookOutcome::Kept => writeln!(
                 err,
                 "kept your {name} hook {path} (not written by mdgraph): add `mdgraph index` to it to rebuild the index after merges and rebases, or replace it with --force"

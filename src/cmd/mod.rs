@@ -144,20 +144,20 @@ fn execute(ctx: &Ctx, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, F
         Command::Man(_) => completions::run_man(out),
         Command::MergeDriver(args) => hook::merge_driver(args, err),
         Command::Init(_) => init::run(ctx, err),
-        Command::Index(args) => index::run(ctx, args, config(ctx)?, out, err),
-        Command::Check(args) => check::run(ctx, args, config(ctx)?, out, err),
-        Command::Baseline(args) => baseline::run(ctx, args, config(ctx)?, out, err),
-        Command::Search(args) => search::run(ctx, args, config(ctx)?, out, err),
-        Command::Pack(args) => pack::run(ctx, args, config(ctx)?, out, err),
-        Command::List(args) => list::run(ctx, args, config(ctx)?, out, err),
-        Command::Ready(args) => ready::run(ctx, args, config(ctx)?, out, err),
-        Command::Tree(args) => tree::run(ctx, args, config(ctx)?, out, err),
-        Command::Neighbors(args) => neighbors::run(ctx, args, config(ctx)?, out, err),
-        Command::Eval(args) => eval::run(ctx, args, config(ctx)?, out, err),
-        Command::Show(args) => show::run(ctx, args, config(ctx)?, out, err),
-        Command::Site(args) => site::run(ctx, args, config(ctx)?, out, err),
-        Command::Hook(args) => hook::run(ctx, args, config(ctx)?, err),
-        Command::Mcp(args) => mcp::run(ctx, args, config(ctx)?, err),
+        Command::Index(args) => index::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Check(args) => check::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Baseline(args) => baseline::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Search(args) => search::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Pack(args) => pack::run(ctx, args, config(ctx, err)?, out, err),
+        Command::List(args) => list::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Ready(args) => ready::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Tree(args) => tree::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Neighbors(args) => neighbors::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Eval(args) => eval::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Show(args) => show::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Site(args) => site::run(ctx, args, config(ctx, err)?, out, err),
+        Command::Hook(args) => hook::run(ctx, args, config(ctx, err)?, err),
+        Command::Mcp(args) => mcp::run(ctx, args, config(ctx, err)?, err),
     }
 }
 
@@ -174,14 +174,23 @@ pub(crate) fn overrides(cli: &Cli) -> Overrides {
 
 /// The configuration the global flags select, validated; a commit a killed run left half
 /// done is finished before anything reads the index.
-fn config(ctx: &Ctx) -> Result<Config, Failure> {
+fn config(ctx: &Ctx, err: &mut dyn Write) -> Result<Config, Failure> {
     let cli = ctx.cli;
     let ov = overrides(cli);
-    let cfg = Config::load(ctx.cwd, &ov)?;
+    // The hook judges what git will commit: the staged config, never an untracked one, and
+    // not stopped by a broken or deleted working-tree one.
+    let staged = matches!(&cli.command, Command::Check(a) if a.staged());
+    let cfg = match staged {
+        true => mdgraph::staged_config_of(ctx.cwd, &ov, Config::load(ctx.cwd, &ov))?,
+        false => Config::load(ctx.cwd, &ov)?,
+    };
     // Outside any configured backlog a query would index the working directory into a
-    // new `_index/` there; say so instead (`index`, `hook` and `--root` ask for it explicitly).
-    let explicit =
-        cli.root.is_some() || cli.index_dir.is_some() || matches!(cli.command, Command::Index(_) | Command::Hook(_));
+    // new `_index/` there; say so instead (`index`, `hook` and `--root` ask for it
+    // explicitly, and so does the hook's `check --staged`: a commit without a config).
+    let explicit = staged
+        || cli.root.is_some()
+        || cli.index_dir.is_some()
+        || matches!(cli.command, Command::Index(_) | Command::Hook(_));
     if cfg.config_file.is_none() && !explicit {
         return Err(Failure::Error(Error::Other(format!(
             "no {} in {} or any folder above it: run `mdgraph init` to set one up, or pass --root",
@@ -190,5 +199,13 @@ fn config(ctx: &Ctx) -> Result<Config, Failure> {
         ))));
     }
     Index::recover(&cfg)?;
+    if mdgraph::index_meta_damaged(&cfg.index_dir) {
+        // A note, not an error: the index is derived data, rebuilt as if it had none.
+        let _ = writeln!(
+            err,
+            "mdgraph: note: {} is damaged (no index record); the index is rebuilt from the sources",
+            cfg.display(&cfg.index_dir.join("meta.json"))
+        );
+    }
     Ok(cfg)
 }

@@ -257,11 +257,19 @@ impl Config {
             (None, Some(d)) if ov.root.is_none() || same_dir(&own_root, &root) => base.join(d),
             _ => root.join("_index"),
         };
+        let index_dir = clean(&index_dir);
+        if let Some(message) = misplaced_index(&index_dir, &base, ov.index_dir.is_some()) {
+            return Err(Error::Config {
+                path: cfg_name.clone(),
+                line: 0,
+                message,
+            });
+        }
         let baseline = base.join(raw.check.baseline.as_deref().unwrap_or(Path::new(BASELINE_FILE)));
         Ok(Config {
             baseline: clean(&baseline),
             root: clean(&root),
-            index_dir: clean(&index_dir),
+            index_dir,
             config_file: file,
             commit_index: raw.commit_index.unwrap_or(false),
             cwd: cwd.to_path_buf(),
@@ -279,6 +287,39 @@ impl Config {
     pub fn display(&self, p: &Path) -> String {
         crate::text::path::shown_from(&self.cwd, p)
     }
+}
+
+/// Why the index folder cannot be where it is, if it cannot: inside a `.git` folder
+/// (what mdgraph writes there would break `git gc` and `git fetch`; a config a pull
+/// request carries could point there), or outside the repository holding `base` when the
+/// config file says so (a checkout would then write into a folder of another project);
+/// `--index-dir` on the command line may name a folder outside (`from_cli`).
+fn misplaced_index(index_dir: &Path, base: &Path, from_cli: bool) -> Option<String> {
+    let abs = crate::text::path::absolute(index_dir);
+    let in_git = |p: &Path| p.components().any(|c| c.as_os_str() == ".git");
+    if in_git(index_dir) || in_git(&abs) {
+        return Some(format!(
+            "index_dir {}: inside a `.git` folder, which belongs to git (mdgraph's files there \
+             would break `git gc` and `git fetch`); give the index a folder of its own in the \
+             working tree, such as `_index`",
+            index_dir.display()
+        ));
+    }
+    if from_cli {
+        return None;
+    }
+    let base = crate::text::path::absolute(base);
+    let top = base.ancestors().find(|d| d.join(".git").exists())?;
+    let inside = index_dir.starts_with(top) || abs.starts_with(top);
+    (!inside).then(|| {
+        format!(
+            "index_dir {}: outside the repository {} (a config file names only folders of its \
+             own repository); give a folder inside it, or pass `--index-dir` on the command line \
+             to use that folder on purpose",
+            index_dir.display(),
+            top.display()
+        )
+    })
 }
 
 /// Whether two paths name one folder (compared cleaned, then with symlinks resolved).

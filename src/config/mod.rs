@@ -22,6 +22,7 @@ mod settings;
 pub mod walk;
 
 pub use check::{BASELINE_FILE, CheckSettings, Level};
+pub(crate) use load::repo_prefix;
 pub use load::{CONFIG_FILE, Config, Overrides};
 /// The query side checks that its intents carry these names.
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! take their rules from here, so they cannot disagree about a folder (a watcher that
 //! walked without `.kiro/` once served stale answers after a tick in a Kiro plan).
 //!
-//! The rules: ignore files honoured (`.gitignore`, `.ignore`, git's excludes), entries in
+//! The rules: ignore files honoured (`.gitignore`, `.ignore`, git's excludes; in a git
+//! repository none above its top), entries in
 //! name order, no symlink followed, hidden names left out but for the spec folders agents
 //! write ([`HIDDEN_TAKEN`]), no folder that is a repository of its own (a submodule), and
 //! never the index folder.
@@ -51,8 +52,14 @@ pub fn own_repository(dir: &Path) -> bool {
 pub fn builder(root: &Path, index_abs: Option<PathBuf>) -> ignore::WalkBuilder {
     let mut b = ignore::WalkBuilder::new(root);
     let root_dir = root.to_path_buf();
+    // In a git repository the ignore files stop at its top, as git's do: a `.gitignore`
+    // above the repository is no rule of it (a `*.md` there emptied the backlog).
+    // Outside one (a `git archive` extract, a plain folder) they are read all the way up.
+    let in_git = crate::text::path::absolute(root)
+        .ancestors()
+        .any(|d| d.join(".git").exists());
     b.follow_links(false)
-        .require_git(false)
+        .require_git(in_git)
         .sort_by_file_name(|a, b| a.cmp(b))
         .hidden(false)
         .filter_entry(move |e| {

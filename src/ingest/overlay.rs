@@ -40,7 +40,7 @@ pub(crate) fn resolved_with(
             use crate::model::diag::Code;
             matches!(
                 d.code,
-                Code::FileTooLarge | Code::SymlinkOutsideRoot | Code::WalkError | Code::ReadError
+                Code::FileTooLarge | Code::SymlinkOutsideRoot | Code::WalkError | Code::ReadError | Code::NotUtf8
             ) && !overlay.contains_key(&d.path)
         })
         .cloned()

@@ -285,7 +285,7 @@ pub fn from_bytes(rel: String, abs: PathBuf, bytes: Vec<u8>, max: u64) -> (Sourc
     taken(rel, abs, bytes, stamp, true)
 }
 
-/// A readable file's bytes: hashed, and decoded (a file that is not UTF-8 is skipped).
+/// A readable file's bytes: hashed, and decoded (a file that is not UTF-8 is an error).
 fn taken(rel: String, abs: PathBuf, bytes: Vec<u8>, stamp: Stamp, keep_text: bool) -> (SourceFile, Option<Diagnostic>) {
     let hash = blake3::hash(&bytes).to_hex().to_string();
     match decode(bytes) {
@@ -306,9 +306,11 @@ fn taken(rel: String, abs: PathBuf, bytes: Vec<u8>, stamp: Stamp, keep_text: boo
             let d = Diagnostic::new(
                 &rel,
                 line,
-                Severity::Warning,
+                // An error, not a warning: the file is left out of the graph, so what
+                // references it, and its own references, would be judged wrongly.
+                Severity::Error,
                 Code::NotUtf8,
-                format!("not UTF-8 (invalid byte at offset {at}); skipped"),
+                format!("not UTF-8 (invalid byte at offset {at}); not indexed until it is valid UTF-8"),
             );
             let file = SourceFile {
                 rel,

@@ -155,9 +155,11 @@ pub fn claim(dir: &Path) -> Result<(), Error> {
         .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
         .collect();
     let marked = entries.iter().any(|(name, path)| is_mark(name, path));
+    // A damaged `meta.json` (truncated, `{}`, not JSON) in a folder another mark names as
+    // mdgraph's is the index's own, to be rebuilt, not a user's file.
     let mut foreign: Vec<String> = entries
         .iter()
-        .filter(|(name, path)| !is_index_entry(name, path))
+        .filter(|(name, path)| !(is_index_entry(name, path) || (marked && name == META)))
         .map(|(name, _)| name.clone())
         .collect();
     if foreign.is_empty() && (marked || entries.is_empty()) {

@@ -49,6 +49,7 @@ use std::path::Path;
 /// Spec files as written in their variants and languages (status lines read past dates
 /// and notes, localized role words, Kiro task headings and late `_Requirements_` lines,
 /// BMAD ids as written, archived stories as documents), ADR prose successors.
+/// A file that is not UTF-8 is an error (`not-utf8`), not a warning.
 pub const SCHEMA_VERSION: u32 = 13;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
@@ -538,6 +539,12 @@ pub fn read_jsonl<T: serde::de::DeserializeOwned + Send>(path: &Path) -> Result<
 pub fn read_meta(index_dir: &Path) -> Option<Meta> {
     let bytes = std::fs::read(index_dir.join(META)).ok()?;
     serde_json::from_slice(&bytes).ok()
+}
+
+/// Whether the index folder holds a `meta.json` that is no index record (`{}`, cut
+/// short, not JSON): the index is then rebuilt from the sources, as if it had none.
+pub fn meta_damaged(index_dir: &Path) -> bool {
+    index_dir.join(META).is_file() && read_meta_head(index_dir).is_none()
 }
 
 /// The head of `meta.json`: everything but the map of source files, which it skips

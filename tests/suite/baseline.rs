@@ -32,7 +32,7 @@ fn baselined() -> Fixture {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stderr,
-        "wrote mdgraph-baseline.json: 14 known (6 errors, 8 warnings) in 8 files; 14 added, 0 removed\n"
+        "wrote mdgraph-baseline.json: 14 known (7 errors, 7 warnings) in 8 files; 14 added, 0 removed\n"
     );
     f
 }
@@ -61,12 +61,12 @@ fn baseline_then_check_passes_with_every_error_known() {
     assert_eq!(out.stdout, "", "known diagnostics are not printed");
     assert_eq!(
         out.stderr,
-        "check ok: index is fresh; 6 errors, 8 warnings; 14 known, 0 new (baseline mdgraph-baseline.json)\n"
+        "check ok: index is fresh; 7 errors, 7 warnings; 14 known, 0 new (baseline mdgraph-baseline.json)\n"
     );
     let v = check_json(&f);
     assert!(v.ok && v.fresh, "{v:?}");
     assert_eq!(v.schema, "mdgraph.check/2");
-    assert_eq!((v.errors, v.warnings, v.known, v.new, v.fixed), (6, 8, 14, 0, 0));
+    assert_eq!((v.errors, v.warnings, v.known, v.new, v.fixed), (7, 7, 14, 0, 0));
     assert_eq!(v.baseline.as_deref(), Some("mdgraph-baseline.json"));
     assert!(v.diagnostics.is_empty());
     // `--verbose` shows the known ones; `--no-baseline` judges them all again.
@@ -77,7 +77,7 @@ fn baseline_then_check_passes_with_every_error_known() {
     assert_eq!(out.code, 1);
     assert!(
         out.stderr
-            .starts_with("check FAILED: index is fresh; 6 errors, 8 warnings\n"),
+            .starts_with("check FAILED: index is fresh; 7 errors, 7 warnings\n"),
         "{}",
         out.stderr
     );
@@ -86,7 +86,7 @@ fn baseline_then_check_passes_with_every_error_known() {
     let out = f.run(&["baseline"]);
     assert_eq!(
         out.stderr,
-        "mdgraph-baseline.json is up to date: 14 known (6 errors, 8 warnings) in 8 files\n"
+        "mdgraph-baseline.json is up to date: 14 known (7 errors, 7 warnings) in 8 files\n"
     );
     assert_eq!(
         std::fs::read_to_string(f.dir.path().join("mdgraph-baseline.json")).unwrap(),
@@ -130,7 +130,7 @@ fn a_new_dangling_reference_fails_naming_it() {
     );
     assert!(
         out.stderr
-            .starts_with("check FAILED: index is fresh; 7 errors, 8 warnings; 14 known, 1 new"),
+            .starts_with("check FAILED: index is fresh; 8 errors, 7 warnings; 14 known, 1 new"),
         "{}",
         out.stderr
     );
@@ -158,7 +158,7 @@ fn fixing_a_known_error_passes_and_says_the_baseline_can_shrink() {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert_eq!(
         out.stderr,
-        "check ok: index is fresh; 5 errors, 8 warnings; 13 known, 0 new (baseline mdgraph-baseline.json)\n\
+        "check ok: index is fresh; 6 errors, 7 warnings; 13 known, 0 new (baseline mdgraph-baseline.json)\n\
          1 fixed since the baseline: run `mdgraph baseline` to shrink it\n"
     );
     let out = f.run(&["-v", "check"]);
@@ -274,8 +274,8 @@ fn check_severity_and_ignore_shape_what_is_reported() {
     let dups: Vec<_> = codes.iter().filter(|c| c.1 == "duplicate-id").collect();
     assert_eq!(dups.len(), 2, "{codes:?}");
     assert!(dups.iter().all(|c| c.2 == "warning"), "{codes:?}");
-    // 6 errors: minus invalid-yaml (ignored path) and the two duplicate ids (warnings).
-    assert_eq!((v.errors, v.warnings), (3, 8), "{codes:?}");
+    // 7 errors: minus invalid-yaml (ignored path) and the two duplicate ids (warnings).
+    assert_eq!((v.errors, v.warnings), (4, 7), "{codes:?}");
     assert_eq!(v.baseline, None);
     assert_eq!((v.known, v.new), (0, 11));
 

@@ -293,4 +293,297 @@ fn local_mode_ignores_a_gitignore_above_the_repository() {
         out.code, 0,
         "a staged error in a file ignored above the repository went through"
     );
+    // The working tree's check, too: a `.gitignore` above the repository hides nothing.
+    let out = mdgraph_with_git(&top, &["check"]);
+    assert_eq!(out.code, 1, "check ok over an error: {}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("`ADR-0404`"), "{}", out.stdout);
+    let nodes = std::fs::read_to_string(top.join("_index/graph_nodes.jsonl")).unwrap();
+    assert!(
+        nodes.contains("\"id\":\"QRY-FTR-0004\""),
+        "an item hidden by a rule above the repository"
+    );
+}
+
+/// The repository in local mode (`commit_index` off), indexed, committed, hooks installed.
+fn local_committed(r: Repo) -> Repo {
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n",
+    )
+    .unwrap();
+    assert_eq!(r.mdgraph(&["index"]).code, 0);
+    r.git_ok(&["add", "-A"]);
+    r.git_ok(&["commit", "-q", "-m", "backlog"]);
+    install(&r);
+    r
+}
+
+#[test]
+fn bad_input_is_a_message_not_a_stop_or_a_hole() {
+    if !git_available() {
+        return;
+    }
+    for commit_mode in [false, true] {
+        let what = if commit_mode { "commit mode" } else { "local mode" };
+        let r = if commit_mode {
+            let r = Repo::committed();
+            install(&r);
+            r
+        } else {
+            local_committed(Repo::new())
+        };
+        // A damaged meta.json is rebuilt with a note, by every command and the hook.
+        for damaged in ["{}", "not json", "{\"schema\": 13, \"config_di"] {
+            std::fs::write(r.path().join("_index/meta.json"), damaged).unwrap();
+            let out = r.mdgraph(&["index"]);
+            assert_eq!(out.code, 0, "{what} {damaged}: {}", out.stderr);
+            assert!(out.stderr.contains("meta.json is damaged"), "{what}: {}", out.stderr);
+            let out = r.mdgraph(&["check"]);
+            assert_eq!(out.code, 0, "{what} {damaged}: {}{}", out.stdout, out.stderr);
+        }
+        assert_eq!(
+            r.git_ok(&["status", "--porcelain"]),
+            "",
+            "{what}: the rebuild is the committed index"
+        );
+        std::fs::write(r.path().join("_index/meta.json"), "{}").unwrap();
+        let task = r.path().join("backlog").join(TASK);
+        let text = std::fs::read_to_string(&task).unwrap();
+        std::fs::write(&task, text.replacen("# Context", "# Context, edited", 1)).unwrap();
+        if commit_mode {
+            assert_eq!(r.mdgraph(&["index"]).code, 0);
+        }
+        r.git_ok(&["add", "-A"]);
+        let out = r.git(&["commit", "-q", "-m", "edit over a damaged meta.json"]);
+        assert_eq!(out.code, 0, "{what}: {}{}", out.stdout, out.stderr);
+
+        // One invalid UTF-8 byte: an error of that file, in the check and the hook.
+        let bytes = std::fs::read(&task).unwrap();
+        let mut bad = bytes.clone();
+        let at = bad.windows(7).position(|w| w == b"# Conte").unwrap();
+        bad[at + 2] = 0xff;
+        std::fs::write(&task, &bad).unwrap();
+        assert_eq!(r.mdgraph(&["index"]).code, 0);
+        let out = r.mdgraph(&["check"]);
+        assert_eq!(out.code, 1, "{what}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stdout.contains(&format!("{TASK}:")) && out.stdout.contains("error[not-utf8]"),
+            "{what}: {}",
+            out.stdout
+        );
+        r.git_ok(&["add", "-A"]);
+        let out = r.git(&["commit", "-q", "-m", "invalid UTF-8"]);
+        assert_ne!(out.code, 0, "{what}: a file left out of the graph was committed");
+        let said = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            said.contains("error[not-utf8]") && said.contains(TASK),
+            "{what}: {said}"
+        );
+        // Staged only (the working tree fixed): still refused, from the blob.
+        std::fs::write(&task, &bytes).unwrap();
+        if !commit_mode {
+            let out = r.git(&["commit", "-q", "-m", "invalid UTF-8 staged"]);
+            assert_ne!(out.code, 0, "{what}: a staged blob that is not UTF-8 was committed");
+        }
+        r.git_ok(&["reset", "-q", "--hard"]);
+    }
+
+    // An index folder inside `.git`, or outside the repository, from the config: refused,
+    // nothing written there.
+    let r = local_committed(Repo::new());
+    let tags = r.path().join(".git/refs/tags");
+    for (dir, says) in [
+        (".git/refs/tags", "inside a `.git` folder"),
+        ("../elsewhere", "outside the repository"),
+    ] {
+        std::fs::write(
+            r.path().join("mdgraph.toml"),
+            format!("root = \"backlog\"\nindex_dir = \"{dir}\"\n"),
+        )
+        .unwrap();
+        for cmd in ["check", "index"] {
+            let out = r.mdgraph(&[cmd]);
+            assert_eq!(out.code, 2, "{dir} {cmd}: {}{}", out.stdout, out.stderr);
+            assert!(
+                out.stderr.contains(says) && out.stderr.contains("mdgraph.toml"),
+                "{}",
+                out.stderr
+            );
+        }
+        assert_eq!(std::fs::read_dir(&tags).unwrap().count(), 0);
+        assert!(!r.path().parent().unwrap().join("elsewhere").exists());
+    }
+    // Given on the command line, a folder outside is the user's choice.
+    let outside = tempfile::tempdir().unwrap();
+    let dir = outside.path().join("idx");
+    let out = r.mdgraph(&["--index-dir", dir.to_str().unwrap(), "index"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(dir.join("graph_nodes.jsonl").is_file());
+    let out = r.mdgraph(&["--index-dir", ".git/refs/tags", "index"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
+#[test]
+fn the_hook_reads_the_blob_of_a_file_git_does_not_compare() {
+    if !git_available() {
+        return;
+    }
+    let task = format!("backlog/{TASK}");
+    for flag in ["--skip-worktree", "--assume-unchanged"] {
+        // Local mode: a staged dangling reference under a clean working-tree copy.
+        let r = local_committed(Repo::new());
+        let path = r.path().join(&task);
+        let good = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            good.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+        )
+        .unwrap();
+        r.git_ok(&["add", &task]);
+        r.git_ok(&["update-index", flag, &task]);
+        std::fs::write(&path, &good).unwrap();
+        let out = r.git(&["commit", "-q", "-m", "staged dangling"]);
+        assert_ne!(out.code, 0, "{flag}: the staged error went through");
+        assert!(
+            format!("{}{}", out.stdout, out.stderr).contains("`ADR-0404`"),
+            "{flag}: {}",
+            out.stderr
+        );
+
+        // The config git does not compare, turned off locally: the staged one judges.
+        let r = local_committed(Repo::new());
+        r.git_ok(&["update-index", flag, "mdgraph.toml"]);
+        std::fs::write(
+            r.path().join("mdgraph.toml"),
+            "root = \"backlog\"\nindex_dir = \"_index\"\n[check]\nseverity = { \"dangling-reference\" = \"off\" }\n",
+        )
+        .unwrap();
+        let path = r.path().join(&task);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+        )
+        .unwrap();
+        r.git_ok(&["add", &task]);
+        let out = r.git(&["commit", "-q", "-m", "dangling under a local config"]);
+        assert_ne!(out.code, 0, "{flag}: a local config let a staged error through");
+
+        // Commit mode: an index of a local tweak, staged, is stale against the blob.
+        let r = Repo::committed();
+        install(&r);
+        r.git_ok(&["update-index", flag, &task]);
+        let path = r.path().join(&task);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen("# Context", "# Context, a local tweak", 1)).unwrap();
+        assert_eq!(r.mdgraph(&["index"]).code, 0);
+        r.git_ok(&["add", "_index"]);
+        let out = r.git(&["commit", "-q", "-m", "index of a local tweak"]);
+        assert_ne!(out.code, 0, "{flag}: a stale staged index went through");
+        assert!(
+            format!("{}{}", out.stdout, out.stderr).contains("stale-index"),
+            "{flag}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn the_hook_uses_the_staged_config_never_an_untracked_or_unstaged_one() {
+    if !git_available() {
+        return;
+    }
+    let task = format!("backlog/{TASK}");
+    let dangle = |r: &Repo| {
+        let path = r.path().join(&task);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replacen("decisions: [ADR-0004]", "decisions: [ADR-0404]", 1),
+        )
+        .unwrap();
+        r.git_ok(&["add", &task]);
+    };
+    // An untracked config, never committed, is no config of the commit.
+    let r = local_committed(Repo::new());
+    r.git_ok(&["rm", "-q", "--cached", "mdgraph.toml"]);
+    r.git_ok(&["commit", "-q", "--no-verify", "-m", "no config"]);
+    std::fs::write(
+        r.path().join("mdgraph.toml"),
+        "root = \"backlog\"\nindex_dir = \"_index\"\n[check]\nseverity = { \"dangling-reference\" = \"off\" }\n",
+    )
+    .unwrap();
+    dangle(&r);
+    let out = r.git(&["commit", "-q", "-m", "dangling under an untracked config"]);
+    assert_ne!(out.code, 0, "an untracked config let a staged error through");
+    assert!(
+        format!("{}{}", out.stdout, out.stderr).contains("`ADR-0404`"),
+        "{}",
+        out.stderr
+    );
+
+    // An unstaged broken, or deleted, config refuses no correct commit; the staged one
+    // still judges.
+    for commit_mode in [false, true] {
+        for damage in ["broken", "deleted"] {
+            let what = format!("{damage}, commit_mode={commit_mode}");
+            let r = if commit_mode {
+                let r = Repo::committed();
+                install(&r);
+                r
+            } else {
+                local_committed(Repo::new())
+            };
+            let path = r.path().join(&task);
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, text.replacen("# Context", "# Context, edited", 1)).unwrap();
+            assert_eq!(r.mdgraph(&["index"]).code, 0);
+            r.git_ok(&["add", "-A"]);
+            let config = r.path().join("mdgraph.toml");
+            match damage {
+                "broken" => std::fs::write(&config, "root = [\n").unwrap(),
+                _ => std::fs::remove_file(&config).unwrap(),
+            }
+            let out = r.git(&["commit", "-q", "-m", "good edit"]);
+            assert_eq!(
+                out.code, 0,
+                "{what}: a correct commit refused: {}{}",
+                out.stdout, out.stderr
+            );
+            if !commit_mode {
+                dangle(&r);
+                let out = r.git(&["commit", "-q", "-m", "bad edit"]);
+                assert_ne!(out.code, 0, "{what}: a staged error went through");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stale_index_refusal_never_sends_to_the_baseline() {
+    if !git_available() {
+        return;
+    }
+    let r = Repo::committed();
+    install(&r);
+    let nodes = r.path().join("_index/graph_nodes.jsonl");
+    let text = std::fs::read_to_string(&nodes).unwrap();
+    std::fs::write(&nodes, text.replacen("QRY-TSK-0007", "QRY-TSK-7777", 1)).unwrap();
+    r.git_ok(&["add", "_index"]);
+    let out = r.git(&["commit", "-q", "-m", "a hand-edited index"]);
+    assert_ne!(out.code, 0);
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        said.contains("stale-index") && said.contains("run `mdgraph index`"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("record them with `mdgraph baseline`"),
+        "advice that records nothing: {said}"
+    );
+    // The refusal left the staged bytes in the working tree as they were.
+    assert_eq!(
+        std::fs::read_to_string(&nodes).unwrap(),
+        text.replacen("QRY-TSK-0007", "QRY-TSK-7777", 1)
+    );
 }

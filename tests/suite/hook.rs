@@ -492,7 +492,7 @@ fn merges_and_rebases_of_parallel_edits_never_conflict_and_leave_a_fresh_index()
     let r = Repo::committed();
     let out = r.mdgraph(&["hook", "install"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    for hook in ["pre-commit", "post-merge", "post-rewrite"] {
+    for hook in ["pre-commit", "pre-merge-commit", "post-merge", "post-rewrite"] {
         assert!(
             out.stderr.contains(&format!("installed the {hook} hook")),
             "{}",
@@ -594,7 +594,7 @@ fn hooks_never_rewrite_history() {
     r.git_ok(&["add", "-A"]);
     r.git_ok(&["commit", "-q", "-m", "backlog"]);
     assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
-    for hook in ["pre-commit", "post-merge", "post-rewrite"] {
+    for hook in ["pre-commit", "pre-merge-commit", "post-merge", "post-rewrite"] {
         let text = std::fs::read_to_string(r.path().join(".git/hooks").join(hook)).unwrap();
         for bad in ["commit-tree", "update-ref", "--amend"] {
             assert!(!text.contains(bad), "{hook} holds {bad}:\n{text}");

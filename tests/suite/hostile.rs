@@ -111,7 +111,7 @@ fn binary_and_empty_files_named_md() {
         "\u{feff}---\nid: BOM-1\n---\n# With a byte-order mark\n",
     );
     let err =
-        h.index_expecting(&["items/image.md:1:1: warning[not-utf8]: not UTF-8 (invalid byte at offset 0); skipped"]);
+        h.index_expecting(&["items/image.md:1:1: error[not-utf8]: not UTF-8 (invalid byte at offset 0); not indexed until it is valid UTF-8"]);
     let nodes = h.nodes();
     for path in ["items/zeros.md", "items/empty.md", "items/only-dashes.md"] {
         assert!(nodes.contains(&format!("\"path\":\"{path}\"")), "{path} not indexed");
@@ -127,7 +127,7 @@ fn binary_and_empty_files_named_md() {
 fn non_utf8_bytes_report_the_line() {
     let h = Hostile::new();
     h.write("items/L-1_latin1.md", b"---\nid: L-1\n---\n# Caf\xe9\nok\n".as_slice());
-    h.index_expecting(&["items/L-1_latin1.md:4:1: warning[not-utf8]: not UTF-8 (invalid byte at offset 21); skipped"]);
+    h.index_expecting(&["items/L-1_latin1.md:4:1: error[not-utf8]: not UTF-8 (invalid byte at offset 21); not indexed until it is valid UTF-8"]);
 }
 
 #[cfg(unix)]

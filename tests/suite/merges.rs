@@ -24,7 +24,7 @@ fn item(id: &str, body: &str) -> String {
 fn driver_repo() -> Repo {
     let r = Repo::committed();
     assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
-    for hook in ["pre-commit", "post-merge", "post-rewrite"] {
+    for hook in ["pre-commit", "pre-merge-commit", "post-merge", "post-rewrite"] {
         std::fs::remove_file(r.path().join(".git/hooks").join(hook)).unwrap();
     }
     write(&r, SPARE, &item("QRY-TSK-0099", "A spare task."));
@@ -335,4 +335,74 @@ fn an_index_folder_named_with_a_dash_merges() {
     assert_eq!(r.git_ok(&["status", "--porcelain"]), "");
     let out = r.mdgraph(&["check"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
+
+/// A clean merge whose cross-file effect is an error (an item deleted on one branch,
+/// referenced on the other) is refused by the pre-merge-commit hook, in both modes: git
+/// runs no pre-commit hook for a merge's commit. Forced through (`--no-verify`), the
+/// post-merge hook says the commit just made has new errors, and `check` in the tree fails.
+#[test]
+fn the_pre_merge_commit_hook_refuses_a_merge_that_dangles() {
+    if !git_available() {
+        return;
+    }
+    for commit_mode in [true, false] {
+        let r = Repo::committed();
+        if !commit_mode {
+            std::fs::write(
+                r.path().join("mdgraph.toml"),
+                "root = \"backlog\"\nindex_dir = \"_index\"\n",
+            )
+            .unwrap();
+            r.git_ok(&["rm", "-q", "-r", "--cached", "_index"]);
+            commit(&r, "local index");
+        }
+        write(&r, SPARE, &item("QRY-TSK-0099", "A spare task."));
+        commit(&r, "spare");
+        let out = r.mdgraph(&["hook", "install"]);
+        assert!(
+            out.stderr.contains("installed the pre-merge-commit hook"),
+            "{}",
+            out.stderr
+        );
+        let main = r.git_ok(&["branch", "--show-current"]).trim().to_string();
+        r.git_ok(&["checkout", "-q", "-b", "a"]);
+        std::fs::remove_file(r.path().join("backlog").join(SPARE)).unwrap();
+        commit(&r, "a: the spare task goes");
+        r.git_ok(&["checkout", "-q", "-b", "b", &main]);
+        change(&r, TASK8, "parent:", "depends_on: [QRY-TSK-0099]\nparent:");
+        commit(&r, "b: relates to the spare task");
+        r.git_ok(&["checkout", "-q", &main]);
+        r.git_ok(&["merge", "-q", "--no-edit", "a"]);
+        let head = r.git_ok(&["rev-parse", "HEAD"]);
+        let out = r.git(&["merge", "-q", "--no-edit", "b"]);
+        let said = format!("{}{}", out.stdout, out.stderr);
+        assert_ne!(
+            out.code, 0,
+            "commit_mode={commit_mode}: the dangling merge was committed: {said}"
+        );
+        assert!(
+            said.contains("`QRY-TSK-0099`") || said.contains("stale-index"),
+            "{said}"
+        );
+        assert_eq!(r.git_ok(&["rev-parse", "HEAD"]), head);
+        // The refusal left the working tree as the merge made it: nothing but the merge's
+        // own changes (`git status` also refreshes git's view of the files' stamps).
+        let status = r.git_ok(&["status", "--porcelain", "--", "_index"]);
+        assert!(
+            status.lines().all(|l| l.starts_with("M ")),
+            "commit_mode={commit_mode}: {status}"
+        );
+        r.git_ok(&["merge", "--abort"]);
+        // Forced through: the post-merge hook says so, and the tree's check fails.
+        let out = r.git(&["merge", "-q", "--no-edit", "--no-verify", "b"]);
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr
+                .contains("the commit just made (HEAD) has a stale committed index or new errors"),
+            "commit_mode={commit_mode}: {}",
+            out.stderr
+        );
+        assert_eq!(r.mdgraph(&["check"]).code, 1, "commit_mode={commit_mode}");
+    }
 }
