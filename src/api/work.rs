@@ -85,6 +85,12 @@ impl Index {
         listed.push(("waiting", of(&|i| !finished(i) && i.group != Group::Blocked)));
         listed.push(("blocked", of(&|i| !finished(i) && i.group == Group::Blocked)));
         listed.push(("unticked in a finished document", of(&|i| finished(i) && in_named(i))));
+        // Nothing left in a scope the question names ("is the lists feature done?", every
+        // box ticked): the answer is the scope's own documents, which the search ranks
+        // with their text (its spec, its ticked plan), not the scope's bare record.
+        if !scope.is_empty() && listed.iter().all(|(_, items)| items.is_empty()) {
+            return Ok(None);
+        }
         // The scope itself: what the work belongs to, and the answer to "is it
         // finished?". A scope with a state of its own whose work is documents of their
         // own (a feature with a status and its stories) says so first; one whose work is
