@@ -3,6 +3,7 @@
 
 use super::EXIT_OK;
 use super::common::{Ctx, Failure, Format, build_summary, diagnostics, json};
+use super::watch::{file_stamp, settle};
 use mdgraph::model::diag::{Diagnostic, Severity};
 use mdgraph::{Config, Index, MetaCounts, Overrides};
 use notify::event::CreateKind;
@@ -680,22 +681,4 @@ fn sync_handler(tx: mpsc::Sender<Msg>, building: Arc<AtomicBool>) -> Arc<super::
             }
         }
     })
-}
-
-/// How long after a build that changed something the watch runs once more: half a second
-/// past the stat cache's racy window (2 s, shorter under the test suite's knob).
-pub(crate) fn settle() -> std::time::Duration {
-    let racy = u64::try_from(mdgraph::racy_ns() / 1_000_000).unwrap_or(2000);
-    std::time::Duration::from_millis(racy + 500)
-}
-
-/// A file's identity and last change (inode, size, modification time), to tell when a
-/// config file was edited or replaced; None when there is no file.
-pub(crate) fn file_stamp(file: Option<&std::path::Path>) -> Option<(u64, u64, std::time::SystemTime)> {
-    let md = std::fs::metadata(file?).ok()?;
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&md);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Some((ino, md.len(), md.modified().ok()?))
 }

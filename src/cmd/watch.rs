@@ -10,6 +10,9 @@
 //! [`Watch::sync`] makes a cookie file in the index folder (watched for it alone) and
 //! reads events until the cookie's: every change made before it has been read then, so
 //! the server can vouch for the index to queries (see [`super::vouch`]).
+//!
+//! Both watchers (`mcp` here, `index --watch` in `index.rs`) take from here the delay past
+//! the stat cache's racy window ([`settle`]) and a config file's stamp ([`file_stamp`]).
 
 use std::path::Path;
 
@@ -90,6 +93,24 @@ impl Watch {
             true
         }
     }
+}
+
+/// How long after a build that changed something the watch runs once more: half a second
+/// past the stat cache's racy window (2 s, shorter under the test suite's knob).
+pub(crate) fn settle() -> std::time::Duration {
+    let racy = u64::try_from(mdgraph::racy_ns() / 1_000_000).unwrap_or(2000);
+    std::time::Duration::from_millis(racy + 500)
+}
+
+/// A file's identity and last change (inode, size, modification time), to tell when a
+/// config file was edited or replaced; None when there is no file.
+pub(crate) fn file_stamp(file: Option<&std::path::Path>) -> Option<(u64, u64, std::time::SystemTime)> {
+    let md = std::fs::metadata(file?).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&md);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((ino, md.len(), md.modified().ok()?))
 }
 
 #[cfg(target_os = "linux")]

@@ -17,7 +17,7 @@ pub(super) fn keep_fresh(shared: &Arc<Mutex<State>>) {
         .name("mdgraph-mcp-fresh".into())
         .spawn(move || {
             // At start too: the index was just built.
-            let mut settle = Some(std::time::Instant::now() + crate::cmd::index::settle());
+            let mut settle = Some(std::time::Instant::now() + crate::cmd::watch::settle());
             loop {
                 std::thread::sleep(KEEP_FRESH);
                 let Some(state) = state.upgrade() else { return };
@@ -29,7 +29,7 @@ pub(super) fn keep_fresh(shared: &Arc<Mutex<State>>) {
                     st.stale = true;
                     // A failure is the next call's to report (it refreshes again).
                     let _ = st.refresh();
-                    settle = Some(std::time::Instant::now() + crate::cmd::index::settle());
+                    settle = Some(std::time::Instant::now() + crate::cmd::watch::settle());
                     continue;
                 }
                 // Past the stat cache's racy window after a change, one more run records
@@ -147,7 +147,7 @@ pub(super) struct State {
 impl State {
     /// The state of a server that just opened `index` and started `watch`.
     pub(super) fn new(ctx: &Ctx, index: Index, watch: Watch, budget: u32) -> State {
-        let config_stamp = crate::cmd::index::file_stamp(index.config().config_file.as_deref());
+        let config_stamp = crate::cmd::watch::file_stamp(index.config().config_file.as_deref());
         State {
             reload: Box::new({
                 let (ov, cwd) = (crate::cmd::overrides(ctx.cli), ctx.cwd.to_path_buf());
@@ -171,7 +171,7 @@ impl State {
     pub(super) fn refresh(&mut self) -> Result<(), Error> {
         // An edited config shapes everything: load it again and start over with it (a
         // config that does not load is the call's error; the next call tries again).
-        let now = crate::cmd::index::file_stamp(self.index.config().config_file.as_deref());
+        let now = crate::cmd::watch::file_stamp(self.index.config().config_file.as_deref());
         if now != self.config_stamp {
             let cfg = (self.reload)()?;
             if let Some(report) = Index::refresh(&cfg, None)?
@@ -181,7 +181,7 @@ impl State {
                 eprintln!("{}", build_summary(&report));
             }
             self.watch = Watch::new(&cfg.root, &cfg.index_dir);
-            self.config_stamp = crate::cmd::index::file_stamp(cfg.config_file.as_deref());
+            self.config_stamp = crate::cmd::watch::file_stamp(cfg.config_file.as_deref());
             self.index = Index::open_as_is(cfg)?.in_memory();
             self.stale = false;
             self.note_digest();
@@ -247,7 +247,7 @@ impl State {
             return Answer::No("the watch on the backlog is not working".into());
         };
         self.stale |= changed;
-        let config = crate::cmd::index::file_stamp(self.index.config().config_file.as_deref());
+        let config = crate::cmd::watch::file_stamp(self.index.config().config_file.as_deref());
         if self.stale || config != self.config_stamp || Index::digest(self.index.config()) != self.vouched {
             if !answer(Answer::Building) {
                 return Answer::No("the client went away".into());

@@ -543,52 +543,6 @@ fn requirement_title(heading: &str, n: &str, body: &str) -> String {
     story.unwrap_or_else(|| heading.trim().to_string())
 }
 
-/// `(Priority: P1)` → `P1`, in the languages templates write it (`（優先度: P1）`,
-/// `(Prioridad: P2)`).
-fn priority(text: &str) -> Option<String> {
-    let (i, key) = [
-        "Priority",
-        "優先度",
-        "Prioridad",
-        "Prioridade",
-        "Priorité",
-        "Priorität",
-        "优先级",
-        "優先級",
-        "우선순위",
-    ]
-    .iter()
-    .find_map(|k| text.find(k).map(|i| (i, *k)))?;
-    let rest = text[i + key.len()..].trim_start().strip_prefix([':', '：'])?;
-    let p: String = rest
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric())
-        .collect();
-    (!p.is_empty()).then_some(p)
-}
-
-/// The title without `[P]`, `[USn]`, `[Story]` markers and emphasis around it.
-fn clean_title(s: &str) -> (String, bool) {
-    let mut parallel = false;
-    let mut rest = s.trim().trim_start_matches(':').trim_start();
-    while let Some(r) = rest.strip_prefix("**").filter(|r| r.starts_with('[')) {
-        rest = r;
-    }
-    while rest.starts_with('[')
-        && let Some(end) = rest.find(']')
-    {
-        let tag = &rest[1..end];
-        if tag == "P" {
-            parallel = true;
-        } else if !(tag.starts_with("US") || tag.starts_with("Story")) {
-            break;
-        }
-        rest = rest[end + 1..].trim_start();
-    }
-    (rest.replace("**", "").trim().to_string(), parallel)
-}
-
 /// The item's line and the more indented lines under it (blank lines inside kept), up to
 /// the next list item at its indentation or less, or a heading.
 fn item_text(l: &Line<'_>, rest: &[Line<'_>]) -> String {

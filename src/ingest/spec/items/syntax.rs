@@ -218,3 +218,49 @@ pub(super) fn phase_number(text: &str) -> Option<String> {
     ];
     (!NOTES.contains(&next.as_str())).then_some(n)
 }
+
+/// `(Priority: P1)` → `P1`, in the languages templates write it (`（優先度: P1）`,
+/// `(Prioridad: P2)`).
+pub(super) fn priority(text: &str) -> Option<String> {
+    let (i, key) = [
+        "Priority",
+        "優先度",
+        "Prioridad",
+        "Prioridade",
+        "Priorité",
+        "Priorität",
+        "优先级",
+        "優先級",
+        "우선순위",
+    ]
+    .iter()
+    .find_map(|k| text.find(k).map(|i| (i, *k)))?;
+    let rest = text[i + key.len()..].trim_start().strip_prefix([':', '：'])?;
+    let p: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    (!p.is_empty()).then_some(p)
+}
+
+/// The title without `[P]`, `[USn]`, `[Story]` markers and emphasis around it.
+pub(super) fn clean_title(s: &str) -> (String, bool) {
+    let mut parallel = false;
+    let mut rest = s.trim().trim_start_matches(':').trim_start();
+    while let Some(r) = rest.strip_prefix("**").filter(|r| r.starts_with('[')) {
+        rest = r;
+    }
+    while rest.starts_with('[')
+        && let Some(end) = rest.find(']')
+    {
+        let tag = &rest[1..end];
+        if tag == "P" {
+            parallel = true;
+        } else if !(tag.starts_with("US") || tag.starts_with("Story")) {
+            break;
+        }
+        rest = rest[end + 1..].trim_start();
+    }
+    (rest.replace("**", "").trim().to_string(), parallel)
+}
