@@ -97,19 +97,9 @@ pub(super) fn asks_open_work(question: &str) -> Option<WorkAsked> {
         return None;
     }
     let has = |set: &[&str]| all.iter().any(|w| set.contains(&w.as_str()));
-    if has(&["next", "start", "ready", "pick", "begin"]) {
+    if has(NEXT_WORDS) {
         Some(WorkAsked::Next)
-    } else if has(&[
-        "left",
-        "remain",
-        "remains",
-        "remaining",
-        "open",
-        "unfinished",
-        "outstanding",
-        "pending",
-        "undone",
-    ]) {
+    } else if has(OPEN_WORDS) {
         Some(WorkAsked::Left)
     } else {
         None
@@ -131,8 +121,8 @@ pub struct ScopedWork {
     pub parts: bool,
 }
 
-/// The words that ask what is left or unfinished in a scope, beyond [`WORK_WORDS`]'s.
-const LEFT_WORDS: &[&str] = &[
+/// The words that ask what is left or unfinished, of the whole backlog or of a scope.
+const OPEN_WORDS: &[&str] = &[
     "left",
     "remain",
     "remains",
@@ -142,13 +132,10 @@ const LEFT_WORDS: &[&str] = &[
     "outstanding",
     "pending",
     "undone",
-    "unchecked",
-    "unticked",
-    "incomplete",
-    "blocks",
-    "blocking",
-    "todo",
 ];
+
+/// More words that ask what is left in a scope (beyond [`OPEN_WORDS`]).
+const MORE_LEFT_WORDS: &[&str] = &["unchecked", "unticked", "incomplete", "blocks", "blocking", "todo"];
 
 /// The words that ask whether a scope is finished ("is X finished?", "is X done yet?").
 const FINISHED_WORDS: &[&str] = &["finished", "done", "complete", "completed"];
@@ -281,7 +268,7 @@ pub(super) fn asks_scoped_work(question: &str) -> Option<ScopedWork> {
     let not_done = all
         .windows(2)
         .any(|p| p[0] == "not" && FINISHED_WORDS.contains(&p[1].as_str()));
-    let asked = if has(LEFT_WORDS) || not_done || opens_finished {
+    let asked = if has(OPEN_WORDS) || has(MORE_LEFT_WORDS) || not_done || opens_finished {
         WorkAsked::Left
     } else if has(NEXT_WORDS) {
         WorkAsked::Next
@@ -292,7 +279,10 @@ pub(super) fn asks_scoped_work(question: &str) -> Option<ScopedWork> {
         .iter()
         .filter(|w| {
             let w = w.as_str();
-            !WORK_WORDS.contains(&w) && !NOT_SCOPE.contains(&w) && !LEFT_WORDS.contains(&w)
+            !WORK_WORDS.contains(&w)
+                && !NOT_SCOPE.contains(&w)
+                && !OPEN_WORDS.contains(&w)
+                && !MORE_LEFT_WORDS.contains(&w)
         })
         .map(|w| w.to_string())
         .collect();
