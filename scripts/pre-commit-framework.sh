@@ -73,16 +73,35 @@ EOF
 # The profile of both builds (this checkout's, and pre-commit's `cargo install` of the
 # snapshot): release, as a user gets it, unless MDGRAPH_HOOK_PROFILE=debug. .ci/run asks for
 # debug, which `cargo test` has already built: the hooks behave the same in either, and two
-# release builds cost CI minutes. pre-commit runs `cargo install --bins --root ENV --path .`;
-# a `cargo` first on PATH adds `--debug` to that one call.
+# release builds cost CI minutes. pre-commit runs `cargo install --bins --root ENV --path .`
+# in its clone of the snapshot. With debug, a `cargo` first on PATH answers that one call by
+# installing the binary this checkout built (the snapshot holds the same sources; building
+# them again from the clone's path rebuilt the whole crate, about 100 s of CI), after
+# checking that the call is the one .pre-commit-hooks.yaml implies.
 profile="${MDGRAPH_HOOK_PROFILE:-release}"
 if [ "$profile" = debug ]; then
   cargo build --quiet --manifest-path "$repo/Cargo.toml"
   shim="$work/cargo-shim"
   mkdir -p "$shim"
   real_cargo="$(command -v cargo)"
-  printf '#!/bin/sh\nif [ "$1" = install ]; then shift; exec "%s" install --debug "$@"; fi\nexec "%s" "$@"\n' \
-    "$real_cargo" "$real_cargo" >"$shim/cargo"
+  cat >"$shim/cargo" <<SHIM
+#!/usr/bin/env bash
+set -euo pipefail
+[ "\${1:-}" = install ] || exec "$real_cargo" "\$@"
+root="" path=""
+while [ \$# -gt 0 ]; do
+  case "\$1" in
+    --root) root="\$2"; shift ;;
+    --path) path="\$2"; shift ;;
+  esac
+  shift
+done
+[ -n "\$root" ] && [ -f "\$path/Cargo.toml" ] || { echo "cargo shim: unexpected install call" >&2; exit 1; }
+diff -rq "\$path/src" "$repo/src" >/dev/null || { echo "cargo shim: the clone is not this checkout" >&2; exit 1; }
+mkdir -p "\$root/bin"
+cp "$CARGO_TARGET_DIR/debug/mdgraph" "\$root/bin/mdgraph"
+echo "cargo shim: installed $CARGO_TARGET_DIR/debug/mdgraph into \$root/bin"
+SHIM
   chmod +x "$shim/cargo"
   export PATH="$shim:$PATH"
 else

@@ -445,7 +445,7 @@ const LAST_RANK: u8 = 10;
 const LONG_BLOCK_LINES: usize = 12;
 
 /// Whether `text` is mostly fenced code: at least [`LONG_BLOCK_LINES`] lines inside
-/// ``` or ~~~ fences, and at least half of its lines.
+/// backtick or tilde fences, and at least half of its lines.
 fn mostly_fenced(text: &str) -> bool {
     let (mut inside, mut fenced, mut total) = (false, 0usize, 0usize);
     for line in text.lines() {
