@@ -86,7 +86,7 @@ fn judge(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, Error> {
     let index_prefix = format!("{index}/");
     let tracked = Tracked::new(&top, &prefix, &cfg.settings.scan, &staged, &differ)?;
     let worktree = &report.meta.files;
-    let overlay = overlay_blobs(&top, &prefix, Some(&index_prefix), &staged, &differ, worktree, &tracked);
+    let overlay = overlay_blobs(&top, &prefix, Some(&index_prefix), &staged, &differ, worktree, &tracked)?;
     // What the staged index must hold: the working tree's, or computed with the overlay.
     let (want, want_files, diagnostics) = if overlay.is_empty() {
         (None, report.meta.files, report.diagnostics)
