@@ -193,9 +193,9 @@ pub(crate) fn blobs(top: &Path, ids: &BTreeSet<&str>) -> Result<BTreeMap<String,
     Ok(out)
 }
 
-/// Text as the scan reads it: UTF-8 without a byte-order mark; None otherwise.
+/// Text as the scan reads it: UTF-8 without a byte-order mark, CRLF as LF; None otherwise.
 pub(crate) fn text_of(bytes: Vec<u8>) -> Option<String> {
-    let mut s = String::from_utf8(bytes).ok()?;
+    let mut s = String::from_utf8(crate::text::eol::lf(bytes)).ok()?;
     if s.starts_with('\u{feff}') {
         s.drain(..3);
     }
@@ -281,5 +281,61 @@ pub(crate) fn pathspec(rel: &str) -> String {
         ":(glob)**".into()
     } else {
         format!(":(literal){rel}")
+    }
+}
+
+/// Where a staged symlink at top-relative `link` leads as git stores it (its blob is the
+/// target's path): the top-relative path of the target, resolved by its components as
+/// every checkout resolves it; None for an absolute target or one above the top.
+pub(crate) fn link_target(link: &str, target: &[u8]) -> Option<String> {
+    let target = String::from_utf8_lossy(target);
+    if target.starts_with('/') || target.contains('\\') || target.contains(':') {
+        return None;
+    }
+    let mut parts: Vec<&str> = link.split('/').collect();
+    parts.pop();
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The staged symlinks among `staged` that `takes` keeps, with the top-relative path each
+/// leads to as git stores it (None: absolute, or above the top). One `cat-file` when
+/// there are any; none is the common case.
+pub(crate) fn staged_links(
+    top: &Path,
+    staged: &BTreeMap<String, Staged>,
+    takes: &dyn Fn(&str) -> bool,
+) -> Result<BTreeMap<String, Option<String>>, Error> {
+    let links: Vec<(&String, &Staged)> = staged.iter().filter(|(p, e)| e.mode == "120000" && takes(p)).collect();
+    let ids: BTreeSet<&str> = links.iter().map(|(_, e)| e.blob.as_str()).collect();
+    let contents = blobs(top, &ids)?;
+    Ok(links
+        .into_iter()
+        .map(|(p, e)| {
+            let to = contents.get(&e.blob).and_then(|t| link_target(p, t));
+            (p.clone(), to)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::link_target;
+
+    #[test]
+    fn a_symlink_leads_where_its_stored_path_says() {
+        assert_eq!(link_target("b/l.md", b"n.md").as_deref(), Some("b/n.md"));
+        assert_eq!(link_target("b/c/l.md", b"../n.md").as_deref(), Some("b/n.md"));
+        assert_eq!(link_target("b/l.md", b"./x/../n.md").as_deref(), Some("b/n.md"));
+        assert_eq!(link_target("l.md", b"../n.md"), None);
+        assert_eq!(link_target("b/l.md", b"/tmp/repo/b/n.md"), None);
     }
 }

@@ -15,8 +15,8 @@
 
 use crate::check::baseline::Baseline;
 use crate::check::git::{
-    EMPTY_BLOB, Staged, blob_text, blobs, committed, differing, in_repo, outside, pathspec, staged_files, text_of,
-    toplevel,
+    EMPTY_BLOB, Staged, blob_text, blobs, committed, differing, in_repo, outside, pathspec, staged_files, staged_links,
+    text_of, toplevel,
 };
 use crate::check::tracked::Tracked;
 use crate::check::{self, CheckOptions, CheckReport};
@@ -67,7 +67,7 @@ fn local(cfg: &Config, opts: CheckOptions) -> Result<Option<CheckReport>, Error>
         &differ,
         worktree,
         &tracked,
-    );
+    )?;
     let diagnostics = if overlay_blobs.is_empty() {
         report.diagnostics
     } else {
@@ -173,8 +173,9 @@ pub(crate) fn overlay_blobs(
     differ: &BTreeSet<String>,
     worktree: &BTreeMap<String, String>,
     tracked: &Tracked,
-) -> BTreeMap<String, Option<String>> {
+) -> Result<BTreeMap<String, Option<String>>, Error> {
     let rules = tracked.has_rules();
+    let links = staged_links(top, staged, &|p| p.starts_with(prefix) && tracked.takes(p))?;
     let mut overlay_blobs: BTreeMap<String, Option<String>> = BTreeMap::new();
     for (path, entry) in staged {
         let Some(rel) = path.strip_prefix(prefix) else {
@@ -183,8 +184,26 @@ pub(crate) fn overlay_blobs(
         if index_prefix.is_some_and(|i| path.starts_with(i)) {
             continue;
         }
-        // Submodules are not files of the backlog; a symlink is judged as it is.
-        if entry.mode == "160000" || entry.mode == "120000" {
+        // Submodules are not files of the backlog.
+        if entry.mode == "160000" {
+            continue;
+        }
+        if entry.mode == "120000" {
+            // A symlink as git stores it: the staged file its stored path names.
+            let to = links.get(path).cloned().flatten().filter(|q| q.starts_with(prefix));
+            match to
+                .as_ref()
+                .and_then(|q| staged.get(q).filter(|e| e.mode.starts_with("100")).map(|e| (q, e)))
+            {
+                Some((q, e)) if differ.contains(path) || differ.contains(q) || !worktree.contains_key(rel) => {
+                    overlay_blobs.insert(rel.to_string(), Some(e.blob.clone()));
+                }
+                Some(_) => {}
+                None if worktree.contains_key(rel) => {
+                    overlay_blobs.insert(rel.to_string(), None);
+                }
+                None => {}
+            }
             continue;
         }
         let on_disk = top.join(path);
@@ -217,7 +236,7 @@ pub(crate) fn overlay_blobs(
             overlay_blobs.insert(rel.clone(), None);
         }
     }
-    overlay_blobs
+    Ok(overlay_blobs)
 }
 
 /// The diagnostics of the backlog as staged: the working tree's with the overlay's
@@ -299,7 +318,7 @@ fn with_staged_config(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, E
     let differ = differing(&top, &specs, &staged)?;
     let tracked = Tracked::new(&top, &prefix, &staged_cfg.settings.scan, &staged, &differ)?;
     let index_prefix = index.map(|i| format!("{i}/"));
-    let canon_root = cfg.root.canonicalize().map_err(|e| Error::io(&cfg.root, e))?;
+    let links = staged_links(&top, &staged, &|p| p.starts_with(prefix.as_str()) && tracked.takes(p))?;
     let mut from_disk: Vec<(String, std::path::PathBuf)> = Vec::new();
     let mut from_git: Vec<(String, &str)> = Vec::new();
     for (path, entry) in &staged {
@@ -316,13 +335,18 @@ fn with_staged_config(cfg: &Config, opts: CheckOptions) -> Result<CheckReport, E
             continue;
         }
         if entry.mode == "120000" {
-            // A symlink is read where it leads, when that is a file inside the root.
-            if !differ.contains(path)
-                && on_disk
-                    .canonicalize()
-                    .is_ok_and(|t| t.starts_with(&canon_root) && t.is_file())
+            // A symlink as git stores it: the staged file inside the root its path names.
+            let to = links
+                .get(path)
+                .cloned()
+                .flatten()
+                .filter(|q| q.starts_with(prefix.as_str()));
+            if let Some((q, e)) = to.and_then(|q| staged.get(&q).filter(|e| e.mode.starts_with("100")).map(|e| (q, e)))
             {
-                from_disk.push((rel.to_string(), on_disk));
+                match differ.contains(&q) {
+                    true => from_git.push((rel.to_string(), e.blob.as_str())),
+                    false => from_disk.push((rel.to_string(), top.join(&q))),
+                }
             }
         } else if differ.contains(path) {
             from_git.push((rel.to_string(), entry.blob.as_str()));

@@ -1,8 +1,8 @@
 //! Scan: walk the backlog root (honouring `.gitignore`, include/exclude globs, skipping the
 //! index folder), read and hash every Markdown file on all cores.
 //!
-//! Symlinks are never followed blindly: a symlinked file inside the root is read, one that
-//! leads outside is skipped with a diagnostic, and symlinked folders are not entered (their
+//! Symlinks are never followed blindly: a relative symlink to a file inside the root is
+//! read, one that leads outside or names an absolute path is skipped with a diagnostic, and symlinked folders are not entered (their
 //! real path inside the root is walked anyway), so loops cannot happen.
 
 use crate::config::ScanSettings;
@@ -20,7 +20,7 @@ pub struct SourceFile {
     pub rel: String,
     /// Path on disk.
     pub abs: PathBuf,
-    /// Content hash: blake3 hex of the bytes, or `size:N` for a file too large to read.
+    /// Content hash: blake3 hex of the bytes (CRLF read as LF, [`crate::text::eol`]), or `size:N` for a file too large to read.
     pub hash: String,
     /// The text, when it was read (and kept) and is UTF-8 (BOM removed).
     pub text: Option<String>,
@@ -42,7 +42,9 @@ impl SourceFile {
         if let Some(t) = &self.text {
             return Some(t.as_str().into());
         }
-        decode(std::fs::read(&self.abs).ok()?).ok().map(Into::into)
+        decode(crate::text::eol::lf(std::fs::read(&self.abs).ok()?))
+            .ok()
+            .map(Into::into)
     }
 }
 
@@ -160,9 +162,22 @@ fn walker(root: &Path, index_abs: Option<PathBuf>) -> ignore::Walk {
     crate::config::walk::builder(root, index_abs).build()
 }
 
-/// Whether a symlink among the candidates is read: not when it leads outside the root
-/// (a diagnostic), to a folder (silently) or nowhere (a diagnostic).
+/// Whether a symlink among the candidates is read: not when its target is an absolute
+/// path or leads outside the root (a diagnostic), to a folder (silently) or nowhere (a
+/// diagnostic).
 fn symlink_taken(path: &Path, rel: &str, canon_root: &Path) -> Result<(), Option<Diagnostic>> {
+    // git stores a symlink as its target's path: an absolute one leads elsewhere in a
+    // clone elsewhere (or nowhere), so no checkout would index what this one reads.
+    if std::fs::read_link(path).is_ok_and(|t| t.is_absolute()) {
+        return Err(Some(Diagnostic::new(
+            rel.to_string(),
+            0,
+            Severity::Warning,
+            Code::SymlinkOutsideRoot,
+            "symlink to an absolute path, which a clone elsewhere does not resolve here; skipped (make the link \
+             relative)",
+        )));
+    }
     match path.canonicalize() {
         Ok(target) if !target.starts_with(canon_root) => Err(Some(Diagnostic::new(
             rel.to_string(),
@@ -287,6 +302,8 @@ pub fn from_bytes(rel: String, abs: PathBuf, bytes: Vec<u8>, max: u64) -> (Sourc
 
 /// A readable file's bytes: hashed, and decoded (a file that is not UTF-8 is an error).
 fn taken(rel: String, abs: PathBuf, bytes: Vec<u8>, stamp: Stamp, keep_text: bool) -> (SourceFile, Option<Diagnostic>) {
+    // Line ends as git stores them: an `autocrlf` checkout indexes as an LF clone does.
+    let bytes = crate::text::eol::lf(bytes);
     let hash = blake3::hash(&bytes).to_hex().to_string();
     match decode(bytes) {
         Ok(s) => (

@@ -50,7 +50,8 @@ use std::path::Path;
 /// and notes, localized role words, Kiro task headings and late `_Requirements_` lines,
 /// BMAD ids as written, archived stories as documents), ADR prose successors.
 /// A file that is not UTF-8 is an error (`not-utf8`), not a warning.
-pub const SCHEMA_VERSION: u32 = 13;
+/// 14: CRLF line ends are read as LF (hash and text), as git stores them under `autocrlf`.
+pub const SCHEMA_VERSION: u32 = 14;
 /// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
 /// files are committed, local caches and the SQLite mirror stay out of git.
 pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.

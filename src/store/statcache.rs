@@ -388,7 +388,7 @@ pub fn probe(index_dir: &Path, root: &Path, config_digest: &str, scan: &ScanSett
         stamp_same
             && hash
                 .strip_prefix(RACY)
-                .is_none_or(|h| read().is_some_and(|b| blake3::hash(&b).to_hex().as_str() == h))
+                .is_none_or(|h| read().is_some_and(|b| blake3::hash(&crate::text::eol::lf(b)).to_hex().as_str() == h))
     };
     let files_ok = chunks(tree.files, rayon::current_num_threads() * 8)
         .par_iter()

@@ -145,8 +145,16 @@ fn symlinks_out_of_root_and_loops_are_skipped() {
     std::fs::write(&outside, "---\nid: OUT-1\n---\n# Outside\n").unwrap();
     std::os::unix::fs::symlink(&outside, f.root().join("escape.md")).unwrap();
     std::os::unix::fs::symlink(f.root().join("items"), f.root().join("items/loop")).unwrap();
-    std::os::unix::fs::symlink(f.root().join("README.md"), f.root().join("alias.md")).unwrap();
+    std::os::unix::fs::symlink("README.md", f.root().join("alias.md")).unwrap();
+    // An absolute link leads elsewhere in a clone elsewhere: no checkout would read it.
+    std::os::unix::fs::symlink(f.root().join("README.md"), f.root().join("alias-abs.md")).unwrap();
     let out = f.run(&["index"]);
+    assert!(
+        out.stderr
+            .contains("alias-abs.md:1:1: warning[symlink-outside-root]: symlink to an absolute path"),
+        "{}",
+        out.stderr
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stderr.contains("escape.md:1:1: warning[symlink-outside-root]"),
@@ -158,8 +166,9 @@ fn symlinks_out_of_root_and_loops_are_skipped() {
     assert!(!nodes.contains("items/loop/"), "a symlinked folder was walked twice");
     assert!(
         nodes.contains("\"path\":\"alias.md\""),
-        "a symlink to a file inside the root is indexed"
+        "a relative symlink to a file inside the root is indexed"
     );
+    assert!(!nodes.contains("alias-abs.md"), "an absolute symlink is indexed");
 }
 
 #[test]

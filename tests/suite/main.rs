@@ -11,6 +11,7 @@ mod commit_hook;
 mod corpora;
 mod docs;
 mod eval;
+mod git_stored;
 mod hook;
 mod hostile;
 mod incremental;

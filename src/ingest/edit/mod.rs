@@ -237,7 +237,7 @@ fn what_changed(
         if !md.is_file() || md.len() > max {
             return None;
         }
-        let bytes = std::fs::read(&abs).ok()?;
+        let bytes = crate::text::eol::lf(std::fs::read(&abs).ok()?);
         let hash = blake3::hash(&bytes).to_hex().to_string();
         stamps.push((rel.clone(), Stamp::of(&md), hash.clone()));
         if prev.files.get(rel) != Some(&hash) {
