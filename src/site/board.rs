@@ -4,7 +4,7 @@
 //! `assets/site.js` runs in the page.
 
 use super::model::Site;
-use super::shell::page;
+use super::shell::{isolated, page};
 use crate::model::backlog::Group;
 use maud::html;
 use std::collections::BTreeSet;
@@ -26,7 +26,7 @@ pub fn render(site: &Site) -> String {
                 option value="" { "every parent" }
                 @for p in &parents {
                     option value=(p) {
-                        (p) @if let Some(d) = site.docs.get(p) { " — " (super::svg::truncate(&d.item.title, 40)) }
+                        (isolated(p)) @if let Some(d) = site.docs.get(p) { " — " (isolated(&super::svg::truncate(&d.item.title, 40))) }
                     }
                 }
             }
@@ -41,11 +41,11 @@ pub fn render(site: &Site) -> String {
                         a class={ "card" @if d.blocked { " is-blocked" } } href=(d.href) data-id=(d.node.id)
                             data-type=(d.kind_label()) data-parent=[d.item.parent.as_deref()]
                             data-text={ (d.node.id.to_lowercase()) " " (d.item.title.to_lowercase()) } {
-                            span.cid { (d.node.id) @if d.blocked { " " span.flag-blocked title="blocked" { "⊘" } } }
-                            span.ctitle { (d.item.title) }
+                            span.cid { bdi { (d.node.id) } @if d.blocked { " " span.flag-blocked title="blocked" { "⊘" } } }
+                            bdi.ctitle { (d.item.title) }
                             span.cmeta {
                                 span.ctype { (d.kind_label()) } " · " (d.state())
-                                @if let Some(p) = &d.item.parent { " · ↑ " (p) }
+                                @if let Some(p) = &d.item.parent { " · ↑ " bdi { (p) } }
                             }
                         }
                     }

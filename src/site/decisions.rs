@@ -36,7 +36,7 @@ pub fn render(site: &Site) -> String {
             tbody {
                 @for (date, d) in &adrs {
                     tr data-id=(d.node.id) {
-                        td.date { (date) } td { (link(d, "")) } td.title { (d.item.title) } td { (badge(d)) }
+                        td.date { (date) } td { (link(d, "")) } td.title dir="auto" { (d.item.title) } td { (badge(d)) }
                         td { @for (other, verb) in replacements(site, d) { span.rel { (verb) " " (link(other, "")) } " " } }
                     }
                 }

@@ -126,7 +126,7 @@ pub fn render(root: &Doc, tree: &TreeNode, g: &Graph) -> String {
         .collect();
     let blocked: Vec<&Doc> = g.members.iter().filter(|(d, _)| d.blocked).map(|(d, _)| *d).collect();
     let body = maud::html! {
-        h1 { "Dependency graph: " span.id { (root.node.id) } " " (root.item.title) }
+        h1 { "Dependency graph: " bdi.id { (root.node.id) } " " bdi { (root.item.title) } }
         p.meta { (badge(root)) " " (progress(&tree.rollup)) " · " a href={ "../" (root.href) } { "item page" } }
         (svg::legend("⊘ blocked · ▲N holds up N open items · grey lines: parent → child · red: blocker → blocked · dashed box: from outside"))
         (svg::figure(&nodes, &g.edges, "../"))

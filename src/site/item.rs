@@ -73,13 +73,13 @@ pub fn render(site: &Site, d: &Doc) -> String {
     let body_html = markdown::render(&markdown::source(&sections), &resolve, &mention);
     let parent = d.item.parent.as_deref().and_then(|p| site.docs.get(p));
     let body = html! {
-        h1 { span.id { (d.node.id) } " " (d.item.title) }
+        h1 { bdi.id { (d.node.id) } " " bdi { (d.item.title) } }
         p.meta {
             span.ctype { (d.kind_label()) } " " (badge(d))
             @if d.blocked { " " span.flag-blocked { "⊘ blocked" } }
             @if d.blocking > 0 { " " span.flag-blocker { "▲ holds up " (d.blocking) " open" } }
             @if let Some(p) = parent { " · parent " (link(p, "../")) }
-            " · " code.src { (d.node.path) @if let Some(l) = d.node.line { ":" (l) } }
+            " · " code.src dir="ltr" { (d.node.path) @if let Some(l) = d.node.line { ":" (l) } }
         }
         section.body { (PreEscaped(body_html)) }
         (relations_table(site, &rels))
@@ -161,7 +161,7 @@ fn relations_table(site: &Site, rels: &[(bool, &Link)]) -> Markup {
                         td.rel { @if *outgoing { (l.edge.r#type.as_str()) " →" } @else { "← " (l.edge.r#type.as_str()) } }
                         td { (entry(x, "../")) }
                         td.origin { (l.edge.origin.as_str()) }
-                        td { code.src { (l.edge.path) ":" (l.edge.line) } }
+                        td { code.src dir="ltr" { (l.edge.path) ":" (l.edge.line) } }
                     }
                 }
             }

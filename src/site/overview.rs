@@ -78,7 +78,7 @@ fn epics(site: &Site) -> Markup {
             @for d in shown {
                 @if let Some(t) = site.backlog.tree(&d.node.id) {
                     tr.rollup data-id=(d.node.id) {
-                        td { (link(d, "")) } td.title { (d.item.title) } td { (badge(d)) }
+                        td { (link(d, "")) } td.title dir="auto" { (d.item.title) } td { (badge(d)) }
                         td { (progress(&t.rollup)) }
                         td { a href={ "graphs/" (super::model::slug(&d.node.id)) ".html" } { "graph" } }
                     }
@@ -147,7 +147,7 @@ fn diagnostics(site: &Site) -> Markup {
         ul.diags {
             @for d in diags.iter().take(SHOWN) {
                 li class=(if d.severity == Severity::Error { "error" } else { "warning" }) {
-                    code { (d.location()) } " " b { (d.label()) } " " (d.message)
+                    code dir="ltr" { (d.location()) } " " b { (d.label()) } " " bdi { (d.message) }
                 }
             }
         }

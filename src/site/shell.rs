@@ -52,15 +52,24 @@ pub fn badge(d: &Doc) -> Markup {
     html! { span class={ "badge g-" (d.item.group.as_str()) } { (d.state()) } }
 }
 
-/// A link to a document's page, its id as the text and its title on hover.
+/// A link to a document's page, its id as the text and its title on hover. The id is
+/// isolated for direction (`<bdi>`): a right-to-left override in it cannot reorder
+/// what follows it on the line.
 pub fn link(d: &Doc, up: &str) -> Markup {
-    html! { a href={ (up) (d.href) } title=(d.item.title) { (d.node.id) } }
+    html! { a href={ (up) (d.href) } title=(isolated(&d.item.title)) { bdi { (d.node.id) } } }
+}
+
+/// Backlog text isolated for direction inside one element's text (an SVG `<text>`, a
+/// tooltip), where no `<bdi>` can go: between U+2068 FIRST STRONG ISOLATE and U+2069
+/// POP DIRECTIONAL ISOLATE, which also closes every embedding or override opened in it.
+pub fn isolated(s: &str) -> String {
+    format!("\u{2068}{s}\u{2069}")
 }
 
 /// A link with the title beside it and the state badge.
 pub fn entry(d: &Doc, up: &str) -> Markup {
     html! {
-        (link(d, up)) " " span.title { (d.item.title) } " " (badge(d))
+        (link(d, up)) " " bdi.title { (d.item.title) } " " (badge(d))
         @if d.blocked { " " span.flag-blocked title="blocked" { "⊘ blocked" } }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::layout::{self, NODE_H, NODE_W};
 use super::model::Doc;
+use super::shell::isolated;
 use maud::{Markup, html};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -95,14 +96,14 @@ fn draw(nodes: &[GNode], edges: &[GEdge], up: &str) -> Markup {
                 @let (x, y) = lay.pos[i];
                 @let d = n.doc;
                 a.node href={ (up) (d.href) } data-id=(d.node.id) {
-                    title { (d.node.id) " — " (d.item.title) " (" (d.state()) ")" @if d.blocked { " · blocked" } @if d.blocking > 0 { " · blocks " (d.blocking) " open" } }
+                    title { (isolated(&d.node.id)) " — " (isolated(&d.item.title)) " (" (d.state()) ")" @if d.blocked { " · blocked" } @if d.blocking > 0 { " · blocks " (d.blocking) " open" } }
                     rect x=(x) y=(y) width=(NODE_W) height=(NODE_H) rx="6" class=(node_class(n)) {}
                     text.nid x=(x + 8.0) y=(y + 18.0) {
-                        (truncate(&d.node.id, 20))
+                        (isolated(&truncate(&d.node.id, 20)))
                         @if d.blocked { tspan.mark-blocked { " ⊘" } }
                         @if d.blocking > 0 { tspan.mark-blocker { " ▲" (d.blocking) } }
                     }
-                    text.ntitle x=(x + 8.0) y=(y + 36.0) { (truncate(&d.item.title, 25)) }
+                    text.ntitle x=(x + 8.0) y=(y + 36.0) { (isolated(&truncate(&d.item.title, 25))) }
                 }
             }
         }

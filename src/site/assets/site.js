@@ -48,11 +48,16 @@
       hits.slice(0, 200).forEach(function (h) {
         var li = document.createElement("li"), a = document.createElement("a"), badge = document.createElement("span");
         a.href = h.d[5];
-        a.textContent = h.d[0];
+        var id = document.createElement("bdi"), title = document.createElement("bdi");
+        id.textContent = h.d[0];
+        a.appendChild(id);
+        title.textContent = h.d[1];
         badge.className = "badge g-" + h.d[4];
         badge.textContent = h.d[3];
         li.appendChild(a);
-        li.appendChild(document.createTextNode(" " + h.d[1] + " · " + h.d[2] + " "));
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(title);
+        li.appendChild(document.createTextNode(" · " + h.d[2] + " "));
         li.appendChild(badge);
         list.appendChild(li);
       });
