@@ -5,7 +5,7 @@
 
 use super::markdown;
 use super::model::{Doc, Link, Site, blocking_pair};
-use super::shell::{badge, entry, link, page};
+use super::shell::{badge, entry, link, page, plan};
 use super::svg::{self, GEdge, GNode, Style};
 use crate::model::EdgeType;
 use maud::{Markup, PreEscaped, html};
@@ -79,6 +79,8 @@ pub fn render(site: &Site, d: &Doc) -> String {
             @if d.blocked { " " span.flag-blocked { "⊘ blocked" } }
             @if d.blocking > 0 { " " span.flag-blocker { "▲ holds up " (d.blocking) " open" } }
             @if let Some(p) = parent { " · parent " (link(p, "../")) }
+            @if d.item.priority.is_some() || !d.plan.is_empty() { " · " (plan(d)) }
+            @if let Some(u) = &d.plan.updated { " · " span.updated { "updated " bdi { (u) } } }
             " · " code.src dir="ltr" { (d.node.path) @if let Some(l) = d.node.line { ":" (l) } }
         }
         section.body { (PreEscaped(body_html)) }

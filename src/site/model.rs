@@ -21,6 +21,8 @@ pub struct Doc<'a> {
     pub blocked: bool,
     /// Unfinished items it holds up directly, while it is unfinished itself.
     pub blocking: usize,
+    /// The planning fields of its frontmatter: owner, labels, milestone, dates.
+    pub plan: Plan,
     /// A digest of what another page shows of it: id, path, title, state, type, group,
     /// parent, priority, line and flags.
     pub digest: blake3::Hash,
@@ -31,6 +33,7 @@ impl<'a> Doc<'a> {
     pub fn new(node: &'a Node, item: Item, blocked: bool, blocking: usize) -> Doc<'a> {
         Doc {
             digest: summary(node, &item, blocked, blocking),
+            plan: Plan::of(node),
             href: format!("items/{}.html", slug(&node.id)),
             node,
             blocked,
@@ -47,6 +50,78 @@ impl<'a> Doc<'a> {
     /// Its type, else its kind's name.
     pub fn kind_label(&self) -> &str {
         self.item.r#type.as_deref().unwrap_or(self.node.kind.as_str())
+    }
+}
+
+/// The frontmatter keys each planning field is read from, first found first: the names
+/// Backlog.md, GitHub-style issue files, Jira exports and the fixtures use.
+const OWNER: [&str; 7] = [
+    "owner",
+    "owners",
+    "assignee",
+    "assignees",
+    "assigned_to",
+    "assigned",
+    "lead",
+];
+const LABELS: [&str; 3] = ["labels", "tags", "label"];
+const MILESTONE: [&str; 4] = ["milestone", "iteration", "sprint", "release"];
+const DUE: [&str; 4] = ["due", "due_date", "deadline", "target_date"];
+const UPDATED: [&str; 5] = ["updated", "updated_date", "updated_at", "last_updated", "modified"];
+
+/// What a team plans by, as the frontmatter writes it (`priority` is the item's own).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    /// Who owns it or is assigned to it.
+    pub owner: Vec<String>,
+    /// Its labels or tags.
+    pub labels: Vec<String>,
+    /// Its milestone, iteration or sprint.
+    pub milestone: Option<String>,
+    /// When it is due.
+    pub due: Option<String>,
+    /// When it was last updated.
+    pub updated: Option<String>,
+}
+
+impl Plan {
+    /// The fields of `node`'s frontmatter (none when it has none or it is not a map).
+    pub fn of(node: &Node) -> Plan {
+        let Some(map) = node
+            .fields
+            .as_deref()
+            .and_then(|raw| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get()).ok())
+        else {
+            return Plan::default();
+        };
+        let values = |keys: &[&str]| -> Vec<String> {
+            let found = keys
+                .iter()
+                .find_map(|k| map.iter().find(|(key, _)| key.eq_ignore_ascii_case(k)).map(|(_, v)| v));
+            let text = |v: &serde_json::Value| match v {
+                serde_json::Value::String(s) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+                serde_json::Value::Null | serde_json::Value::Object(_) | serde_json::Value::Array(_) => None,
+                other => Some(other.to_string()),
+            };
+            match found {
+                Some(serde_json::Value::Array(xs)) => xs.iter().filter_map(text).collect(),
+                Some(v) => text(v).into_iter().collect(),
+                None => Vec::new(),
+            }
+        };
+        let first = |keys: &[&str]| values(keys).into_iter().next();
+        Plan {
+            owner: values(&OWNER),
+            labels: values(&LABELS),
+            milestone: first(&MILESTONE),
+            due: first(&DUE),
+            updated: first(&UPDATED),
+        }
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == Plan::default()
     }
 }
 
@@ -167,7 +242,7 @@ impl<'a> Site<'a> {
     }
 
     /// A digest of what the lists show: every document's id, title, type, state, group,
-    /// parent, priority, path and flags, an ADR's date, the parent, blocking and
+    /// parent, priority, path and flags, its frontmatter (owner, labels, an ADR's date), the parent, blocking and
     /// supersedes edges, the diagnostics, and the index settings.
     pub fn digest_all(&self) -> blake3::Hash {
         let mut h = blake3::Hasher::new();
@@ -178,9 +253,8 @@ impl<'a> Site<'a> {
         put(&mut h, &self.index.meta.config_digest);
         for d in self.order.iter().filter_map(|id| self.docs.get(id)) {
             h.update(d.digest.as_bytes());
-            if d.node.kind == Kind::Adr {
-                put(&mut h, d.node.fields.as_deref().map_or("", |f| f.get()));
-            }
+            // The planning fields the lists show (an ADR's date among them).
+            put(&mut h, d.node.fields.as_deref().map_or("", |f| f.get()));
         }
         for e in self.index.edges.iter().filter(|e| structural(e.r#type)) {
             for s in [&e.source, &e.target, e.r#type.as_str()] {
@@ -213,6 +287,18 @@ impl<'a> Site<'a> {
             .collect();
         v.sort_by_key(|c| (c.line.unwrap_or(0), c.level.unwrap_or(0)));
         v
+    }
+
+    /// The ancestors of `id` along parent fields, nearest first (each once: a parent
+    /// cycle ends the walk).
+    pub fn ancestors(&self, id: &str) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        let mut cur = self.docs.get(id).and_then(|d| d.item.parent.as_deref());
+        while let Some(p) = cur.filter(|p| *p != id && !out.contains(p)) {
+            out.push(p);
+            cur = self.docs.get(p).and_then(|d| d.item.parent.as_deref());
+        }
+        out
     }
 
     /// The work items, in `list`'s order.

@@ -3,7 +3,7 @@
 //! what, the work `ready` answers, and the diagnostics `check` reports.
 
 use super::model::{Doc, Site, blocking_pair, is_epic_or_feature};
-use super::shell::{badge, entry, link, page, progress};
+use super::shell::{badge, entry, link, page, plan, progress};
 use crate::model::backlog::Group;
 use crate::model::diag::Severity;
 use maud::{Markup, html};
@@ -98,7 +98,7 @@ fn blocked(site: &Site) -> Markup {
             @for d in &blocked {
                 @let by = blockers(site, &d.node.id);
                 li data-id=(d.node.id) {
-                    (entry(d, ""))
+                    (entry(d, "")) " " (plan(d))
                     @if by.is_empty() { " " span.why { "its state says so" } }
                     @else {
                         " " span.why { "by" }
@@ -130,7 +130,7 @@ fn ready(site: &Site) -> Markup {
         ol.ready {
             @for r in &site.ready.items {
                 @if let Some(d) = site.docs.get(r.item.id.as_str()) {
-                    li data-id=(d.node.id) { (entry(d, "")) " " span.why { (r.why) } }
+                    li data-id=(d.node.id) { (entry(d, "")) " " (plan(d)) span.why { (r.why) } }
                 }
             }
         }

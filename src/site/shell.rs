@@ -3,7 +3,7 @@
 //! and the small pieces: a state badge, a link to a document's page, a progress bar.
 
 use super::model::Doc;
-use crate::query::backlog::Rollup;
+use crate::query::backlog::{Rollup, priority_rank};
 use maud::{DOCTYPE, Markup, html};
 
 /// The policy of every page: only the site's own stylesheet and script, no inline
@@ -71,6 +71,19 @@ pub fn entry(d: &Doc, up: &str) -> Markup {
     html! {
         (link(d, up)) " " bdi.title { (d.item.title) } " " (badge(d))
         @if d.blocked { " " span.flag-blocked title="blocked" { "⊘ blocked" } }
+    }
+}
+
+/// What a team plans by, in a line: priority, owners, milestone, due date, labels (each
+/// only when the frontmatter has it).
+pub fn plan(d: &Doc) -> Markup {
+    let p = &d.plan;
+    html! {
+        @if let Some(pr) = &d.item.priority { span class={ "prio p" (priority_rank(Some(pr)).min(5)) } title="priority" { bdi { (pr) } } " " }
+        @for o in &p.owner { span.owner title="owner" { "@" bdi { (o) } } " " }
+        @if let Some(m) = &p.milestone { span.milestone title="milestone" { "◷ " bdi { (m) } } " " }
+        @if let Some(due) = &p.due { span.due title="due" { "due " bdi { (due) } } " " }
+        @for l in &p.labels { span.label { bdi { (l) } } " " }
     }
 }
 

@@ -81,3 +81,88 @@ fn a_symlinked_folder_in_the_site_is_not_followed() {
         "a page was written outside the site"
     );
 }
+
+/// The ids of a `tree` answer's descendants of its root.
+fn descendants(node: &serde_json::Value, out: &mut Vec<String>) {
+    for c in node["children"].as_array().into_iter().flatten() {
+        out.push(c["id"].as_str().unwrap().to_string());
+        descendants(c, out);
+    }
+}
+
+/// A priority's rank as `list --sort priority` ranks the fixtures' (P0 first, none last).
+fn rank(p: &str) -> u32 {
+    p.strip_prefix('P').and_then(|n| n.parse().ok()).unwrap_or(100)
+}
+
+#[test]
+fn cards_show_owner_and_priority_sort_by_it_and_filter() {
+    let f = built(&[]);
+    let board = std::fs::read_to_string(f.index().join("site/board.html")).unwrap();
+    // QRY-TSK-0013 has `priority: P1`, `owner: priya.s`, `iteration: 2026-Q1-S3`, tags.
+    let card = board.split("data-id=\"QRY-TSK-0013\"").nth(1).unwrap();
+    let card = &card[..card.find("</a>").unwrap()];
+    for want in [
+        "data-owner=\"priya.s\"",
+        "data-priority=\"P1\"",
+        "@<bdi>priya.s</bdi>",
+        "<bdi>2026-Q1-S3</bdi>",
+        "<bdi>template</bdi>",
+    ] {
+        assert!(card.contains(want), "{want} not on the card: {card}");
+    }
+    let item = std::fs::read_to_string(f.index().join("site/items/QRY-TSK-0013.html")).unwrap();
+    assert!(
+        item.contains("@<bdi>priya.s</bdi>") && item.contains("updated <bdi>2026-02-06</bdi>"),
+        "{item}"
+    );
+    let tree = json(&f.run(&["tree", "QRY-EPIC-0003", "--format", "json"]));
+    let mut subtree = Vec::new();
+    descendants(&tree["root"], &mut subtree);
+    let Some(r) = checks(
+        &f,
+        &["--owner", "priya.s", "--priority", "P1", "--parent", "QRY-EPIC-0003"],
+    ) else {
+        return;
+    };
+    let columns = r["board"]["columns"].as_array().unwrap();
+    let cards: Vec<&serde_json::Value> = columns.iter().flat_map(|c| c["cards"].as_array().unwrap()).collect();
+    // Each column by priority, then id.
+    for c in columns {
+        let ranks: Vec<u32> = c["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| rank(x[1].as_str().unwrap()))
+            .collect();
+        assert!(
+            ranks.windows(2).all(|w| w[0] <= w[1]),
+            "{} not by priority: {ranks:?}",
+            c["group"]
+        );
+    }
+    // The filters: exactly the cards with that owner, that priority, under that parent
+    // at any depth.
+    let ids = |pick: &dyn Fn(&serde_json::Value) -> bool| -> Vec<String> {
+        cards
+            .iter()
+            .filter(|c| pick(c))
+            .map(|c| c[0].as_str().unwrap().to_string())
+            .collect()
+    };
+    let shown = |k: &str| -> Vec<String> {
+        r["board"][k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect()
+    };
+    let owned = ids(&|c| c[2].as_str().unwrap().split('\n').any(|o| o == "priya.s"));
+    assert!(!owned.is_empty());
+    assert_eq!(shown("owner"), owned);
+    assert_eq!(shown("priority"), ids(&|c| c[1] == "P1"));
+    let under = ids(&|c| subtree.iter().any(|s| s == c[0].as_str().unwrap()));
+    assert!(under.len() > 2, "{under:?}");
+    assert_eq!(shown("parent"), under, "the parent filter shows the subtree");
+}
