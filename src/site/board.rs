@@ -5,14 +5,16 @@
 //! that `assets/site.js` runs in the page.
 
 use super::model::{Doc, Site};
+use super::paged;
 use super::shell::{isolated, page, plan};
 use crate::model::backlog::Group;
 use crate::query::backlog::{natural, priority_rank};
 use maud::{Markup, html};
 use std::collections::BTreeSet;
 
-/// The board page.
-pub fn render(site: &Site) -> String {
+/// The board page, and the pages of the columns' rest (past [`paged::IN_PLACE`] cards
+/// a column links to them; the filter works on the cards of the page).
+pub fn render(site: &Site) -> (String, paged::Pages) {
     let mut items = site.board_items();
     items.sort_by_cached_key(|d| {
         (
@@ -46,19 +48,26 @@ pub fn render(site: &Site) -> String {
                 Some(d) => format!("{} — {}", isolated(p), isolated(&super::svg::truncate(&d.item.title, 40))),
                 None => isolated(p),
             }))))
-            span #shown { (items.len()) " of " (items.len()) " cards" }
+            span #shown {}
         }
         div.board {
             @for g in Group::ALL {
-                @let col: Vec<_> = items.iter().zip(&ups).filter(|(d, _)| d.item.group == g).collect();
+                @let col: Vec<_> = items.iter().zip(&ups).filter(|(d, _)| d.column() == g).collect();
                 section class={ "column g-" (g.as_str()) } data-group=(g.as_str()) {
                     h2 { (g.as_str().replace('_', " ")) " " span.count { (col.len()) } }
-                    @for (d, up) in col { (card(d, up)) }
+                    @for (d, up) in col.iter().take(paged::IN_PLACE) { (card(d, up)) }
+                    (paged::more(&format!("board-{}", g.as_str()), col.len(), ""))
                 }
             }
         }
     };
-    page("Board", "", "board.html", body)
+    let mut rest = Vec::new();
+    for g in Group::ALL {
+        let col: Vec<&Doc> = items.iter().copied().filter(|d| d.column() == g).collect();
+        let title = format!("Board: {}", g.as_str().replace('_', " "));
+        rest.extend(paged::pages(&format!("board-{}", g.as_str()), &title, &col));
+    }
+    (page("Board", "", "board.html", body), rest)
 }
 
 /// A select of the filter: `(value, label)` options after the one that means any.
@@ -79,7 +88,11 @@ fn card(d: &Doc, up: &[&str]) -> Markup {
             data-up=(up.join("\n")) data-owner=(d.plan.owner.join("\n"))
             data-priority=(d.item.priority.as_deref().unwrap_or(""))
             data-text={ (d.node.id.to_lowercase()) " " (d.item.title.to_lowercase()) } {
-            span.cid { bdi { (d.node.id) } @if d.blocked { " " span.flag-blocked title="blocked" { "⊘" } } }
+            span.cid {
+                bdi { (d.node.id) }
+                @if d.blocked { " " span.flag-blocked title="blocked" { "⊘" } }
+                @if d.waiting { " " span.flag-waiting title="waiting for the step before it" { "⧗ waiting" } }
+            }
             bdi.ctitle { (d.item.title) }
             span.cmeta {
                 span.ctype { (d.kind_label()) } " · " bdi { (d.state()) }

@@ -79,6 +79,7 @@ pub fn render(site: &Site, d: &Doc) -> String {
             @if d.blocked { " " span.flag-blocked { "⊘ blocked" } }
             @if d.blocking > 0 { " " span.flag-blocker { "▲ holds up " (d.blocking) " open" } }
             @if let Some(p) = parent { " · parent " (link(p, "../")) }
+            @if let Some(g) = site.graph_of(d) { " · " a.graphlink href={ "../" (g) } { "dependency graph" } }
             @if d.item.priority.is_some() || !d.plan.is_empty() { " · " (plan(d)) }
             @if let Some(u) = &d.plan.updated { " · " span.updated { "updated " bdi { (u) } } }
             " · " code.src dir="ltr" { (d.node.path) @if let Some(l) = d.node.line { ":" (l) } }
@@ -99,9 +100,16 @@ fn target_page(site: &Site, d: &Doc, rels: &[(bool, &Link)], dest: &str, wiki: b
         .iter()
         .filter(|(out, l)| *out && l.edge.r#type == EdgeType::LinksTo)
         .filter_map(|(_, l)| site.docs.get(l.target));
-    let dest = dest.split('#').next().unwrap_or(dest);
+    let (dest, frag) = match dest.split_once('#') {
+        Some((d, f)) => (d, markdown::fragment(f)),
+        None => (dest, String::new()),
+    };
     if dest.is_empty() || dest.contains(':') {
         return None;
+    }
+    // A link to its own file: its own page.
+    if !wiki && normalize(&d.node.path, dest) == d.node.path {
+        return Some(format!("../{}{frag}", d.href));
     }
     let wanted = if wiki {
         None
@@ -121,7 +129,7 @@ fn target_page(site: &Site, d: &Doc, rels: &[(bool, &Link)], dest: &str, wiki: b
             }
         };
         if hit {
-            return Some(format!("../{}", t.href));
+            return Some(format!("../{}{frag}", t.href));
         }
     }
     None

@@ -17,8 +17,11 @@ pub struct Doc<'a> {
     pub item: Item,
     /// Its page, from the site's root (`items/ID.html`).
     pub href: String,
-    /// Blocked: its state says so, or a blocker of it is unfinished.
+    /// Blocked: its state says so, or an unfinished blocker holds it
+    /// (`Backlog::standing`): on the board it is in the Blocked column.
     pub blocked: bool,
+    /// Waiting for its turn: only the step before it in its sequence is unfinished.
+    pub waiting: bool,
     /// Unfinished items it holds up directly, while it is unfinished itself.
     pub blocking: usize,
     /// The planning fields of its frontmatter: owner, labels, milestone, dates.
@@ -30,13 +33,14 @@ pub struct Doc<'a> {
 
 impl<'a> Doc<'a> {
     /// The document `node` as `item`, with its flags.
-    pub fn new(node: &'a Node, item: Item, blocked: bool, blocking: usize) -> Doc<'a> {
+    pub fn new(node: &'a Node, item: Item, blocked: bool, waiting: bool, blocking: usize) -> Doc<'a> {
         Doc {
-            digest: summary(node, &item, blocked, blocking),
+            digest: summary(node, &item, blocked, waiting, blocking),
             plan: Plan::of(node),
             href: format!("items/{}.html", slug(&node.id)),
             node,
             blocked,
+            waiting,
             blocking,
             item,
         }
@@ -45,6 +49,16 @@ impl<'a> Doc<'a> {
     /// Its state as written, or `-`.
     pub fn state(&self) -> &str {
         self.item.state.as_deref().unwrap_or("-")
+    }
+
+    /// Its column on the board, its group where the roll-ups count it: its state's
+    /// group, or blocked when an unfinished blocker holds it.
+    pub fn column(&self) -> Group {
+        if self.blocked && !self.item.group.is_closed() {
+            Group::Blocked
+        } else {
+            self.item.group
+        }
     }
 
     /// Its type, else its kind's name.
@@ -174,15 +188,12 @@ impl<'a> Site<'a> {
         let by_id: HashMap<&str, &Node> = index.docs.iter().map(|n| (n.id.as_str(), n)).collect();
         let (out, inc) = by_doc(index, &by_id);
         let group: HashMap<&str, Group> = items.iter().map(|i| (i.id.as_str(), i.group)).collect();
-        let (mut waits, mut holds): (HashMap<&str, bool>, HashMap<&str, usize>) = Default::default();
+        let mut holds: HashMap<&str, usize> = HashMap::new();
         for l in out.values().flatten() {
             if let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) {
                 let open = |id: &str| group.get(id).is_some_and(|g| !g.is_closed());
-                if open(blocker) {
-                    waits.insert(blocked, true);
-                    if open(blocked) {
-                        *holds.entry(blocker).or_default() += 1;
-                    }
+                if open(blocker) && open(blocked) {
+                    *holds.entry(blocker).or_default() += 1;
                 }
             }
         }
@@ -195,9 +206,10 @@ impl<'a> Site<'a> {
             let id = node.id.as_str();
             order.push(id);
             let open = !item.group.is_closed();
-            let blocked = item.group == Group::Blocked || (open && waits.contains_key(id));
+            let (standing, waiting) = backlog.standing(id);
+            let blocked = standing == Group::Blocked;
             let blocking = if open { holds.get(id).copied().unwrap_or(0) } else { 0 };
-            docs.insert(id, Doc::new(node, item, blocked, blocking));
+            docs.insert(id, Doc::new(node, item, blocked, waiting, blocking));
         }
         let ready = backlog.ready();
         Site {
@@ -218,13 +230,13 @@ impl<'a> Site<'a> {
     pub fn partial(
         config: &'a Config,
         index: &'a Apart,
-        known: impl Fn(&str) -> Option<(Item, bool, usize)>,
+        known: impl Fn(&str) -> Option<(Item, bool, bool, usize)>,
     ) -> Site<'a> {
         let backlog = Backlog::new(&index.docs, &index.edges, &config.states);
         let mut docs = BTreeMap::new();
         for node in &index.docs {
-            if let Some((item, blocked, blocking)) = known(&node.id) {
-                docs.insert(node.id.as_str(), Doc::new(node, item, blocked, blocking));
+            if let Some((item, blocked, waiting, blocking)) = known(&node.id) {
+                docs.insert(node.id.as_str(), Doc::new(node, item, blocked, waiting, blocking));
             }
         }
         let by_id: HashMap<&str, &Node> = docs.values().map(|d| (d.node.id.as_str(), d.node)).collect();
@@ -329,14 +341,28 @@ impl<'a> Site<'a> {
         self.order
             .iter()
             .filter_map(|id| self.docs.get(id))
-            .filter(|d| {
-                let has_children = self.inc.get(d.node.id.as_str()).is_some_and(|ls| {
-                    ls.iter()
-                        .any(|l| l.edge.r#type == EdgeType::Parent && self.docs.contains_key(l.source))
-                });
-                is_epic_or_feature(d) || (has_children && d.item.parent.is_none())
-            })
+            .filter(|d| self.is_container(d))
             .collect()
+    }
+
+    /// Whether `d` gets a graph page (see [`Site::containers`]).
+    pub fn is_container(&self, d: &Doc) -> bool {
+        let has_children = self.inc.get(d.node.id.as_str()).is_some_and(|ls| {
+            ls.iter()
+                .any(|l| l.edge.r#type == EdgeType::Parent && self.docs.contains_key(l.source))
+        });
+        is_epic_or_feature(d) || (has_children && d.item.parent.is_none())
+    }
+
+    /// The graph page an item page links to: its own, else its parent's (read from the
+    /// item and its parent alone, so that an edit's short cut finds the same).
+    pub fn graph_of(&self, d: &'_ Doc<'a>) -> Option<String> {
+        if self.is_container(d) {
+            return Some(format!("graphs/{}.html", slug(&d.node.id)));
+        }
+        let p = self.docs.get(d.item.parent.as_deref()?)?;
+        self.is_container(p)
+            .then(|| format!("graphs/{}.html", slug(&p.node.id)))
     }
 }
 
@@ -379,7 +405,7 @@ pub fn record(node: &Node) -> blake3::Hash {
 }
 
 /// The digest of what pages show of a document (see [`Doc::digest`]).
-fn summary(node: &Node, i: &Item, blocked: bool, blocking: usize) -> blake3::Hash {
+fn summary(node: &Node, i: &Item, blocked: bool, waiting: bool, blocking: usize) -> blake3::Hash {
     let mut h = blake3::Hasher::new();
     for s in [&node.id, &node.path, &i.title, node.kind.as_str(), i.group.as_str()] {
         h.update(s.as_bytes());
@@ -390,7 +416,7 @@ fn summary(node: &Node, i: &Item, blocked: bool, blocking: usize) -> blake3::Has
         h.update(&[0]);
     }
     h.update(&node.line.unwrap_or(0).to_le_bytes());
-    h.update(&[u8::from(blocked)]);
+    h.update(&[u8::from(blocked) + 2 * u8::from(waiting)]);
     h.update(&blocking.to_le_bytes());
     h.finalize()
 }

@@ -15,7 +15,7 @@ pub const MARK_FILE: &str = ".mdgraph-site";
 const MANIFEST: &str = ".manifest";
 /// The folders pages go in: no page is written anywhere else, and none of them may be a
 /// symbolic link (the site never writes through one, out of its folder).
-pub const FOLDERS: [&str; 3] = ["assets", "graphs", "items"];
+pub const FOLDERS: [&str; 4] = ["assets", "graphs", "items", "lists"];
 /// The site's own `.gitignore`: the site is derived, wherever it is written.
 const GITIGNORE: &str = "# Written by mdgraph: the site is derived from the index (`mdgraph site`).\n*\n";
 
@@ -129,6 +129,13 @@ impl Out {
             self.unchanged += 1;
         }
         fresh
+    }
+
+    /// [`Out::keep`] for every page of the last run under `folder` (the pages of long
+    /// lists, made with the lists): whether all of them were kept.
+    pub fn keep_under(&mut self, folder: &str, key: &str) -> bool {
+        let pages: Vec<String> = self.old.keys().filter(|p| p.starts_with(folder)).cloned().collect();
+        pages.iter().all(|p| self.keep(p, key))
     }
 
     /// Record a page written (or not, its bytes unchanged) by [`write_page`].

@@ -71,6 +71,7 @@ pub fn entry(d: &Doc, up: &str) -> Markup {
     html! {
         (link(d, up)) " " bdi.title { (d.item.title) } " " (badge(d))
         @if d.blocked { " " span.flag-blocked title="blocked" { "⊘ blocked" } }
+        @if d.waiting { " " span.flag-waiting title="waiting for the step before it" { "⧗ waiting" } }
     }
 }
 
@@ -88,9 +89,20 @@ pub fn plan(d: &Doc) -> Markup {
 }
 
 /// A progress bar of a roll-up: done, in progress, blocked and open shares of the work
-/// left to do (dropped items aside), with the counts in its attributes and on hover.
-pub fn progress(r: &Rollup) -> Markup {
+/// left to do (dropped items aside), with the counts in its attributes and on hover. A
+/// parent with nothing counted below it (no children with a state, or all dropped)
+/// shows its own state instead of a share of nothing.
+pub fn progress(d: &Doc, r: &Rollup) -> Markup {
     let live = (r.total - r.dropped).max(1) as f64;
+    if r.total == r.dropped {
+        return html! {
+            span.progress.own data-done=(r.done) data-total=(r.total) data-dropped=(r.dropped)
+                title={ "no counted children (" (r.dropped) " dropped): its own state" } {
+                span class={ "seg g-" (d.column().as_str()) " w100" } {}
+            }
+            " " span.pct { "own state: " bdi { (d.state()) } }
+        };
+    }
     html! {
         span.progress data-done=(r.done) data-total=(r.total) data-dropped=(r.dropped)
             title={ (r.done) "/" (r.total - r.dropped) " done: " (r.open) " open, " (r.in_progress) " in progress, " (r.blocked) " blocked, " (r.dropped) " dropped" } {

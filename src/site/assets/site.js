@@ -25,11 +25,12 @@
         c.classList.toggle("hidden", !ok);
         if (ok) { n++; }
       });
-      shown.textContent = n + " of " + cards.length + " cards";
+      shown.textContent = n + " of " + cards.length + " cards on this page";
     };
     filter.addEventListener("input", apply);
     filter.addEventListener("change", apply);
     filter.addEventListener("submit", function (e) { e.preventDefault(); });
+    apply();
   }
 
   // Search: every word of the query in the id or the title; exact id first.
@@ -51,7 +52,7 @@
       count.textContent = hits.length + " found";
       hits.slice(0, 200).forEach(function (h) {
         var li = document.createElement("li"), a = document.createElement("a"), badge = document.createElement("span");
-        a.href = h.d[5];
+        a.href = h.d[5] || "items/" + h.d[0] + ".html";
         var id = document.createElement("bdi"), title = document.createElement("bdi");
         id.textContent = h.d[0];
         a.appendChild(id);
