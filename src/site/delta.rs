@@ -331,7 +331,8 @@ pub fn run(cfg: &Config, out: &mut Out, stamp: &str, t: &mut Timings) -> Result<
         .filter(|r| meta.files.get(r.path.as_ref()).map(String::as_str) != Some(r.file.as_ref()))
         .filter_map(|r| View::from_line(r.line))
         .collect();
-    if changed.is_empty() || changed.len() > MOST || !out.all_there() {
+    // A decision's body may hold its date (`**Date:**`), which the decisions page shows.
+    if changed.is_empty() || changed.len() > MOST || changed.iter().any(|v| v.kind == Kind::Adr) || !out.all_there() {
         return Ok(false);
     }
     let Some(mut wanted) = changed

@@ -84,6 +84,17 @@ pub fn render(site: &Site, d: &Doc) -> String {
             @if let Some(u) = &d.plan.updated { " · " span.updated { "updated " bdi { (u) } } }
             " · " code.src dir="ltr" { (d.node.path) @if let Some(l) = d.node.line { ":" (l) } }
         }
+        @if d.node.kind == crate::model::Kind::Adr {
+            @let next = super::decisions::successors(site, d);
+            @if !next.is_empty() {
+                div.banner.superseded role="note" {
+                    "Superseded by "
+                    @for (i, n) in next.iter().enumerate() { @if i > 0 { ", " } (link(n, "../")) " " bdi.title { (n.item.title) } " " (badge(n)) }
+                }
+            }
+            @let date = super::decisions::date(site, d);
+            @if !date.is_empty() { p.meta.adrdate { "Decided " bdi { (date) } } }
+        }
         section.body { (PreEscaped(body_html)) }
         (relations_table(site, &rels))
         h2 { "Neighbourhood" }

@@ -265,8 +265,12 @@ impl<'a> Site<'a> {
         put(&mut h, &self.index.meta.config_digest);
         for d in self.order.iter().filter_map(|id| self.docs.get(id)) {
             h.update(d.digest.as_bytes());
-            // The planning fields the lists show (an ADR's date among them).
+            // The planning fields the lists show (an ADR's date among them), and a
+            // decision's file (its body may give its date).
             put(&mut h, d.node.fields.as_deref().map_or("", |f| f.get()));
+            if d.node.kind == Kind::Adr {
+                put(&mut h, d.node.hash.as_deref().unwrap_or(""));
+            }
         }
         for e in self.index.edges.iter().filter(|e| structural(e.r#type)) {
             for s in [&e.source, &e.target, e.r#type.as_str()] {

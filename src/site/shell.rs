@@ -49,7 +49,24 @@ pub fn page(title: &str, up: &str, active: &str, body: Markup) -> String {
 
 /// A document's state as a badge coloured by its group.
 pub fn badge(d: &Doc) -> Markup {
-    html! { span class={ "badge g-" (d.item.group.as_str()) } { (d.state()) } }
+    // A decision's badge by its own state too: accepted, proposed, superseded and
+    // rejected look apart even where their groups are one.
+    let adr = (d.node.kind == crate::model::Kind::Adr).then(|| adr_class(d.state()));
+    html! { span class={ "badge g-" (d.item.group.as_str()) @if let Some(c) = adr { " " (c) } } { bdi { (d.state()) } } }
+}
+
+/// The class of a decision's state: `adr-accepted`, `adr-proposed`, `adr-superseded`,
+/// `adr-rejected`, `adr-deprecated`, else `adr-other`.
+fn adr_class(state: &str) -> &'static str {
+    let s = crate::model::backlog::fold_state(state);
+    match s.as_str() {
+        "accepted" | "approved" | "adopted" | "decided" | "final" | "living" => "adr-accepted",
+        "proposed" | "draft" | "open" | "review" | "inreview" | "discussion" | "lastcall" => "adr-proposed",
+        "superseded" | "replaced" => "adr-superseded",
+        "rejected" | "declined" | "withdrawn" => "adr-rejected",
+        "deprecated" | "obsolete" | "stagnant" | "retired" => "adr-deprecated",
+        _ => "adr-other",
+    }
 }
 
 /// A link to a document's page, its id as the text and its title on hover. The id is

@@ -340,3 +340,33 @@ fn long_columns_and_lists_go_on_pages_of_their_own() {
     );
     assert!(board.contains("href=\"lists/board-"), "no link to a column's rest");
 }
+
+/// A decision whose date is only in its body, as adr-tools and MADR write it.
+const BODY_DATE: &str = "---\nid: ADR-0009\ntitle: Keep the date in the body\nstatus: Proposed\n---\n\n\
+                         # Keep the date in the body\n\n**Date:** 2026-03-04\n\n## Context\n\nSome.\n";
+
+#[test]
+fn a_superseded_decision_names_its_successor_and_states_look_apart() {
+    let f = built(&[("decisions/ADR-0009_keep-the-date-in-the-body.md", BODY_DATE)]);
+    let site = f.index().join("site");
+    let old = std::fs::read_to_string(site.join("items/ADR-0002.html")).unwrap();
+    let banner = old
+        .split("<div class=\"banner superseded\"")
+        .nth(1)
+        .expect("a superseded banner");
+    let banner = &banner[..banner.find("</div>").unwrap()];
+    assert!(
+        banner.contains("Superseded by") && banner.contains("href=\"../items/ADR-0006.html\""),
+        "{banner}"
+    );
+    let new = std::fs::read_to_string(site.join("items/ADR-0006.html")).unwrap();
+    assert!(!new.contains("banner superseded"), "the successor is not superseded");
+    let decisions = std::fs::read_to_string(site.join("decisions.html")).unwrap();
+    for class in ["adr-accepted", "adr-proposed", "adr-superseded"] {
+        assert!(decisions.contains(class), "no {class} badge");
+    }
+    let row = decisions.split("<tr data-id=\"ADR-0009\">").nth(1).unwrap();
+    assert!(row[..row.find("</tr>").unwrap()].contains("2026-03-04"), "{row}");
+    let page = std::fs::read_to_string(site.join("items/ADR-0009.html")).unwrap();
+    assert!(page.contains("Decided <bdi>2026-03-04</bdi>"), "{page}");
+}
