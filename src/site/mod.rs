@@ -14,7 +14,8 @@
 //! `model.rs` reads the index once (documents, sections, edges by document, the backlog
 //! `list`, `ready` and `tree` answer from); `shell.rs` is what every page shares;
 //! `overview.rs`, `board.rs`, `item.rs`, `graphs.rs`, `decisions.rs` and `search.rs`
-//! are the pages; `layout.rs` lays a graph out in layers and `svg.rs` draws it.
+//! are the pages, `paged.rs` the pages of a long list's rest; `layout.rs` lays a graph
+//! out in layers and `svg.rs` draws it.
 
 mod board;
 mod decisions;

@@ -90,7 +90,9 @@ pub fn id_lines(id: &str) -> Vec<String> {
         return vec![id.to_string()];
     }
     let kept: Vec<char> = if chars.len() > 2 * ID_LINE {
-        std::iter::once('…').chain(chars[chars.len() - (2 * ID_LINE - 1)..].iter().copied()).collect()
+        std::iter::once('…')
+            .chain(chars[chars.len() - (2 * ID_LINE - 1)..].iter().copied())
+            .collect()
     } else {
         chars
     };
@@ -280,7 +282,10 @@ mod tests {
         let long = format!("{}-T099", "x".repeat(80));
         let lines = id_lines(&long);
         assert_eq!(lines.len(), 2);
-        assert!(lines.concat().ends_with("-T099") && lines[0].starts_with('…'), "{lines:?}");
+        assert!(
+            lines.concat().ends_with("-T099") && lines[0].starts_with('…'),
+            "{lines:?}"
+        );
     }
 
     #[test]

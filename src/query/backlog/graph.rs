@@ -161,7 +161,7 @@ impl<'a> Backlog<'a> {
             .filter(|b| !self.is_closed(b))
         {
             let in_turn = self.docs.get(b).is_some_and(|x| {
-                x.node.path == d.node.path && self.parent.get(b).is_some() && self.parent.get(b) == self.parent.get(id)
+                x.node.path == d.node.path && self.parent.contains_key(b) && self.parent.get(b) == self.parent.get(id)
             });
             if in_turn {
                 waiting = true;
