@@ -23,7 +23,7 @@ import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from site_browser import Browser  # noqa: E402
+from site_browser import Browser, run  # noqa: E402
 
 import os  # noqa: E402
 
@@ -146,8 +146,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except (OSError, RuntimeError, TimeoutError) as e:
-        print(f"site_checks.py: {e}", file=sys.stderr)
-        sys.exit(2)
+    run(main, "site_checks.py")

@@ -387,15 +387,22 @@ fn a_folder_that_is_no_site_is_never_written() {
 /// Run tests/site_browser.py over the site of `f`; None when Chromium or Python is
 /// missing off CI.
 fn browse(f: &Fixture, graph: &str, node: &str, hostile: &str, canary: Option<&str>) -> Option<serde_json::Value> {
+    let dir = site(f);
+    let mut args = vec![dir.to_str().unwrap(), graph, node, hostile];
+    args.extend(canary);
+    browser_script("tests/site_browser.py", &args)
+}
+
+/// The JSON a browser script of tests/ prints given `args`; None when Chromium or
+/// Python is missing off CI.
+pub fn browser_script(script: &str, args: &[&str]) -> Option<serde_json::Value> {
     if tool_missing("python3", &["python3", "--version"]) || tool_missing("chromium", &["chromium", "--version"]) {
         return None;
     }
-    let script = repo().join("tests/site_browser.py");
-    let dir = site(f);
-    let mut args = vec![script.to_str().unwrap(), dir.to_str().unwrap(), graph, node, hostile];
-    args.extend(canary);
+    let script = repo().join(script);
     let out: Output = std::process::Command::new("python3")
-        .args(&args)
+        .arg(&script)
+        .args(args)
         .output()
         .unwrap()
         .into();

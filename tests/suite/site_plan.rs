@@ -23,20 +23,10 @@ fn built(extra: &[(&str, &str)]) -> Fixture {
 /// What tests/site_checks.py measured on the site of `f`; None when Chromium or Python
 /// is missing off CI.
 fn checks(f: &Fixture, args: &[&str]) -> Option<serde_json::Value> {
-    if tool_missing("python3", &["python3", "--version"]) || tool_missing("chromium", &["chromium", "--version"]) {
-        return None;
-    }
-    let script = repo().join("tests/site_checks.py");
     let dir = f.index().join("site");
-    let mut all = vec![script.to_str().unwrap(), dir.to_str().unwrap()];
+    let mut all = vec![dir.to_str().unwrap()];
     all.extend_from_slice(args);
-    let out: Output = std::process::Command::new("python3")
-        .args(&all)
-        .output()
-        .unwrap()
-        .into();
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    Some(serde_json::from_str(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", out.stdout)))
+    crate::site::browser_script("tests/site_checks.py", &all)
 }
 
 #[test]
