@@ -113,7 +113,7 @@ pub fn progress(d: &Doc, r: &Rollup) -> Markup {
     let live = (r.total - r.dropped).max(1) as f64;
     if r.total == r.dropped {
         return html! {
-            span.progress.own data-done=(r.done) data-total=(r.total) data-dropped=(r.dropped)
+            span.progress data-own="1" data-done=(r.done) data-total=(r.total) data-dropped=(r.dropped)
                 title={ "no counted children (" (r.dropped) " dropped): its own state" } {
                 span class={ "seg g-" (d.column().as_str()) " w100" } {}
             }

@@ -360,3 +360,25 @@ fn a_superseded_decision_names_its_successor_and_states_look_apart() {
     let page = std::fs::read_to_string(site.join("items/ADR-0009.html")).unwrap();
     assert!(page.contains("Decided <bdi>2026-03-04</bdi>"), "{page}");
 }
+
+#[test]
+fn a_parent_with_nothing_counted_below_shows_its_own_state() {
+    let feature = "---\nid: QRY-FTR-0099\ntype: Feature\ntitle: All dropped\nstate: Done\nparent: QRY-EPIC-0001\n---\n\n# Goal\n\nNone.\n";
+    let child = "---\nid: QRY-TSK-0099\ntype: Task\ntitle: Dropped\nstate: Dropped\nparent: QRY-FTR-0099\n---\n\n# Goal\n\nNone.\n";
+    let f = built(&[
+        ("items/feature/0000/QRY-FTR-0099_all-dropped.md", feature),
+        ("items/task/0000/QRY-TSK-0099_dropped.md", child),
+    ]);
+    let overview = std::fs::read_to_string(f.index().join("site/index.html")).unwrap();
+    let row = overview
+        .split("<tr class=\"rollup\" data-id=\"QRY-FTR-0099\">")
+        .nth(1)
+        .unwrap();
+    let row = &row[..row.find("</tr>").unwrap()];
+    // Not 100 % of nothing: its own state, Done.
+    assert!(
+        row.contains("data-own=\"1\"") && row.contains("own state: <bdi>Done</bdi>"),
+        "{row}"
+    );
+    assert!(!row.contains("100 %"), "{row}");
+}
