@@ -24,3 +24,11 @@ shoot() { # page, size, output
 shoot board.html 1500,1050 docs/img/site-board.png
 shoot graphs/QRY-EPIC-0003.html 1400,760 docs/img/site-epic-graph.png
 shoot index.html 1400,1000 docs/img/site-overview.png
+# docs/site.md's pictures: the overview, the board, an epic's graph, a superseded
+# decision, and the board on a 400 px wide phone.
+mkdir -p docs/site
+shoot index.html 1400,1100 docs/site/overview.png
+shoot board.html 1500,1050 docs/site/board.png
+shoot graphs/QRY-EPIC-0003.html 1400,800 docs/site/epic-graph.png
+shoot items/ADR-0002.html 1200,900 docs/site/decision.png
+shoot board.html 400,900 docs/site/board-400px.png

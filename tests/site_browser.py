@@ -196,9 +196,14 @@ def main():
     print(json.dumps(report, indent=1))
 
 
-if __name__ == "__main__":
+def run(entry, name):
+    """Run `entry`; exit 2, saying why, when Chromium cannot be driven."""
     try:
-        main()
+        entry()
     except (OSError, RuntimeError, TimeoutError) as e:
-        print(f"site_browser.py: {e}", file=sys.stderr)
+        print(f"{name}: {e}", file=sys.stderr)
         sys.exit(2)
+
+
+if __name__ == "__main__":
+    run(main, "site_browser.py")

@@ -8,12 +8,48 @@ use crate::model::{EdgeType, Kind};
 use maud::html;
 use std::collections::BTreeMap;
 
-/// The date of a decision: its `date` field (or `created`), as written.
-fn date(d: &Doc) -> String {
-    ["date", "created", "decided", "accepted"]
+/// The date of a decision: its `date` field (or `created`, `decided`, `accepted`), as
+/// written; else a `Date:` line of its body (`**Date:** 2024-05-01`, `- Date: …`, as
+/// adr-tools and MADR write it).
+pub fn date(site: &Site, d: &Doc) -> String {
+    if let Some(v) = ["date", "created", "decided", "accepted"]
         .iter()
         .find_map(|k| d.node.field_values(k).into_iter().next())
+    {
+        return v;
+    }
+    site.sections(&d.node.id)
+        .iter()
+        .filter_map(|s| s.text.as_deref())
+        .flat_map(str::lines)
+        .find_map(body_date)
         .unwrap_or_default()
+}
+
+/// The date a body line gives: `Date: X` with any bold, list marker or spaces around.
+fn body_date(line: &str) -> Option<String> {
+    let l = line.trim().trim_start_matches(['-', '*', '+', ' ']);
+    let l = l.trim_start_matches('*').trim_start_matches('_');
+    let rest = l
+        .get(..5)
+        .filter(|p| p.eq_ignore_ascii_case("date:"))
+        .map(|_| &l[5..])?;
+    let v = rest
+        .trim()
+        .trim_start_matches(['*', '_'])
+        .trim()
+        .trim_end_matches(['*', '_'])
+        .trim();
+    (!v.is_empty()).then(|| v.chars().take(40).collect())
+}
+
+/// What replaces `d`: the decisions that supersede it.
+pub fn successors<'s, 'a>(site: &'s Site<'a>, d: &Doc) -> Vec<&'s Doc<'a>> {
+    replacements(site, d)
+        .into_iter()
+        .filter(|(_, v)| *v == "superseded by")
+        .map(|(x, _)| x)
+        .collect()
 }
 
 /// The decisions page.
@@ -23,7 +59,7 @@ pub fn render(site: &Site) -> String {
         .iter()
         .filter_map(|id| site.docs.get(id))
         .filter(|d| d.node.kind == Kind::Adr)
-        .map(|d| (date(d), d))
+        .map(|d| (date(site, d), d))
         .collect();
     // Newest first; undated last, by id.
     adrs.sort_by(|a, b| (a.0.is_empty(), std::cmp::Reverse(&a.0)).cmp(&(b.0.is_empty(), std::cmp::Reverse(&b.0))));
@@ -36,7 +72,7 @@ pub fn render(site: &Site) -> String {
             tbody {
                 @for (date, d) in &adrs {
                     tr data-id=(d.node.id) {
-                        td.date { (date) } td { (link(d, "")) } td.title { (d.item.title) } td { (badge(d)) }
+                        td.date { (date) } td { (link(d, "")) } td.title dir="auto" { (d.item.title) } td { (badge(d)) }
                         td { @for (other, verb) in replacements(site, d) { span.rel { (verb) " " (link(other, "")) } " " } }
                     }
                 }
@@ -133,4 +169,18 @@ fn chains<'s, 'a>(site: &'s Site<'a>, adrs: &[(String, &'s Doc<'a>)]) -> Vec<Cha
             (nodes, edges)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::body_date;
+
+    #[test]
+    fn a_date_line_of_the_body_is_read() {
+        assert_eq!(body_date("**Date:** 2024-05-01").as_deref(), Some("2024-05-01"));
+        assert_eq!(body_date("- Date: 2023-01-02").as_deref(), Some("2023-01-02"));
+        assert_eq!(body_date("Date: __2022-12-31__").as_deref(), Some("2022-12-31"));
+        assert_eq!(body_date("Dated: x"), None);
+        assert_eq!(body_date("Date:"), None);
+    }
 }

@@ -29,7 +29,7 @@ use std::path::Path;
 /// The saved documents, in the site's folder.
 const CACHE: &str = ".model";
 /// Its first word and version.
-const MAGIC: &str = "#mdgraph-site-model 1";
+const MAGIC: &str = "#mdgraph-site-model 2";
 /// Most documents an edit may change for the short cut to be taken.
 const MOST: usize = 64;
 
@@ -40,6 +40,7 @@ struct View {
     kind: Kind,
     line: Option<u32>,
     blocked: bool,
+    waiting: bool,
     blocking: usize,
     /// Its file's content hash in `meta.json` (empty when none).
     file: String,
@@ -134,6 +135,7 @@ pub fn save(dir: &Path, stamp: &str, cfg: &Config, index: &Apart, site: &Site) -
             kind: d.node.kind,
             line: d.node.line,
             blocked: d.blocked,
+            waiting: d.waiting,
             blocking: d.blocking,
             file: index.meta.files.get(&d.node.path).cloned().unwrap_or_default(),
             record: record(d.node),
@@ -200,7 +202,8 @@ impl View {
             i.group.as_str().to_string(),
             opt(&i.parent),
             opt(&i.priority),
-            u8::from(self.blocked).to_string(),
+            // 1: blocked, 2: waiting for its turn.
+            (u8::from(self.blocked) + 2 * u8::from(self.waiting)).to_string(),
             self.blocking.to_string(),
             escape(&self.file),
             self.record.to_hex().to_string(),
@@ -260,6 +263,7 @@ impl View {
                 Some(at_line.parse().ok()?)
             },
             blocked: blocked == "1",
+            waiting: blocked == "2",
             blocking: blocking.parse().ok()?,
             file: unescape(file)?,
             record: blake3::Hash::from_hex(rec).ok()?,
@@ -327,7 +331,8 @@ pub fn run(cfg: &Config, out: &mut Out, stamp: &str, t: &mut Timings) -> Result<
         .filter(|r| meta.files.get(r.path.as_ref()).map(String::as_str) != Some(r.file.as_ref()))
         .filter_map(|r| View::from_line(r.line))
         .collect();
-    if changed.is_empty() || changed.len() > MOST || !out.all_there() {
+    // A decision's body may hold its date (`**Date:**`), which the decisions page shows.
+    if changed.is_empty() || changed.len() > MOST || changed.iter().any(|v| v.kind == Kind::Adr) || !out.all_there() {
         return Ok(false);
     }
     let Some(mut wanted) = changed
@@ -365,7 +370,9 @@ pub fn run(cfg: &Config, out: &mut Out, stamp: &str, t: &mut Timings) -> Result<
     }
     part.docs.sort_by(|a, b| a.id.cmp(&b.id));
     let site = Site::partial(cfg, &part, |id| {
-        views.get(id).map(|v| (v.item.clone(), v.blocked, v.blocking))
+        views
+            .get(id)
+            .map(|v| (v.item.clone(), v.blocked, v.waiting, v.blocking))
     });
     let dir = out.dir().to_path_buf();
     for (id, _) in &wanted {
@@ -463,6 +470,7 @@ mod tests {
             kind: Kind::WorkItem,
             line: Some(3),
             blocked: true,
+            waiting: false,
             blocking: 2,
             file: "ab".into(),
             record: blake3::hash(b"r"),

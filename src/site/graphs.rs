@@ -113,26 +113,51 @@ pub fn href(root: &Doc) -> String {
     format!("graphs/{}.html", slug(&root.node.id))
 }
 
+/// Most boxes a graph page draws: past them (an epic of a thousand items) the page
+/// draws the subtree's first ones, nearest the root, and says how many it left out.
+const MOST_DRAWN: usize = 300;
+
 /// The graph page of `root`.
 pub fn render(root: &Doc, tree: &TreeNode, g: &Graph) -> String {
+    let drawn = g.members.len().min(MOST_DRAWN);
+    let edges: Vec<GEdge> = g
+        .edges
+        .iter()
+        .filter(|e| e.from < drawn && e.to < drawn)
+        .map(|e| GEdge {
+            from: e.from,
+            to: e.to,
+            style: e.style,
+        })
+        .collect();
     let nodes: Vec<GNode> = g
         .members
         .iter()
+        .take(drawn)
         .map(|(d, outside)| GNode {
             doc: d,
             focus: std::ptr::eq(*d, root),
             outside: *outside,
         })
         .collect();
-    let blocked: Vec<&Doc> = g.members.iter().filter(|(d, _)| d.blocked).map(|(d, _)| *d).collect();
+    let blocked: Vec<&Doc> = g
+        .members
+        .iter()
+        .filter(|(d, _)| d.column() == crate::model::backlog::Group::Blocked)
+        .map(|(d, _)| *d)
+        .collect();
     let body = maud::html! {
-        h1 { "Dependency graph: " span.id { (root.node.id) } " " (root.item.title) }
-        p.meta { (badge(root)) " " (progress(&tree.rollup)) " · " a href={ "../" (root.href) } { "item page" } }
+        h1 { "Dependency graph: " bdi.id { (root.node.id) } " " bdi { (root.item.title) } }
+        p.meta { (badge(root)) " " (progress(root, &tree.rollup)) " · " a href={ "../" (root.href) } { "item page" } }
         (svg::legend("⊘ blocked · ▲N holds up N open items · grey lines: parent → child · red: blocker → blocked · dashed box: from outside"))
-        (svg::figure(&nodes, &g.edges, "../"))
+        @if drawn < g.members.len() {
+            p.more { "The first " (drawn) " of " (g.members.len()) " items are drawn; the board's parent filter shows them all." }
+        }
+        (svg::figure(&nodes, &edges, "../"))
         @if !blocked.is_empty() {
             h2 { "Blocked (" (blocked.len()) ")" }
-            ul { @for d in blocked { li { (entry(d, "../")) } } }
+            ul { @for d in blocked.iter().take(super::paged::IN_PLACE) { li { (entry(d, "../")) } } }
+            @if blocked.len() > super::paged::IN_PLACE { p.more { "… and " (blocked.len() - super::paged::IN_PLACE) " more on the board." } }
         }
     };
     page(&format!("Graph {}", root.node.id), "../", "", body)

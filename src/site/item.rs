@@ -5,7 +5,7 @@
 
 use super::markdown;
 use super::model::{Doc, Link, Site, blocking_pair};
-use super::shell::{badge, entry, link, page};
+use super::shell::{badge, entry, link, page, plan};
 use super::svg::{self, GEdge, GNode, Style};
 use crate::model::EdgeType;
 use maud::{Markup, PreEscaped, html};
@@ -73,13 +73,27 @@ pub fn render(site: &Site, d: &Doc) -> String {
     let body_html = markdown::render(&markdown::source(&sections), &resolve, &mention);
     let parent = d.item.parent.as_deref().and_then(|p| site.docs.get(p));
     let body = html! {
-        h1 { span.id { (d.node.id) } " " (d.item.title) }
+        h1 { bdi.id { (d.node.id) } " " bdi { (d.item.title) } }
         p.meta {
             span.ctype { (d.kind_label()) } " " (badge(d))
             @if d.blocked { " " span.flag-blocked { "⊘ blocked" } }
             @if d.blocking > 0 { " " span.flag-blocker { "▲ holds up " (d.blocking) " open" } }
             @if let Some(p) = parent { " · parent " (link(p, "../")) }
-            " · " code.src { (d.node.path) @if let Some(l) = d.node.line { ":" (l) } }
+            @if let Some(g) = site.graph_of(d) { " · " a.graphlink href={ "../" (g) } { "dependency graph" } }
+            @if d.item.priority.is_some() || !d.plan.is_empty() { " · " (plan(d)) }
+            @if let Some(u) = &d.plan.updated { " · " span.updated { "updated " bdi { (u) } } }
+            " · " code.src dir="ltr" { (d.node.path) @if let Some(l) = d.node.line { ":" (l) } }
+        }
+        @if d.node.kind == crate::model::Kind::Adr {
+            @let next = super::decisions::successors(site, d);
+            @if !next.is_empty() {
+                div.banner.superseded role="note" {
+                    "Superseded by "
+                    @for (i, n) in next.iter().enumerate() { @if i > 0 { ", " } (link(n, "../")) " " bdi.title { (n.item.title) } " " (badge(n)) }
+                }
+            }
+            @let date = super::decisions::date(site, d);
+            @if !date.is_empty() { p.meta.adrdate { "Decided " bdi { (date) } } }
         }
         section.body { (PreEscaped(body_html)) }
         (relations_table(site, &rels))
@@ -97,9 +111,16 @@ fn target_page(site: &Site, d: &Doc, rels: &[(bool, &Link)], dest: &str, wiki: b
         .iter()
         .filter(|(out, l)| *out && l.edge.r#type == EdgeType::LinksTo)
         .filter_map(|(_, l)| site.docs.get(l.target));
-    let dest = dest.split('#').next().unwrap_or(dest);
+    let (dest, frag) = match dest.split_once('#') {
+        Some((d, f)) => (d, markdown::fragment(f)),
+        None => (dest, String::new()),
+    };
     if dest.is_empty() || dest.contains(':') {
         return None;
+    }
+    // A link to its own file: its own page.
+    if !wiki && normalize(&d.node.path, dest) == d.node.path {
+        return Some(format!("../{}{frag}", d.href));
     }
     let wanted = if wiki {
         None
@@ -119,7 +140,7 @@ fn target_page(site: &Site, d: &Doc, rels: &[(bool, &Link)], dest: &str, wiki: b
             }
         };
         if hit {
-            return Some(format!("../{}", t.href));
+            return Some(format!("../{}{frag}", t.href));
         }
     }
     None
@@ -161,7 +182,7 @@ fn relations_table(site: &Site, rels: &[(bool, &Link)]) -> Markup {
                         td.rel { @if *outgoing { (l.edge.r#type.as_str()) " →" } @else { "← " (l.edge.r#type.as_str()) } }
                         td { (entry(x, "../")) }
                         td.origin { (l.edge.origin.as_str()) }
-                        td { code.src { (l.edge.path) ":" (l.edge.line) } }
+                        td { code.src dir="ltr" { (l.edge.path) ":" (l.edge.line) } }
                     }
                 }
             }

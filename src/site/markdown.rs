@@ -19,6 +19,12 @@ use std::sync::LazyLock;
 static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
     let mut b = ammonia::Builder::default();
     b.rm_tags(["img"])
+        .add_tag_attributes("h1", ["id"])
+        .add_tag_attributes("h2", ["id"])
+        .add_tag_attributes("h3", ["id"])
+        .add_tag_attributes("h4", ["id"])
+        .add_tag_attributes("h5", ["id"])
+        .add_tag_attributes("h6", ["id"])
         .url_schemes(HashSet::from(["http", "https", "mailto"]))
         .link_rel(Some("noopener noreferrer nofollow"));
     b
@@ -56,12 +62,21 @@ pub fn render(
 ) -> String {
     // Inside a link or a code block, words are left as they are.
     let (mut in_link, mut in_code) = (0usize, 0usize);
+    // Per open link or image: whether it stays a link. One to a file that is no page of
+    // the site (`../images/x.png`, a document the index does not know) would be dead
+    // from `file://`: its text stays, the link goes.
+    let mut kept: Vec<bool> = Vec::new();
+    let dead = |dest: &str| !dest.contains(':') && !dest.starts_with('#');
     let events = TextMergeStream::new(Parser::new_ext(md, cmark_options())).flat_map(|e| {
         let one = match e {
             Event::Start(Tag::Image {
                 dest_url, title, id, ..
             }) => {
                 in_link += 1;
+                kept.push(!dead(&dest_url));
+                if dead(&dest_url) {
+                    return Vec::new();
+                }
                 Event::Start(Tag::Link {
                     link_type: LinkType::Inline,
                     dest_url,
@@ -71,6 +86,9 @@ pub fn render(
             }
             Event::End(TagEnd::Image) => {
                 in_link = in_link.saturating_sub(1);
+                if !kept.pop().unwrap_or(true) {
+                    return Vec::new();
+                }
                 Event::End(TagEnd::Link)
             }
             Event::TaskListMarker(done) => Event::Text(CowStr::Borrowed(if done { "☑ " } else { "☐ " })),
@@ -82,10 +100,16 @@ pub fn render(
             }) => {
                 in_link += 1;
                 let wiki = matches!(link_type, LinkType::WikiLink { .. });
-                let dest_url = match resolve(&dest_url, wiki) {
-                    Some(href) => CowStr::from(href),
-                    None => dest_url,
+                let dest_url = match (dest_url.strip_prefix('#'), resolve(&dest_url, wiki)) {
+                    (Some(frag), _) => CowStr::from(fragment(frag)),
+                    (None, Some(href)) => CowStr::from(href),
+                    (None, None) if dead(&dest_url) => {
+                        kept.push(false);
+                        return Vec::new();
+                    }
+                    (None, None) => dest_url,
                 };
+                kept.push(true);
                 Event::Start(Tag::Link {
                     link_type,
                     dest_url,
@@ -95,6 +119,9 @@ pub fn render(
             }
             Event::End(TagEnd::Link) => {
                 in_link = in_link.saturating_sub(1);
+                if !kept.pop().unwrap_or(true) {
+                    return Vec::new();
+                }
                 Event::End(TagEnd::Link)
             }
             Event::Start(Tag::CodeBlock(k)) => {
@@ -120,9 +147,62 @@ pub fn render(
         };
         vec![one]
     });
+    let mut events: Vec<Event> = events.collect();
+    anchor_headings(&mut events);
     let mut html = String::with_capacity(md.len() * 3 / 2);
-    pulldown_cmark::html::push_html(&mut html, events);
+    pulldown_cmark::html::push_html(&mut html, events.into_iter());
     sanitize(&html)
+}
+
+/// The prefix of a heading's anchor: a heading never takes an id the page's own
+/// elements use (`q`, `board-filter`), and a link's `#name` is read as `#h-name`.
+pub const ANCHOR: &str = "h-";
+
+/// A heading's anchor as GitHub makes it: lower case, letters, digits, `-` and `_`
+/// kept, spaces as `-`, the rest dropped.
+pub fn anchor(text: &str) -> String {
+    text.trim()
+        .chars()
+        .flat_map(char::to_lowercase)
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A `#fragment` of a link as the site's anchors name it (see [`ANCHOR`]).
+pub fn fragment(frag: &str) -> String {
+    format!("#{ANCHOR}{}", anchor(frag))
+}
+
+/// Give each heading its anchor (`h-` and its text as GitHub makes it; `-1`, `-2` on
+/// repeats), so that `#section` links and the site's own links land on it.
+fn anchor_headings(events: &mut [Event]) {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut i = 0;
+    while i < events.len() {
+        if let Event::Start(Tag::Heading { .. }) = &events[i] {
+            let mut text = String::new();
+            let mut j = i + 1;
+            while j < events.len() && !matches!(events[j], Event::End(TagEnd::Heading(_))) {
+                if let Event::Text(t) | Event::Code(t) = &events[j] {
+                    text.push_str(t);
+                }
+                j += 1;
+            }
+            let base = anchor(&text);
+            let n = seen.entry(base.clone()).or_insert(0);
+            let name = if *n == 0 { base } else { format!("{base}-{n}") };
+            *n += 1;
+            if let Event::Start(Tag::Heading { id, .. }) = &mut events[i] {
+                *id = Some(CowStr::from(format!("{ANCHOR}{name}")));
+            }
+            i = j;
+        }
+        i += 1;
+    }
 }
 
 /// `text` with each id-like word that `mention` knows made a link to its page.
@@ -182,7 +262,7 @@ mod tests {
         ] {
             assert!(!html.contains(bad), "{bad} survived in {html}");
         }
-        assert!(html.contains("<h1>T</h1>"), "{html}");
+        assert!(html.contains("<h1 id=\"h-t\">T</h1>"), "{html}");
     }
 
     #[test]
@@ -227,5 +307,22 @@ mod tests {
             "{html}"
         );
         assert!(!html.contains("javascript:"), "{html}");
+    }
+
+    #[test]
+    fn headings_get_anchors_and_dead_relative_links_lose_their_link() {
+        let html =
+            plain("# A b\n\n## A b\n\n## q\n\n[up](#a-b) [gone](../x.png) ![shot](img/s.png) [web](https://e.x/y)");
+        for want in [
+            "<h1 id=\"h-a-b\">",
+            "<h2 id=\"h-a-b-1\">",
+            "<h2 id=\"h-q\">",
+            "href=\"#h-a-b\"",
+        ] {
+            assert!(html.contains(want), "{want} not in {html}");
+        }
+        assert!(!html.contains("x.png") && !html.contains("s.png"), "{html}");
+        assert!(html.contains(">gone<") || html.contains(" gone "), "{html}");
+        assert!(html.contains("href=\"https://e.x/y\""), "{html}");
     }
 }

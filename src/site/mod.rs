@@ -14,7 +14,8 @@
 //! `model.rs` reads the index once (documents, sections, edges by document, the backlog
 //! `list`, `ready` and `tree` answer from); `shell.rs` is what every page shares;
 //! `overview.rs`, `board.rs`, `item.rs`, `graphs.rs`, `decisions.rs` and `search.rs`
-//! are the pages; `layout.rs` lays a graph out in layers and `svg.rs` draws it.
+//! are the pages, `paged.rs` the pages of a long list's rest; `layout.rs` lays a graph
+//! out in layers and `svg.rs` draws it.
 
 mod board;
 mod decisions;
@@ -26,6 +27,7 @@ mod markdown;
 mod model;
 mod output;
 mod overview;
+mod paged;
 mod search;
 mod shell;
 mod svg;
@@ -121,15 +123,21 @@ pub fn build(index: &Index, out: Option<&Path>) -> Result<SiteReport, Error> {
         "assets/search-data.js",
     ];
     let key = salted(site.digest_all());
-    if !GLOBALS.iter().all(|p| out.keep(p, &key)) {
+    if !(GLOBALS.iter().all(|p| out.keep(p, &key)) && out.keep_under("lists/", &key)) {
+        let (overview, mut lists) = overview::render(&site);
+        let (board, columns) = board::render(&site);
+        lists.extend(columns);
         let globals = [
-            overview::render(&site),
-            board::render(&site),
+            overview,
+            board,
             decisions::render(&site),
             search::render(),
             search::data(&site),
         ];
         for (page, text) in GLOBALS.iter().zip(&globals) {
+            out.put(page, &key, text.as_bytes())?;
+        }
+        for (page, text) in &lists {
             out.put(page, &key, text.as_bytes())?;
         }
     }

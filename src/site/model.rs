@@ -17,10 +17,15 @@ pub struct Doc<'a> {
     pub item: Item,
     /// Its page, from the site's root (`items/ID.html`).
     pub href: String,
-    /// Blocked: its state says so, or a blocker of it is unfinished.
+    /// Blocked: its state says so, or an unfinished blocker holds it
+    /// (`Backlog::standing`): on the board it is in the Blocked column.
     pub blocked: bool,
+    /// Waiting for its turn: only the step before it in its sequence is unfinished.
+    pub waiting: bool,
     /// Unfinished items it holds up directly, while it is unfinished itself.
     pub blocking: usize,
+    /// The planning fields of its frontmatter: owner, labels, milestone, dates.
+    pub plan: Plan,
     /// A digest of what another page shows of it: id, path, title, state, type, group,
     /// parent, priority, line and flags.
     pub digest: blake3::Hash,
@@ -28,12 +33,14 @@ pub struct Doc<'a> {
 
 impl<'a> Doc<'a> {
     /// The document `node` as `item`, with its flags.
-    pub fn new(node: &'a Node, item: Item, blocked: bool, blocking: usize) -> Doc<'a> {
+    pub fn new(node: &'a Node, item: Item, blocked: bool, waiting: bool, blocking: usize) -> Doc<'a> {
         Doc {
-            digest: summary(node, &item, blocked, blocking),
+            digest: summary(node, &item, blocked, waiting, blocking),
+            plan: Plan::of(node),
             href: format!("items/{}.html", slug(&node.id)),
             node,
             blocked,
+            waiting,
             blocking,
             item,
         }
@@ -44,9 +51,91 @@ impl<'a> Doc<'a> {
         self.item.state.as_deref().unwrap_or("-")
     }
 
+    /// Its column on the board, its group where the roll-ups count it: its state's
+    /// group, or blocked when an unfinished blocker holds it.
+    pub fn column(&self) -> Group {
+        if self.blocked && !self.item.group.is_closed() {
+            Group::Blocked
+        } else {
+            self.item.group
+        }
+    }
+
     /// Its type, else its kind's name.
     pub fn kind_label(&self) -> &str {
         self.item.r#type.as_deref().unwrap_or(self.node.kind.as_str())
+    }
+}
+
+/// The frontmatter keys each planning field is read from, first found first: the names
+/// Backlog.md, GitHub-style issue files, Jira exports and the fixtures use.
+const OWNER: [&str; 7] = [
+    "owner",
+    "owners",
+    "assignee",
+    "assignees",
+    "assigned_to",
+    "assigned",
+    "lead",
+];
+const LABELS: [&str; 3] = ["labels", "tags", "label"];
+const MILESTONE: [&str; 4] = ["milestone", "iteration", "sprint", "release"];
+const DUE: [&str; 4] = ["due", "due_date", "deadline", "target_date"];
+const UPDATED: [&str; 5] = ["updated", "updated_date", "updated_at", "last_updated", "modified"];
+
+/// What a team plans by, as the frontmatter writes it (`priority` is the item's own).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    /// Who owns it or is assigned to it.
+    pub owner: Vec<String>,
+    /// Its labels or tags.
+    pub labels: Vec<String>,
+    /// Its milestone, iteration or sprint.
+    pub milestone: Option<String>,
+    /// When it is due.
+    pub due: Option<String>,
+    /// When it was last updated.
+    pub updated: Option<String>,
+}
+
+impl Plan {
+    /// The fields of `node`'s frontmatter (none when it has none or it is not a map).
+    pub fn of(node: &Node) -> Plan {
+        let Some(map) = node
+            .fields
+            .as_deref()
+            .and_then(|raw| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get()).ok())
+        else {
+            return Plan::default();
+        };
+        let values = |keys: &[&str]| -> Vec<String> {
+            let found = keys
+                .iter()
+                .find_map(|k| map.iter().find(|(key, _)| key.eq_ignore_ascii_case(k)).map(|(_, v)| v));
+            let text = |v: &serde_json::Value| match v {
+                serde_json::Value::String(s) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+                serde_json::Value::Null | serde_json::Value::Object(_) | serde_json::Value::Array(_) => None,
+                other => Some(other.to_string()),
+            };
+            match found {
+                Some(serde_json::Value::Array(xs)) => xs.iter().filter_map(text).collect(),
+                Some(v) => text(v).into_iter().collect(),
+                None => Vec::new(),
+            }
+        };
+        let first = |keys: &[&str]| values(keys).into_iter().next();
+        Plan {
+            owner: values(&OWNER),
+            labels: values(&LABELS),
+            milestone: first(&MILESTONE),
+            due: first(&DUE),
+            updated: first(&UPDATED),
+        }
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == Plan::default()
     }
 }
 
@@ -99,15 +188,12 @@ impl<'a> Site<'a> {
         let by_id: HashMap<&str, &Node> = index.docs.iter().map(|n| (n.id.as_str(), n)).collect();
         let (out, inc) = by_doc(index, &by_id);
         let group: HashMap<&str, Group> = items.iter().map(|i| (i.id.as_str(), i.group)).collect();
-        let (mut waits, mut holds): (HashMap<&str, bool>, HashMap<&str, usize>) = Default::default();
+        let mut holds: HashMap<&str, usize> = HashMap::new();
         for l in out.values().flatten() {
             if let Some((blocked, blocker)) = blocking_pair(l.source, l.target, l.edge.r#type) {
                 let open = |id: &str| group.get(id).is_some_and(|g| !g.is_closed());
-                if open(blocker) {
-                    waits.insert(blocked, true);
-                    if open(blocked) {
-                        *holds.entry(blocker).or_default() += 1;
-                    }
+                if open(blocker) && open(blocked) {
+                    *holds.entry(blocker).or_default() += 1;
                 }
             }
         }
@@ -120,9 +206,10 @@ impl<'a> Site<'a> {
             let id = node.id.as_str();
             order.push(id);
             let open = !item.group.is_closed();
-            let blocked = item.group == Group::Blocked || (open && waits.contains_key(id));
+            let (standing, waiting) = backlog.standing(id);
+            let blocked = standing == Group::Blocked;
             let blocking = if open { holds.get(id).copied().unwrap_or(0) } else { 0 };
-            docs.insert(id, Doc::new(node, item, blocked, blocking));
+            docs.insert(id, Doc::new(node, item, blocked, waiting, blocking));
         }
         let ready = backlog.ready();
         Site {
@@ -143,13 +230,13 @@ impl<'a> Site<'a> {
     pub fn partial(
         config: &'a Config,
         index: &'a Apart,
-        known: impl Fn(&str) -> Option<(Item, bool, usize)>,
+        known: impl Fn(&str) -> Option<(Item, bool, bool, usize)>,
     ) -> Site<'a> {
         let backlog = Backlog::new(&index.docs, &index.edges, &config.states);
         let mut docs = BTreeMap::new();
         for node in &index.docs {
-            if let Some((item, blocked, blocking)) = known(&node.id) {
-                docs.insert(node.id.as_str(), Doc::new(node, item, blocked, blocking));
+            if let Some((item, blocked, waiting, blocking)) = known(&node.id) {
+                docs.insert(node.id.as_str(), Doc::new(node, item, blocked, waiting, blocking));
             }
         }
         let by_id: HashMap<&str, &Node> = docs.values().map(|d| (d.node.id.as_str(), d.node)).collect();
@@ -167,7 +254,7 @@ impl<'a> Site<'a> {
     }
 
     /// A digest of what the lists show: every document's id, title, type, state, group,
-    /// parent, priority, path and flags, an ADR's date, the parent, blocking and
+    /// parent, priority, path and flags, its frontmatter (owner, labels, an ADR's date), the parent, blocking and
     /// supersedes edges, the diagnostics, and the index settings.
     pub fn digest_all(&self) -> blake3::Hash {
         let mut h = blake3::Hasher::new();
@@ -178,8 +265,11 @@ impl<'a> Site<'a> {
         put(&mut h, &self.index.meta.config_digest);
         for d in self.order.iter().filter_map(|id| self.docs.get(id)) {
             h.update(d.digest.as_bytes());
+            // The planning fields the lists show (an ADR's date among them), and a
+            // decision's file (its body may give its date).
+            put(&mut h, d.node.fields.as_deref().map_or("", |f| f.get()));
             if d.node.kind == Kind::Adr {
-                put(&mut h, d.node.fields.as_deref().map_or("", |f| f.get()));
+                put(&mut h, d.node.hash.as_deref().unwrap_or(""));
             }
         }
         for e in self.index.edges.iter().filter(|e| structural(e.r#type)) {
@@ -215,6 +305,18 @@ impl<'a> Site<'a> {
         v
     }
 
+    /// The ancestors of `id` along parent fields, nearest first (each once: a parent
+    /// cycle ends the walk).
+    pub fn ancestors(&self, id: &str) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        let mut cur = self.docs.get(id).and_then(|d| d.item.parent.as_deref());
+        while let Some(p) = cur.filter(|p| *p != id && !out.contains(p)) {
+            out.push(p);
+            cur = self.docs.get(p).and_then(|d| d.item.parent.as_deref());
+        }
+        out
+    }
+
     /// The work items, in `list`'s order.
     pub fn work_items(&self) -> impl Iterator<Item = &Doc<'a>> {
         self.order
@@ -243,14 +345,28 @@ impl<'a> Site<'a> {
         self.order
             .iter()
             .filter_map(|id| self.docs.get(id))
-            .filter(|d| {
-                let has_children = self.inc.get(d.node.id.as_str()).is_some_and(|ls| {
-                    ls.iter()
-                        .any(|l| l.edge.r#type == EdgeType::Parent && self.docs.contains_key(l.source))
-                });
-                is_epic_or_feature(d) || (has_children && d.item.parent.is_none())
-            })
+            .filter(|d| self.is_container(d))
             .collect()
+    }
+
+    /// Whether `d` gets a graph page (see [`Site::containers`]).
+    pub fn is_container(&self, d: &Doc) -> bool {
+        let has_children = self.inc.get(d.node.id.as_str()).is_some_and(|ls| {
+            ls.iter()
+                .any(|l| l.edge.r#type == EdgeType::Parent && self.docs.contains_key(l.source))
+        });
+        is_epic_or_feature(d) || (has_children && d.item.parent.is_none())
+    }
+
+    /// The graph page an item page links to: its own, else its parent's (read from the
+    /// item and its parent alone, so that an edit's short cut finds the same).
+    pub fn graph_of(&self, d: &'_ Doc<'a>) -> Option<String> {
+        if self.is_container(d) {
+            return Some(format!("graphs/{}.html", slug(&d.node.id)));
+        }
+        let p = self.docs.get(d.item.parent.as_deref()?)?;
+        self.is_container(p)
+            .then(|| format!("graphs/{}.html", slug(&p.node.id)))
     }
 }
 
@@ -293,7 +409,7 @@ pub fn record(node: &Node) -> blake3::Hash {
 }
 
 /// The digest of what pages show of a document (see [`Doc::digest`]).
-fn summary(node: &Node, i: &Item, blocked: bool, blocking: usize) -> blake3::Hash {
+fn summary(node: &Node, i: &Item, blocked: bool, waiting: bool, blocking: usize) -> blake3::Hash {
     let mut h = blake3::Hasher::new();
     for s in [&node.id, &node.path, &i.title, node.kind.as_str(), i.group.as_str()] {
         h.update(s.as_bytes());
@@ -304,7 +420,7 @@ fn summary(node: &Node, i: &Item, blocked: bool, blocking: usize) -> blake3::Has
         h.update(&[0]);
     }
     h.update(&node.line.unwrap_or(0).to_le_bytes());
-    h.update(&[u8::from(blocked)]);
+    h.update(&[u8::from(blocked) + 2 * u8::from(waiting)]);
     h.update(&blocking.to_le_bytes());
     h.finalize()
 }

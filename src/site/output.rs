@@ -13,6 +13,9 @@ pub const MARK_FILE: &str = ".mdgraph-site";
 /// The manifest: one line per page, `digest<TAB>page`, after a first line
 /// `#stamp<TAB>stamp` naming the index and settings the site was made from.
 const MANIFEST: &str = ".manifest";
+/// The folders pages go in: no page is written anywhere else, and none of them may be a
+/// symbolic link (the site never writes through one, out of its folder).
+pub const FOLDERS: [&str; 4] = ["assets", "graphs", "items", "lists"];
 /// The site's own `.gitignore`: the site is derived, wherever it is written.
 const GITIGNORE: &str = "# Written by mdgraph: the site is derived from the index (`mdgraph site`).\n*\n";
 
@@ -41,6 +44,16 @@ impl Out {
             )));
         }
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        for folder in FOLDERS {
+            let p = dir.join(folder);
+            if std::fs::symlink_metadata(&p).is_ok_and(|m| !m.is_dir()) {
+                return Err(Error::Other(format!(
+                    "{}: a symbolic link or a file where the site keeps its pages; the site never writes \
+                     through a link. Remove it (or give `site --out` a new folder). Nothing was written",
+                    p.display()
+                )));
+            }
+        }
         files::write_if_changed(
             &dir.join(MARK_FILE),
             format!("{MARK}: a static site, `mdgraph site`.\n").as_bytes(),
@@ -118,6 +131,13 @@ impl Out {
         fresh
     }
 
+    /// [`Out::keep`] for every page of the last run under `folder` (the pages of long
+    /// lists, made with the lists): whether all of them were kept.
+    pub fn keep_under(&mut self, folder: &str, key: &str) -> bool {
+        let pages: Vec<String> = self.old.keys().filter(|p| p.starts_with(folder)).cloned().collect();
+        pages.iter().all(|p| self.keep(p, key))
+    }
+
     /// Record a page written (or not, its bytes unchanged) by [`write_page`].
     pub fn record(&mut self, page: String, key: String, wrote: bool) {
         if wrote {
@@ -169,6 +189,12 @@ impl Out {
 /// page that exists is replaced atomically.
 pub fn write_page(dir: &Path, page: &str, bytes: &[u8]) -> Result<bool, Error> {
     use std::io::Write;
+    // A page goes at the top or in one of the site's folders, never further down, so
+    // that the folders [`Out::open`] checked are the only ones written through.
+    let folder = page.rsplit_once('/').map(|(f, _)| f);
+    if folder.is_some_and(|f| !FOLDERS.contains(&f)) || page.split('/').any(|s| s.is_empty() || s == "..") {
+        return Err(Error::Other(format!("{page}: no page of the site goes there")));
+    }
     let path = dir.join(page);
     let create = || std::fs::OpenOptions::new().write(true).create_new(true).open(&path);
     // The folder is made only when the page cannot be made without it: a syscall or
@@ -222,5 +248,29 @@ mod tests {
         // A page gone: no short cut.
         std::fs::remove_file(site.join("items/a.html")).unwrap();
         assert!(!Out::open(&site).unwrap().keep_all("s2"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_in_the_site_is_never_written_through() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (site, outside) = (tmp.path().join("site"), tmp.path().join("outside"));
+        std::fs::create_dir_all(&outside).unwrap();
+        Out::open(&site).unwrap().finish("s").unwrap();
+        // A page that is a link to a file outside: the link is replaced, not followed.
+        std::fs::write(outside.join("victim.html"), "mine").unwrap();
+        std::os::unix::fs::symlink(outside.join("victim.html"), site.join("index.html")).unwrap();
+        let mut out = Out::open(&site).unwrap();
+        out.put("index.html", "k", b"page").unwrap();
+        assert_eq!(std::fs::read_to_string(outside.join("victim.html")).unwrap(), "mine");
+        assert!(!std::fs::symlink_metadata(site.join("index.html")).unwrap().is_symlink());
+        // A folder that is a link out: refused before anything is written.
+        std::os::unix::fs::symlink(&outside, site.join("items")).unwrap();
+        let err = Out::open(&site).err().expect("refused").to_string();
+        assert!(err.contains("symbolic link") && err.contains("items"), "{err}");
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 1);
+        // No page goes below the site's folders.
+        assert!(write_page(&site, "items/a/b.html", b"x").is_err());
+        assert!(write_page(&site, "../x.html", b"x").is_err());
     }
 }

@@ -21,7 +21,7 @@ pub fn render() -> String {
 }
 
 /// The data the search runs on: a script that sets `MDGRAPH_DOCS` to rows of [id,
-/// title, type, state, group, page]. A script rather than JSON because a page opened
+/// title, type, state, group, page] (the page empty when it is `items/ID.html`). A script rather than JSON because a page opened
 /// from `file://` may not fetch a file.
 pub fn data(site: &Site) -> String {
     let rows: Vec<[&str; 6]> = site
@@ -35,7 +35,12 @@ pub fn data(site: &Site) -> String {
                 d.kind_label(),
                 d.state(),
                 d.item.group.as_str(),
-                d.href.as_str(),
+                // Most pages are `items/ID.html`: left out (the script makes it).
+                if d.href == format!("items/{}.html", d.node.id) {
+                    ""
+                } else {
+                    d.href.as_str()
+                },
             ]
         })
         .collect();

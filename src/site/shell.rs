@@ -3,7 +3,7 @@
 //! and the small pieces: a state badge, a link to a document's page, a progress bar.
 
 use super::model::Doc;
-use crate::query::backlog::Rollup;
+use crate::query::backlog::{Rollup, priority_rank};
 use maud::{DOCTYPE, Markup, html};
 
 /// The policy of every page: only the site's own stylesheet and script, no inline
@@ -49,26 +49,77 @@ pub fn page(title: &str, up: &str, active: &str, body: Markup) -> String {
 
 /// A document's state as a badge coloured by its group.
 pub fn badge(d: &Doc) -> Markup {
-    html! { span class={ "badge g-" (d.item.group.as_str()) } { (d.state()) } }
+    // A decision's badge by its own state too: accepted, proposed, superseded and
+    // rejected look apart even where their groups are one.
+    let adr = (d.node.kind == crate::model::Kind::Adr).then(|| adr_class(d.state()));
+    html! { span class={ "badge g-" (d.item.group.as_str()) @if let Some(c) = adr { " " (c) } } { bdi { (d.state()) } } }
 }
 
-/// A link to a document's page, its id as the text and its title on hover.
+/// The class of a decision's state: `adr-accepted`, `adr-proposed`, `adr-superseded`,
+/// `adr-rejected`, `adr-deprecated`, else `adr-other`.
+fn adr_class(state: &str) -> &'static str {
+    let s = crate::model::backlog::fold_state(state);
+    match s.as_str() {
+        "accepted" | "approved" | "adopted" | "decided" | "final" | "living" => "adr-accepted",
+        "proposed" | "draft" | "open" | "review" | "inreview" | "discussion" | "lastcall" => "adr-proposed",
+        "superseded" | "replaced" => "adr-superseded",
+        "rejected" | "declined" | "withdrawn" => "adr-rejected",
+        "deprecated" | "obsolete" | "stagnant" | "retired" => "adr-deprecated",
+        _ => "adr-other",
+    }
+}
+
+/// A link to a document's page, its id as the text and its title on hover. The id is
+/// isolated for direction (`<bdi>`): a right-to-left override in it cannot reorder
+/// what follows it on the line.
 pub fn link(d: &Doc, up: &str) -> Markup {
-    html! { a href={ (up) (d.href) } title=(d.item.title) { (d.node.id) } }
+    html! { a href={ (up) (d.href) } title=(isolated(&d.item.title)) { bdi { (d.node.id) } } }
+}
+
+/// Backlog text isolated for direction inside one element's text (an SVG `<text>`, a
+/// tooltip), where no `<bdi>` can go: between U+2068 FIRST STRONG ISOLATE and U+2069
+/// POP DIRECTIONAL ISOLATE, which also closes every embedding or override opened in it.
+pub fn isolated(s: &str) -> String {
+    format!("\u{2068}{s}\u{2069}")
 }
 
 /// A link with the title beside it and the state badge.
 pub fn entry(d: &Doc, up: &str) -> Markup {
     html! {
-        (link(d, up)) " " span.title { (d.item.title) } " " (badge(d))
+        (link(d, up)) " " bdi.title { (d.item.title) } " " (badge(d))
         @if d.blocked { " " span.flag-blocked title="blocked" { "⊘ blocked" } }
+        @if d.waiting { " " span.flag-waiting title="waiting for the step before it" { "⧗ waiting" } }
+    }
+}
+
+/// What a team plans by, in a line: priority, owners, milestone, due date, labels (each
+/// only when the frontmatter has it).
+pub fn plan(d: &Doc) -> Markup {
+    let p = &d.plan;
+    html! {
+        @if let Some(pr) = &d.item.priority { span class={ "prio p" (priority_rank(Some(pr)).min(5)) } title="priority" { bdi { (pr) } } " " }
+        @for o in &p.owner { span.owner title="owner" { "@" bdi { (o) } } " " }
+        @if let Some(m) = &p.milestone { span.milestone title="milestone" { "◷ " bdi { (m) } } " " }
+        @if let Some(due) = &p.due { span.due title="due" { "due " bdi { (due) } } " " }
+        @for l in &p.labels { span.label { bdi { (l) } } " " }
     }
 }
 
 /// A progress bar of a roll-up: done, in progress, blocked and open shares of the work
-/// left to do (dropped items aside), with the counts in its attributes and on hover.
-pub fn progress(r: &Rollup) -> Markup {
+/// left to do (dropped items aside), with the counts in its attributes and on hover. A
+/// parent with nothing counted below it (no children with a state, or all dropped)
+/// shows its own state instead of a share of nothing.
+pub fn progress(d: &Doc, r: &Rollup) -> Markup {
     let live = (r.total - r.dropped).max(1) as f64;
+    if r.total == r.dropped {
+        return html! {
+            span.progress data-own="1" data-done=(r.done) data-total=(r.total) data-dropped=(r.dropped)
+                title={ "no counted children (" (r.dropped) " dropped): its own state" } {
+                span class={ "seg g-" (d.column().as_str()) " w100" } {}
+            }
+            " " span.pct { "own state: " bdi { (d.state()) } }
+        };
+    }
     html! {
         span.progress data-done=(r.done) data-total=(r.total) data-dropped=(r.dropped)
             title={ (r.done) "/" (r.total - r.dropped) " done: " (r.open) " open, " (r.in_progress) " in progress, " (r.blocked) " blocked, " (r.dropped) " dropped" } {

@@ -4,6 +4,7 @@
 
 use super::layout::{self, NODE_H, NODE_W};
 use super::model::Doc;
+use super::shell::isolated;
 use maud::{Markup, html};
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -77,6 +78,27 @@ pub fn truncate(s: &str, max: usize) -> String {
     t
 }
 
+/// Characters of an id on one line of a box.
+const ID_LINE: usize = 26;
+
+/// An id as a box shows it: whole on one line, or on two (in a smaller font); an id
+/// longer than two lines keeps its end (what tells `001-agenda-pii-handling/T012`
+/// from its siblings), after an ellipsis.
+pub fn id_lines(id: &str) -> Vec<String> {
+    let chars: Vec<char> = id.chars().collect();
+    if chars.len() <= ID_LINE - 4 {
+        return vec![id.to_string()];
+    }
+    let kept: Vec<char> = if chars.len() > 2 * ID_LINE {
+        std::iter::once('…')
+            .chain(chars[chars.len() - (2 * ID_LINE - 1)..].iter().copied())
+            .collect()
+    } else {
+        chars
+    };
+    kept.chunks(ID_LINE).map(|c| c.iter().collect()).collect()
+}
+
 /// The SVG of `nodes` and `edges`, links relative to `up` (`""` from the site's root,
 /// `"../"` from a page one folder down).
 fn draw(nodes: &[GNode], edges: &[GEdge], up: &str) -> Markup {
@@ -95,14 +117,18 @@ fn draw(nodes: &[GNode], edges: &[GEdge], up: &str) -> Markup {
                 @let (x, y) = lay.pos[i];
                 @let d = n.doc;
                 a.node href={ (up) (d.href) } data-id=(d.node.id) {
-                    title { (d.node.id) " — " (d.item.title) " (" (d.state()) ")" @if d.blocked { " · blocked" } @if d.blocking > 0 { " · blocks " (d.blocking) " open" } }
+                    title { (isolated(&d.node.id)) " — " (isolated(&d.item.title)) " (" (d.state()) ")" @if d.blocked { " · blocked" } @if d.blocking > 0 { " · blocks " (d.blocking) " open" } }
                     rect x=(x) y=(y) width=(NODE_W) height=(NODE_H) rx="6" class=(node_class(n)) {}
-                    text.nid x=(x + 8.0) y=(y + 18.0) {
-                        (truncate(&d.node.id, 20))
+                    @let lines = id_lines(&d.node.id);
+                    @let two = lines.len() > 1;
+                    text class=(if two { "nid long" } else { "nid" }) x=(x + 8.0) y=(y + if two { 14.0 } else { 18.0 }) {
+                        @for (k, l) in lines.iter().enumerate() {
+                            tspan x=(x + 8.0) dy=(if k == 0 { "0" } else { "12" }) { (isolated(l)) }
+                        }
                         @if d.blocked { tspan.mark-blocked { " ⊘" } }
                         @if d.blocking > 0 { tspan.mark-blocker { " ▲" (d.blocking) } }
                     }
-                    text.ntitle x=(x + 8.0) y=(y + 36.0) { (truncate(&d.item.title, 25)) }
+                    text.ntitle x=(x + 8.0) y=(y + if two { 40.0 } else { 36.0 }) { (isolated(&truncate(&d.item.title, 25))) }
                 }
             }
         }
@@ -245,6 +271,21 @@ mod tests {
         assert_eq!(drawn.iter().filter(|p| p.contains(&down)).count(), 1, "{drawn:?}");
         // Every edge still ends at its box, each path starting with a move.
         assert!(drawn.iter().all(|p| p.starts_with('M') && p.len() > 10), "{drawn:?}");
+    }
+
+    #[test]
+    fn ids_are_shown_whole_or_by_their_end() {
+        assert_eq!(id_lines("QRY-TSK-0001"), ["QRY-TSK-0001"]);
+        let spec = "001-agenda-pii-handling/T012";
+        assert_eq!(id_lines(spec).concat(), spec);
+        assert_eq!(id_lines(spec).len(), 2);
+        let long = format!("{}-T099", "x".repeat(80));
+        let lines = id_lines(&long);
+        assert_eq!(lines.len(), 2);
+        assert!(
+            lines.concat().ends_with("-T099") && lines[0].starts_with('…'),
+            "{lines:?}"
+        );
     }
 
     #[test]

@@ -100,16 +100,19 @@ fn tree_rolls_up_states_per_level() {
     let v = json(&f.run(&["tree", "RDY-EPIC-0001", "--format", "json"]));
     assert_eq!(v["schema"], "mdgraph.tree/1");
     let r = &v["root"]["rollup"];
-    // 8 descendants: 2 done, 1 dropped, 2 in progress, 3 open; 2 of 7 live are done.
+    // 8 descendants: 2 done, 1 dropped, 2 in progress, 3 blocked (open by their state,
+    // each held by an unfinished blocker: blocked, as the site's board says); 2 of 7
+    // live are done.
     assert_eq!(
         (
             r["total"].as_u64(),
             r["done"].as_u64(),
             r["dropped"].as_u64(),
             r["in_progress"].as_u64(),
-            r["open"].as_u64()
+            r["open"].as_u64(),
+            r["blocked"].as_u64()
         ),
-        (Some(8), Some(2), Some(1), Some(2), Some(3)),
+        (Some(8), Some(2), Some(1), Some(2), Some(0), Some(3)),
         "{r}"
     );
     assert_eq!(r["done_fraction"].as_f64(), Some(0.286));

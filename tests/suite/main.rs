@@ -30,6 +30,7 @@ mod pack;
 mod search;
 mod show;
 mod site;
+mod site_plan;
 mod spec;
 mod spec_edits;
 mod spec_parts;

@@ -387,15 +387,22 @@ fn a_folder_that_is_no_site_is_never_written() {
 /// Run tests/site_browser.py over the site of `f`; None when Chromium or Python is
 /// missing off CI.
 fn browse(f: &Fixture, graph: &str, node: &str, hostile: &str, canary: Option<&str>) -> Option<serde_json::Value> {
+    let dir = site(f);
+    let mut args = vec![dir.to_str().unwrap(), graph, node, hostile];
+    args.extend(canary);
+    browser_script("tests/site_browser.py", &args)
+}
+
+/// The JSON a browser script of tests/ prints given `args`; None when Chromium or
+/// Python is missing off CI.
+pub fn browser_script(script: &str, args: &[&str]) -> Option<serde_json::Value> {
     if tool_missing("python3", &["python3", "--version"]) || tool_missing("chromium", &["chromium", "--version"]) {
         return None;
     }
-    let script = repo().join("tests/site_browser.py");
-    let dir = site(f);
-    let mut args = vec![script.to_str().unwrap(), dir.to_str().unwrap(), graph, node, hostile];
-    args.extend(canary);
+    let script = repo().join(script);
     let out: Output = std::process::Command::new("python3")
-        .args(&args)
+        .arg(&script)
+        .args(args)
         .output()
         .unwrap()
         .into();
@@ -457,16 +464,34 @@ fn corpus_agrees(dir: &Path, base: &[&str]) {
     let out = run(&["site", "--out", "site", "--format", "json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let overview = std::fs::read_to_string(dir.join("site/index.html")).unwrap();
-    let board = std::fs::read_to_string(dir.join("site/board.html")).unwrap();
+    // The board, and the pages of its long columns' rest (`lists/board-*.html`).
+    let mut board = std::fs::read_to_string(dir.join("site/board.html")).unwrap();
+    let columns: usize = board
+        .split("<span class=\"count\">")
+        .skip(1)
+        .map(|s| s[..s.find('<').unwrap()].parse::<usize>().unwrap())
+        .sum();
+    for e in std::fs::read_dir(dir.join("site/lists")).into_iter().flatten() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap().to_string_lossy().starts_with("board-") {
+            board.push_str(&std::fs::read_to_string(&p).unwrap());
+        }
+    }
     let all = json(&run(&["list", "--format", "json"]));
     let mut by_type: BTreeMap<String, usize> = BTreeMap::new();
     let mut work = 0;
     for i in all["items"].as_array().unwrap() {
         let kind_or_type = i["type"].as_str().map(str::to_string);
         *by_type.entry(kind_or_type.unwrap_or_default()).or_default() += 1;
-        work += usize::from(board.contains(&format!("data-id=\"{}\"", i["id"].as_str().unwrap())));
+        let id = i["id"].as_str().unwrap();
+        // On the board a card's `data-id`, on a column's page the link's text.
+        let text = id.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        work += usize::from(
+            board.contains(&format!("data-id=\"{}\"", text.replace('"', "&quot;")))
+                || board.contains(&format!("<bdi>{text}</bdi></a>")),
+        );
     }
-    let cards = board.matches("<a class=\"card").count();
+    let cards = columns;
     // One card per work item; without any (EIPs), per document with a state.
     let mut work_items = json(&run(&["list", "--type", "work_item", "--format", "json"]))["count"]
         .as_u64()

@@ -139,6 +139,43 @@ impl<'a> Backlog<'a> {
         self.group_by_id(id).is_closed()
     }
 
+    /// Where `id` stands, the one meaning of blocked the board, the overview, the graphs
+    /// and `tree`'s roll-ups share: its state's group, except that an open or started
+    /// item with an unfinished blocker is blocked whatever its state says, unless every
+    /// such blocker is only the step before it in its own sequence (a sibling written in
+    /// the same file: Kiro's previous task, a Spec Kit phase or task run), when it is
+    /// waiting for its turn: (group, waiting).
+    pub fn standing(&self, id: &str) -> (Group, bool) {
+        let Some(d) = self.docs.get(id) else {
+            return (Group::Open, false);
+        };
+        if !matches!(d.group, Group::Open | Group::InProgress) {
+            return (d.group, false);
+        }
+        let (mut blocked, mut waiting) = (false, false);
+        for &b in self
+            .blockers
+            .get(id)
+            .into_iter()
+            .flatten()
+            .filter(|b| !self.is_closed(b))
+        {
+            let in_turn = self.docs.get(b).is_some_and(|x| {
+                x.node.path == d.node.path && self.parent.contains_key(b) && self.parent.get(b) == self.parent.get(id)
+            });
+            if in_turn {
+                waiting = true;
+            } else {
+                blocked = true;
+            }
+        }
+        if blocked {
+            (Group::Blocked, false)
+        } else {
+            (d.group, waiting)
+        }
+    }
+
     pub(super) fn item(&self, d: &Doc) -> Item {
         let n = d.node;
         Item {
@@ -184,5 +221,37 @@ mod tests {
         assert_eq!(b.item(&b.docs["A"]).priority.as_deref(), Some("P3"));
         // Not a document: open.
         assert_eq!(b.group_by_id("P"), Group::Open);
+    }
+
+    #[test]
+    fn an_open_blocker_blocks_and_the_step_before_makes_wait() {
+        let groups = StateGroups::default();
+        // T2 waits for T1 (its sibling in tasks.md); X is blocked by B, in another file;
+        // D is done whatever blocks it; Y's blocker is finished.
+        let links = edges(&[
+            ("T1", EdgeType::Parent, "F"),
+            ("T2", EdgeType::Parent, "F"),
+            ("T2", EdgeType::DependsOn, "T1"),
+            ("X", EdgeType::BlockedBy, "B"),
+            ("D", EdgeType::BlockedBy, "B"),
+            ("Y", EdgeType::BlockedBy, "Z"),
+        ]);
+        let at = |n: Node, path: &str| Node { path: path.into(), ..n };
+        let nodes = vec![
+            at(item("F", "To Do"), "spec/tasks.md"),
+            at(item("T1", "To Do"), "spec/tasks.md"),
+            at(item("T2", "To Do"), "spec/tasks.md"),
+            at(item("X", "In Progress"), "x.md"),
+            at(item("B", "To Do"), "b.md"),
+            at(item("D", "Done"), "d.md"),
+            at(item("Y", "To Do"), "y.md"),
+            at(item("Z", "Done"), "z.md"),
+        ];
+        let b = Backlog::new(&nodes, &links, &groups);
+        assert_eq!(b.standing("T2"), (Group::Open, true));
+        assert_eq!(b.standing("T1"), (Group::Open, false));
+        assert_eq!(b.standing("X"), (Group::Blocked, false));
+        assert_eq!(b.standing("D"), (Group::Done, false));
+        assert_eq!(b.standing("Y"), (Group::Open, false));
     }
 }

@@ -32,7 +32,7 @@ pub use crate::model::backlog::{Group, Item, Ready};
 pub use graph::Backlog;
 pub use hygiene::hygiene;
 pub use list::{Filter, ListReport, list_from_rows, list_query, unknown_values};
-pub use order::natural;
+pub use order::{natural, priority_rank};
 pub use ready::{Hold, ReadyReport, ready_from_rows};
 pub use scope::Scope;
 pub use states::group_of;

@@ -16,7 +16,7 @@ pub(super) fn ready_key(priority: Option<&str>, unblocks: usize, id: &str) -> Re
 pub(super) type ReadyKey = (u32, Reverse<usize>, Vec<(String, u64)>, String);
 
 /// Rank of a priority value: P0/critical/highest first; none last.
-pub(super) fn priority_rank(p: Option<&str>) -> u32 {
+pub fn priority_rank(p: Option<&str>) -> u32 {
     let Some(p) = p else { return 100 };
     let f = fold(p);
     if let Some(n) = f.strip_prefix('p').and_then(|d| d.parse::<u32>().ok()) {

@@ -317,15 +317,19 @@ impl<'a> Backlog<'a> {
             // A document with no state (a spec's plan, a requirement) is no work of its
             // own, nor is a Spec Kit phase, whose state is its tasks' (`spec/order.rs`):
             // only the work below them counts.
-            let stateless_doc = c.item.state.is_none()
-                && self
-                    .docs
-                    .get(c.item.id.as_str())
-                    .is_some_and(|d| d.node.kind == crate::model::Kind::Doc);
-            let grouping = stateless_doc || c.item.r#type.as_deref() == Some(crate::model::backlog::PHASE);
+            // Nor is an item without a state (a requirement, an acceptance criterion).
+            // What counts is where each stands: an item held by an open blocker is
+            // blocked whatever its state says (`Backlog::standing`).
+            // (A path's group, `[states] paths`, is a state.)
+            let stateless = c.item.state.is_none()
+                && self.docs.get(c.item.id.as_str()).is_some_and(|d| {
+                    d.node.kind == crate::model::Kind::Doc
+                        || !matches!(d.rule, Some((_, super::states::PathState::Group(_))))
+                });
+            let grouping = stateless || c.item.r#type.as_deref() == Some(crate::model::backlog::PHASE);
             match grouping {
                 true => rollup.add_below(&c.rollup),
-                false => rollup.add(c.group, &c.rollup),
+                false => rollup.add(self.standing(&c.item.id).0, &c.rollup),
             }
         }
         Some(TreeNode {

@@ -382,6 +382,41 @@ pub fn load_subtree(index_dir: &Path, spec: &Spec, root: &str) -> Option<Docs> {
             r#type: EdgeType::Parent,
         });
     }
+    // The blocking edges of the subtree's items, and the blockers from outside it, so
+    // that what `tree` counts blocked is what the whole graph says (`standing`).
+    let mut st = conn
+        .prepare(&format!(
+            "{under}SELECT source, target, type FROM edges WHERE \
+             (type IN ('blocked_by', 'depends_on') AND source IN (SELECT id FROM under)) \
+             OR (type = 'blocks' AND target IN (SELECT id FROM under)) ORDER BY source, target, type"
+        ))
+        .ok()?;
+    let mut rows = st.query([root]).ok()?;
+    let mut outside: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let inside: std::collections::HashSet<String> = nodes.iter().map(|n| n.id.clone()).collect();
+    while let Some(r) = rows.next().ok()? {
+        let link = Link {
+            source: r.get(0).ok()?,
+            target: r.get(1).ok()?,
+            r#type: r.get::<_, String>(2).ok()?.parse().ok()?,
+        };
+        let blocker = if link.r#type == EdgeType::Blocks {
+            &link.source
+        } else {
+            &link.target
+        };
+        if !inside.contains(blocker) {
+            outside.insert(blocker.clone());
+        }
+        links.push(link);
+    }
+    let (mut nodes, mut priorities) = (nodes, priorities);
+    let mut st = conn
+        .prepare(&format!("SELECT {DOC_COLUMNS} FROM nodes WHERE id = ?1"))
+        .ok()?;
+    for id in &outside {
+        doc_columns_into(st.query([id]).ok()?, &mut nodes, &mut priorities)?;
+    }
     Some(Docs {
         nodes,
         links,
