@@ -283,3 +283,30 @@ fn an_implement_pack_holds_what_the_task_cites_and_no_other_item() {
     let us = items.iter().find(|i| i["id"] == "001-chat/US1").unwrap();
     assert_eq!(us["mode"], "full", "{us}");
 }
+
+/// "Implement <task>: <what it does> …": the question's further words describe the
+/// task, so the pack is the bare form's (the task, what it is tied to, its folder's
+/// documents) and holds no other folder's items; a question that names another folder
+/// ("what does the export spec say?") keeps the search across folders.
+#[test]
+fn an_implement_question_with_more_words_stays_in_the_tasks_folder() {
+    let f = Fixture::new("tests/fixtures/spec-folders");
+    let ids = |q: &str| -> Vec<String> {
+        let out = json(&f.run(&["pack", q, "--budget", "4000", "--format", "json"]));
+        out["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let got = ids("implement T005 in 001-chat: the retrieval endpoint, and which story it serves");
+    assert_eq!(&got[..2], ["001-chat/T005", "001-chat/phase-3"], "{got:?}");
+    for id in ["001-chat/FR-001", "001-chat/US1", "001-chat/tasks"] {
+        assert!(got.contains(&id.to_string()), "{id}: {got:?}");
+    }
+    assert!(got.iter().all(|id| id.starts_with("001-chat")), "{got:?}");
+    let other = ids("implement 001-chat/T005: the retrieval endpoint, and what does the export spec say?");
+    assert_eq!(other[0], "001-chat/T005", "{other:?}");
+    assert!(other.iter().any(|id| id.starts_with("002-export/")), "{other:?}");
+}

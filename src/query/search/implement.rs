@@ -47,7 +47,11 @@ fn parent_chain(engine: &dyn Engine, item: &str) -> Vec<(String, Step)> {
 /// those (another task, a checklist box), or a requirement it neither cites nor
 /// matches, is left out: it is another item's answer, and a pack would spend on it the
 /// room the item's own context needs.
-pub(super) fn rank_for_item(engine: &dyn Engine, item: &str, results: &mut Vec<Hit>) {
+///
+/// When the question describes the item in words of its own (`described`: "implement
+/// T009: the route that strips names …"), the requirements and criteria those words
+/// reach through the graph stay too: they are what the description is about.
+pub(super) fn rank_for_item(engine: &dyn Engine, item: &str, described: bool, results: &mut Vec<Hit>) {
     let chain = parent_chain(engine, item);
     let mut tied: HashSet<String> = engine.edges(item).iter().map(|e| e.other.clone()).collect();
     // A subtask serves what its task cites: the task's criteria are its own.
@@ -70,7 +74,7 @@ pub(super) fn rank_for_item(engine: &dyn Engine, item: &str, results: &mut Vec<H
     // Of the items written inside the folder's files, the requirements and criteria its
     // words matched stay (a task may name what it validates in words only).
     let keep = |h: &Hit| match engine.node(&h.id) {
-        Some(n) if n.inline => n.kind != Kind::WorkItem && matches!(h.why, Why::Seed { .. }),
+        Some(n) if n.inline => n.kind != Kind::WorkItem && (described || matches!(h.why, Why::Seed { .. })),
         _ => true,
     };
     results.retain(|h| h.id == item || tied.contains(&h.id) || in_chain(&h.id).is_some() || keep(h));

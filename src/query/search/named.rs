@@ -203,6 +203,13 @@ pub(super) struct ItemContext {
     pub(super) title: String,
 }
 
+impl ItemContext {
+    /// Whether the item's file is under the folder path prefix `folder`.
+    pub(super) fn in_folder(&self, folder: &str) -> bool {
+        self.path.starts_with(folder)
+    }
+}
+
 pub(super) fn item_in_scope(engine: &dyn Engine, id: &str) -> Option<ItemContext> {
     let (scope, _) = id.split_once('/')?;
     let item = engine.doc(id)?;

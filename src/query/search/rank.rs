@@ -16,6 +16,7 @@ use crate::query::expand::{self, Step};
 use crate::query::intent::{Ask, Intent};
 use crate::store::postings::{Corpus, Posting};
 use crate::text::tokenize;
+use crate::text::tokenize::QueryTerm;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// How much a spec folder the question names as its scope weighs its documents' scores.
@@ -33,22 +34,8 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     if !exact.is_empty() || terms.iter().any(|t| !intent.is_frame_word(&t.word)) {
         terms.retain(|t| !intent.is_frame_word(&t.word));
     }
-    // "implement T012", "start work on T012": an item named with only the words of
-    // taking it up asks for the item and what it needs, not for every text that says
-    // "implement".
-    // An item written inside a spec folder has no text beyond its line: what it needs
-    // is in its folder's other documents (the plan, the data model, the research), so
-    // its words search those.
-    let mut within: Option<ItemContext> = None;
-    if !exact.is_empty() && terms.iter().all(|t| TAKE_UP.contains(&t.word.as_str())) {
-        terms.clear();
-        if let [only] = exact.as_slice()
-            && let Some(cx) = item_in_scope(engine, only)
-        {
-            terms = tokenize::query_terms(&cx.title);
-            within = Some(cx);
-        }
-    }
+    let (within, described) = taken_up(engine, query, &exact, &mut terms);
+    let mut within = within;
     // The MVP of a spec folder is its P1 story (Spec Kit's "MVP First (User Story 1
     // Only)"): the question's "MVP" also searches "P1".
     if terms.iter().any(|t| t.word == "mvp") && !terms.iter().any(|t| t.word == "p1") {
@@ -61,6 +48,12 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     let corpus = engine.corpus();
     let hits = section_hits(corpus, &postings, r);
     let (mut docs, matched) = documents(corpus, &hits);
+    if described
+        && let Some(cx) = &within
+        && named_folder(engine, docs.iter().map(|d| d.1), query).is_some_and(|f| !cx.in_folder(&f))
+    {
+        within = None;
+    }
     if let Some(cx) = &within {
         docs.retain(|d| in_scope_context(engine, d.1, cx));
     }
@@ -121,7 +114,7 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
     // The item first, then what it is tied to (its phase, story, the requirement it
     // cites, what it waits on), then the context its words found.
     if let (Some(_), [item]) = (&within, exact.as_slice()) {
-        super::implement::rank_for_item(engine, item, &mut results);
+        super::implement::rank_for_item(engine, item, described, &mut results);
         results.truncate(limit);
     }
     Ok(Results {
@@ -131,6 +124,55 @@ pub fn search(engine: &dyn Engine, query: &str, r: &Retrieval, limit: usize, gra
         terms: terms.iter().map(|t| t.stem.clone()).collect(),
         results,
     })
+}
+
+/// The item a question takes up (the context its words search in), and whether the
+/// question describes it in words of its own.
+///
+/// "implement T012", "start work on T012": an item named with only the words of taking
+/// it up asks for the item and what it needs, not for every text that says "implement".
+/// An item written inside a spec folder has no text beyond its line: what it needs is in
+/// its folder's other documents (the plan, the data model, the research), so its title's
+/// words search those.
+///
+/// Question form "implement T009: the route that strips names … which story and design
+/// notes apply?": the item is taken up, and the rest of the question describes it; its
+/// words search the item's own folder, unless it names another folder ("does the timer
+/// spec allow it?", checked once the documents are found).
+fn taken_up(
+    engine: &dyn Engine,
+    query: &str,
+    exact: &[String],
+    terms: &mut Vec<QueryTerm>,
+) -> (Option<ItemContext>, bool) {
+    if !exact.is_empty() && terms.iter().all(|t| TAKE_UP.contains(&t.word.as_str())) {
+        terms.clear();
+        if let [only] = exact
+            && let Some(cx) = item_in_scope(engine, only)
+        {
+            *terms = tokenize::query_terms(&cx.title);
+            return (Some(cx), false);
+        }
+        return (None, false);
+    }
+    if let [only] = exact
+        && opens_with_take_up(query)
+        && let Some(cx) = item_in_scope(engine, only)
+    {
+        return (Some(cx), true);
+    }
+    (None, false)
+}
+
+/// Whether the question's first word is one of taking an item up ("implement T009: …",
+/// "start on 7.7/2 …"): the form that asks for an item's context whatever follows.
+fn opens_with_take_up(query: &str) -> bool {
+    let first = query.split_whitespace().next().unwrap_or("");
+    let first = first.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    matches!(
+        first.as_str(),
+        "implement" | "implementing" | "start" | "build" | "finish"
+    )
 }
 
 /// A document that matched: its score, id, best section and how many sections matched.
