@@ -291,7 +291,7 @@ impl Run<'_> {
         let cfg = self.cfg;
         let diagnostics = sidecar::read_jsonl(&cfg.index_dir.join(files::DIAGNOSTICS))?;
         if self.opts.write {
-            sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
+            files::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
             if let Some(s) = scanned {
                 let _ = save_cache(cfg, &s.scan, s.start, &meta);
             }
@@ -466,7 +466,7 @@ impl Run<'_> {
             commit.stage_with(files::META, |f| std::io::Write::write_all(f, &meta_bytes))?;
         }
         let names = commit.apply()?;
-        sidecar::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
+        files::write_folder_files(&cfg.index_dir, cfg.commit_index)?;
         let stamps = save_cache(cfg, &scanned.scan, scanned.start, &meta);
         crate::store::doctable::DocTable::of(resolved.docs(), &mirror::sidecar_digest(&meta.outputs))
             .save(&cfg.index_dir);

@@ -52,45 +52,6 @@ use std::path::Path;
 /// A file that is not UTF-8 is an error (`not-utf8`), not a warning.
 /// 14: CRLF line ends are read as LF (hash and text), as git stores them under `autocrlf`.
 pub const SCHEMA_VERSION: u32 = 14;
-/// The index folder's own `.gitignore` in commit mode (`commit_index = true`): the graph
-/// files are committed, local caches and the SQLite mirror stay out of git.
-pub const GITIGNORE: &str = "# Written by mdgraph: local caches are not part of the index.
-.stat-cache
-.doc-table
-.findings
-.lock
-*.sqlite
-*.sqlite-*
-.*.tmp-*
-.commit
-.watch*
-";
-
-/// The index folder's own `.gitignore` by default: the whole folder is local.
-pub const GITIGNORE_LOCAL: &str = "# Written by mdgraph: the index is local, rebuilt from the Markdown (set\n# `commit_index = true` in mdgraph.toml to commit its graph instead).\n*\n";
-
-/// The index folder's own `.gitattributes` in commit mode: the index files are generated
-/// (collapsed in review tools), and a merge of them goes to the `mdgraph` merge driver,
-/// which `mdgraph hook install` defines (it merges the records of both sides). Where
-/// the driver is not defined, git merges them as text and `check` says when the result
-/// is stale.
-pub const GITATTRIBUTES: &str = "# Written by mdgraph: derived files, rebuilt by `mdgraph index`.\n* linguist-generated=true\n*.jsonl merge=mdgraph\nmeta.json merge=mdgraph\n";
-
-/// Write the index folder's `.gitignore` (and, in commit mode, `.gitattributes`) when
-/// they differ. A file there that mdgraph did not write is never replaced; a
-/// `.gitattributes` mdgraph wrote is removed in local mode.
-pub fn write_folder_files(index_dir: &Path, commit_index: bool) -> Result<(), Error> {
-    let gitignore = if commit_index { GITIGNORE } else { GITIGNORE_LOCAL };
-    files::write_ours(&index_dir.join(".gitignore"), gitignore.as_bytes())?;
-    let attributes = index_dir.join(".gitattributes");
-    if commit_index {
-        files::write_ours(&attributes, GITATTRIBUTES.as_bytes())?;
-    } else if files::written_by_mdgraph(&attributes) {
-        std::fs::remove_file(&attributes).map_err(|e| Error::io(&attributes, e))?;
-    }
-    Ok(())
-}
-
 /// Totals recorded in `meta.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -64,10 +64,7 @@ fn commit_mode_commits_in_the_five_setups() {
     // An autocrlf clone: the working tree's files end lines with CRLF.
     let r = Repo::new();
     r.git_ok(&["config", "core.autocrlf", "true"]);
-    for e in md_files(&r.path().join("backlog")) {
-        let text = std::fs::read_to_string(&e).unwrap();
-        std::fs::write(&e, text.replace("\r\n", "\n").replace('\n', "\r\n")).unwrap();
-    }
+    to_crlf(md_files(&r.path().join("backlog")));
     assert_eq!(r.mdgraph(&["index"]).code, 0);
     r.git_ok(&["add", "-A"]);
     r.git_ok(&["commit", "-q", "-m", "backlog"]);

@@ -12,6 +12,14 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Rewrite each of `files` with CRLF line ends, as an autocrlf checkout has them.
+pub fn to_crlf(files: impl IntoIterator<Item = PathBuf>) {
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        std::fs::write(&f, text.replace("\r\n", "\n").replace('\n', "\r\n")).unwrap();
+    }
+}
+
 /// The Markdown files under `root`, sorted.
 pub fn md_files(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();

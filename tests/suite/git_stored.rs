@@ -31,10 +31,7 @@ fn an_autocrlf_commit_holds_the_index_an_lf_clone_computes() {
     }
     let r = Repo::new();
     r.git_ok(&["config", "core.autocrlf", "true"]);
-    for e in md_files(&r.path().join("backlog")) {
-        let text = std::fs::read_to_string(&e).unwrap();
-        std::fs::write(&e, text.replace("\r\n", "\n").replace('\n', "\r\n")).unwrap();
-    }
+    to_crlf(md_files(&r.path().join("backlog")));
     commit_all(&r, "backlog, CRLF in the working tree");
     assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
     // git stored LF: the clone's `check` finds the committed index exact.

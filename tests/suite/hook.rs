@@ -814,10 +814,7 @@ fn odd_paths_crlf_symlinks_submodules_and_sparse_checkouts() {
     r.git_ok(&["config", "core.autocrlf", "true"]);
     r.git_ok(&["add", "-A"]);
     r.git_ok(&["commit", "-q", "-m", "backlog"]);
-    for e in walk(&r.path().join("backlog")) {
-        let text = std::fs::read_to_string(&e).unwrap();
-        std::fs::write(&e, text.replace("\r\n", "\n").replace('\n', "\r\n")).unwrap();
-    }
+    to_crlf(walk(&r.path().join("backlog")));
     assert_eq!(r.mdgraph(&["index"]).code, 0);
     assert_eq!(r.mdgraph(&["hook", "install"]).code, 0);
     good_then_bad(&r, "backlog", "crlf");

@@ -269,7 +269,7 @@ fn what_changed(
 fn touched_only(cfg: &Config, changes: &Changes) -> Option<Vec<Diagnostic>> {
     let dir = &cfg.index_dir;
     let diagnostics = sidecar::read_jsonl(&dir.join(files::DIAGNOSTICS)).ok()?;
-    sidecar::write_folder_files(dir, cfg.commit_index).ok()?;
+    files::write_folder_files(dir, cfg.commit_index).ok()?;
     if !changes.stamps.is_empty()
         && !statcache::patch_file(dir, changes.scan_start, &changes.stamps, &changes.sidecar, &[])
     {
@@ -426,7 +426,7 @@ fn commit(
 /// diagnostics.
 fn save_caches(cfg: &Config, changes: &Changes, table: &DocTable, meta: &Meta) -> Result<Vec<Diagnostic>, Error> {
     let dir = &cfg.index_dir;
-    sidecar::write_folder_files(dir, cfg.commit_index)?;
+    files::write_folder_files(dir, cfg.commit_index)?;
     let edited_paths: Vec<&str> = changes.edited.iter().map(|f| f.rel.as_str()).collect();
     table.save_edited(dir, &changes.sidecar, &edited_paths);
     let mut outs: Vec<(&str, Stamp, String)> = files::OUTPUTS
