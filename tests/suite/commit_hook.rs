@@ -303,15 +303,7 @@ fn local_mode_ignores_a_gitignore_above_the_repository() {
 
 /// The repository in local mode (`commit_index` off), indexed, committed, hooks installed.
 fn local_committed(r: Repo) -> Repo {
-    std::fs::write(
-        r.path().join("mdgraph.toml"),
-        "root = \"backlog\"\nindex_dir = \"_index\"\n",
-    )
-    .unwrap();
-    assert_eq!(r.mdgraph(&["index"]).code, 0);
-    r.git_ok(&["add", "-A"]);
-    r.git_ok(&["commit", "-q", "-m", "backlog"]);
-    install(&r);
+    local(&r);
     r
 }
 
